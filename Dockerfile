@@ -1,0 +1,48 @@
+# syntax=docker/dockerfile:1
+# Herald: one image for the API, the worker (APP_ROLE=worker), migrations and the CLI.
+#   docker build -t herald .
+#   docker run --rm -p 3000:3000 -e DATABASE_URL=… -e REDIS_URL=… -e APP_SECRET=… herald
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# 1. Every dependency, dev included, to build with.
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+ENV SCARF_ANALYTICS=false
+COPY package.json package-lock.json ./
+# npm ci refuses a lock file that lacks other platforms' optional packages (npm/cli#4828);
+# npm install --no-save then installs the same locked versions without rewriting the lock.
+RUN npm ci --no-audit --no-fund || npm install --no-save --no-audit --no-fund
+
+# 2. Compile TypeScript to dist/ (src, migrations and ormconfig.ts).
+FROM deps AS build
+COPY tsconfig.json tsconfig.build.json nest-cli.json ormconfig.ts ./
+COPY src ./src
+COPY migrations ./migrations
+RUN npm run build
+
+# 3. Production dependencies only.
+FROM ${NODE_IMAGE} AS prod-deps
+WORKDIR /app
+ENV SCARF_ANALYTICS=false
+COPY package.json package-lock.json ./
+RUN (npm ci --omit=dev --no-audit --no-fund || npm install --omit=dev --no-save --no-audit --no-fund) \
+  && npm cache clean --force
+
+# 4. The runtime: compiled code and production dependencies, run as the unprivileged `node` user.
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production \
+    PORT=3000 \
+    MEDIA_STORAGE_DIR=/var/lib/herald/media \
+    NPM_CONFIG_UPDATE_NOTIFIER=false
+WORKDIR /app
+# The media directory exists and belongs to `node`, so a fresh named volume mounted there does too.
+RUN mkdir -p /var/lib/herald/media && chown -R node:node /var/lib/herald
+COPY --chown=node:node package.json package-lock.json ./
+COPY --chown=node:node --from=prod-deps /app/node_modules ./node_modules
+COPY --chown=node:node --from=build /app/dist ./dist
+USER node
+EXPOSE 3000
+# The worker serves no HTTP: docker-compose.yml turns this check off for it.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health/live').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+CMD ["node", "dist/src/main.js"]

@@ -1,0 +1,345 @@
+/**
+ * The publication pipeline end to end (issue 4): Herald in child processes, a zero-latency
+ * Telegram stand-in and the clients in this one.
+ *
+ * Herald runs as two processes, APP_ROLE=api and APP_ROLE=worker (BENCH_SINGLE_PROCESS=1: one
+ * `all` process).
+ *
+ * 0. Reference: GET /projects for 3 s, the cheapest authenticated route, so a busy machine shows.
+ * 1. Throughput: 2,000 posts across 200 channels of 5 bots, each created with publish_now (one
+ *    request; BENCH_MIXED=1: every other one created as a draft, then POST publish), 64 in flight. Prints posts/s
+ *    from the first request to the last message the stand-in received, and p50/p99 of each post's
+ *    delay from its first request to its message.
+ * 2. Fire delay: 200 posts scheduled for the same second; the delay from that second to each message.
+ * 3. Duplicates and losses: messages per post counted at the stand-in (exactly one each), and every
+ *    post `published` in the database.
+ *
+ * API rate limits and Telegram pacing are raised through configuration, so this measures Herald's
+ * own overhead. Targets (2 cores): ≥ 300 posts/s, p99 fire delay < 1 s, no duplicates, no losses.
+ *
+ *   npx ts-node --transpile-only bench/pipeline.ts [posts=2000] [scheduled=200]
+ *
+ * Needs the PostgreSQL and Redis of the tests (TEST_ADMIN_DATABASE_URL, TEST_REDIS_URL).
+ */
+import { cpuSeconds, freePort, waitUntilAnswers } from './support';
+import { ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import Redis from 'ioredis';
+import { Client } from 'pg';
+import { runCli } from '../src/cli/commands';
+import { loadConfig } from '../src/config/config';
+import { dropTestDatabase } from '../test/support/databases';
+import { TelegramStandIn } from '../test/support/telegram-stand-in';
+import { createMigratedDatabase, TEST_APP_SECRET } from '../test/support/test-app';
+
+const POSTS = Number(process.argv[2] ?? 2000);
+const SCHEDULED = Number(process.argv[3] ?? 200);
+const BOTS = 5;
+const CHANNELS_PER_BOT = 40;
+/** BENCH_MIXED=1: every other post is created as a draft, then published with POST publish. */
+const MIXED = process.env.BENCH_MIXED === '1';
+const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 64);
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+async function main(): Promise<void> {
+  const telegram = await new TelegramStandIn().start();
+  const { name, url } = await createMigratedDatabase();
+  const prefix = `herald-bench-${randomBytes(4).toString('hex')}`;
+  const port = await freePort();
+  const env: Record<string, string> = {
+    DATABASE_URL: url,
+    REDIS_URL,
+    REDIS_KEY_PREFIX: prefix,
+    APP_SECRET: TEST_APP_SECRET,
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+    PORT: String(port),
+    APP_ROLE: 'all',
+    TELEGRAM_API_BASE_URL: telegram.url,
+    MEDIA_STORAGE_DIR: join('/tmp', prefix),
+    RATE_LIMIT_CREATE_POST: '1000000000',
+    RATE_LIMIT_PUBLISH: '1000000000',
+    RATE_LIMIT_OTHER: '1000000000',
+    TELEGRAM_BOT_MESSAGES_PER_SECOND: '1000000',
+    TELEGRAM_CHAT_MESSAGES_PER_MINUTE: '1000000',
+    PUBLICATION_CONCURRENCY: process.env.PUBLICATION_CONCURRENCY ?? '50',
+  };
+  // Node runs one thread per process: by default an `api` and a `worker` process share the two
+  // cores, as a deployment would run them; BENCH_SINGLE_PROCESS=1 runs one `all` process instead.
+  const single = process.env.BENCH_SINGLE_PROCESS === '1';
+  const herald = await startHerald({ ...env, APP_ROLE: single ? 'all' : 'api' }, port);
+  const worker = single
+    ? null
+    : await startHerald({ ...env, APP_ROLE: 'worker', PORT: String(await freePort()) }, null);
+  const db = new Client({ connectionString: url });
+  await db.connect();
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    const { key, projectId, refs } = await seed(base, telegram, loadConfig(env));
+    const api = apiClient(base, key, projectId);
+
+    // 0. Reference: what the simplest authenticated route does on this machine right now.
+    const readRate = await referenceReadRate(base, key);
+    console.log(
+      `reference: GET /projects ${readRate.toFixed(0)} req/s with ${IN_FLIGHT} in flight (machine load ${loadavg()[0].toFixed(2)})`,
+    );
+
+    // 1. Throughput.
+    telegram.reset();
+    const children = [herald, worker].filter((c): c is ChildProcess => c !== null);
+    const cpuBefore = children.map((c) => cpuSeconds(c.pid) * 1000);
+    const started = new Map<string, number>();
+    const runStart = performance.now();
+    await pool(POSTS, IN_FLIGHT, async (i) => {
+      const marker = `bench-${i}`;
+      const target = [{ channel_ref: refs[i % refs.length] }];
+      started.set(marker, Date.now());
+      if (!MIXED || i % 2 === 0) {
+        await api.post('/posts', { text: marker, targets: target, publish_now: true }, 201);
+      } else {
+        const draft = (await api.post('/posts', { text: marker }, 201)) as { id: number };
+        await api.post(`/posts/${draft.id}/publish`, { targets: target }, 202);
+      }
+    });
+    const requestsDoneMs = performance.now() - runStart;
+    await waitForMessages(telegram, POSTS, 120_000);
+    const cpuUsed = children.map((c, i) => cpuSeconds(c.pid) * 1000 - cpuBefore[i]);
+    const delays: number[] = [];
+    let last = 0;
+    for (const call of telegram.callsOf('sendMessage')) {
+      const begun = started.get(String(call.params.text));
+      if (begun === undefined) continue;
+      delays.push(call.at - begun);
+      last = Math.max(last, call.at);
+    }
+    const firstStart = Math.min(...started.values());
+    const seconds = (last - firstStart) / 1000;
+    const throughput = countOutcome(telegram, [...started.keys()]);
+    console.log(
+      `posts: ${POSTS} across ${refs.length} channels of ${BOTS} bots (${MIXED ? 'half publish_now, half draft + POST publish' : 'publish_now'})`,
+    );
+    console.log(`requests answered in ${(requestsDoneMs / 1000).toFixed(2)} s`);
+    console.log(`end to end: ${(POSTS / seconds).toFixed(0)} posts/s (${seconds.toFixed(2)} s)`);
+    console.log(
+      `request → published: p50 ${percentile(delays, 50)} ms, p99 ${percentile(delays, 99)} ms, max ${Math.max(...delays)} ms`,
+    );
+    // CPU the Herald processes spent per post: the cost of Herald itself, whatever else the machine runs.
+    const perPost = cpuUsed.map((ms) => ms / POSTS);
+    const total = perPost.reduce((a, b) => a + b, 0);
+    console.log(
+      `Herald CPU per post: ${perPost.map((ms, i) => `${single ? 'all' : ['api', 'worker'][i]} ${ms.toFixed(2)} ms`).join(', ')}` +
+        ` (total ${total.toFixed(2)} ms: ${(2000 / total).toFixed(0)} posts/s if two cores were Herald's alone)`,
+    );
+    console.log(`machine load average during the run: ${loadavg()[0].toFixed(2)} (2 cores)`);
+
+    // 2. Fire delay of posts scheduled for the same second.
+    telegram.reset();
+    const fireAt = Math.ceil((Date.now() + 8_000) / 1000) * 1000;
+    const scheduledMarkers: string[] = [];
+    await pool(SCHEDULED, IN_FLIGHT, async (i) => {
+      const marker = `scheduled-${i}`;
+      scheduledMarkers.push(marker);
+      await api.post(
+        '/posts',
+        {
+          text: marker,
+          targets: [{ channel_ref: refs[i % refs.length] }],
+          scheduled_at: new Date(fireAt).toISOString(),
+        },
+        201,
+      );
+    });
+    if (Date.now() >= fireAt) throw new Error('Scheduling took longer than the lead time');
+    await waitForMessages(telegram, SCHEDULED, 60_000);
+    const fire = telegram
+      .callsOf('sendMessage')
+      .filter((c) => String(c.params.text).startsWith('scheduled-'))
+      .map((c) => c.at - fireAt);
+    const scheduled = countOutcome(telegram, scheduledMarkers);
+    console.log(
+      `fire delay of ${SCHEDULED} posts scheduled for one second: p50 ${percentile(fire, 50)} ms, p99 ${percentile(fire, 99)} ms, max ${Math.max(...fire)} ms, min ${Math.min(...fire)} ms`,
+    );
+
+    // 3. Duplicates and losses, at the stand-in and in the database.
+    await new Promise((resolve) => setTimeout(resolve, 1_000)); // anything late would show now
+    const { rows } = await db.query<{ status: string; n: number }>(
+      'SELECT status, count(*)::int AS n FROM posts GROUP BY status ORDER BY status',
+    );
+    console.log(
+      `duplicates: ${throughput.duplicates + scheduled.duplicates}, losses: ${throughput.lost + scheduled.lost} ` +
+        `(stand-in messages: ${throughput.messages + scheduled.messages} for ${POSTS + SCHEDULED} posts)`,
+    );
+    console.log(`posts by status: ${rows.map((r) => `${r.status} ${r.n}`).join(', ')}`);
+  } finally {
+    await db.end();
+    for (const child of [herald, worker]) {
+      if (!child) continue;
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
+    await telegram.stop();
+    await dropTestDatabase(name);
+    const redis = new Redis(REDIS_URL);
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length > 0) await redis.del(...keys);
+    await redis.quit();
+  }
+}
+
+/** Requests per second of GET /api/public/v1/projects for 3 s, the same clients and concurrency. */
+async function referenceReadRate(base: string, key: string): Promise<number> {
+  const until = performance.now() + 3_000;
+  let done = 0;
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (performance.now() < until) {
+        const res = await fetch(`${base}/api/public/v1/projects`, {
+          headers: { authorization: `Bearer ${key}` },
+        });
+        await res.arrayBuffer();
+        if (res.status === 200) done++;
+      }
+    }),
+  );
+  return done / 3;
+}
+
+/** Messages per marker at the stand-in: duplicates (more than one) and losses (none). */
+function countOutcome(telegram: TelegramStandIn, markers: string[]) {
+  const seen = new Map<string, number>();
+  for (const call of telegram.callsOf('sendMessage')) {
+    const text = String(call.params.text);
+    seen.set(text, (seen.get(text) ?? 0) + 1);
+  }
+  let duplicates = 0;
+  let lost = 0;
+  let messages = 0;
+  for (const marker of markers) {
+    const n = seen.get(marker) ?? 0;
+    messages += n;
+    if (n === 0) lost++;
+    if (n > 1) duplicates += n - 1;
+  }
+  return { duplicates, lost, messages };
+}
+
+async function waitForMessages(telegram: TelegramStandIn, n: number, timeoutMs: number) {
+  const until = Date.now() + timeoutMs;
+  while (telegram.callsOf('sendMessage').length < n && Date.now() < until)
+    await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+async function pool(n: number, width: number, work: (i: number) => Promise<void>) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < n) await work(next++);
+    }),
+  );
+}
+
+function apiClient(base: string, key: string, projectId: number) {
+  return {
+    async post(path: string, body: unknown, expected: number): Promise<unknown> {
+      const res = await fetch(`${base}/api/public/v1/projects/${projectId}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify(body),
+      });
+      if (res.status !== expected) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+      return res.json();
+    },
+  };
+}
+
+/** An administrator, a project, 5 bots with 40 channels each, and an API key: through the API. */
+async function seed(
+  base: string,
+  telegram: TelegramStandIn,
+  config: ReturnType<typeof loadConfig>,
+) {
+  const post = async (path: string, body: unknown, auth?: string) => {
+    const res = await fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(auth ? { authorization: auth } : {}) },
+      body: JSON.stringify(body),
+    });
+    if (res.status !== 201) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as Record<string, unknown>;
+  };
+  const email = `bench.pipeline.${process.pid}@example.com`;
+  const registered = await post('/api/auth/register', {
+    email,
+    password: 'correct horse battery',
+    name: 'Bench',
+  });
+  if ((await runCli(['grant-admin', email], config, { out: () => undefined })) !== 0)
+    throw new Error('grant-admin failed');
+  const auth = `Bearer ${registered.token as string}`;
+  const project = await post('/api/projects', { name: 'Pipeline', timezone: 'UTC' }, auth);
+  const refs: string[] = [];
+  for (let b = 0; b < BOTS; b++) {
+    const account = await post(
+      '/api/accounts',
+      {
+        project_id: project.id,
+        platform: 'telegram',
+        bot_token: telegram.addBot(`bench_${b}_bot`),
+      },
+      auth,
+    );
+    for (let c = 0; c < CHANNELS_PER_BOT; c++) {
+      const chatId = -1002000000000 - b * 1000 - c;
+      telegram.addChat({ id: chatId, type: 'channel', title: `Bench ${b}/${c}` });
+      const channel = await post(
+        `/api/accounts/${account.id as number}/channels`,
+        { chat: String(chatId) },
+        auth,
+      );
+      refs.push(channel.id as string);
+    }
+  }
+  const key = (await post('/api/api-keys', { name: 'bench' }, auth)).key as string;
+  return { key, projectId: project.id as number, refs };
+}
+
+/** Starts `src/main.ts`; waits for its HTTP port, or (a worker, `port` null) a moment to boot. */
+async function startHerald(
+  env: Record<string, string>,
+  port: number | null,
+): Promise<ChildProcess> {
+  const child = spawn(
+    process.execPath,
+    [
+      ...(process.env.BENCH_CPU_PROF
+        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+        : []),
+      '-r',
+      'ts-node/register/transpile-only',
+      join(__dirname, '..', 'src', 'main.ts'),
+    ],
+    {
+      env: { ...process.env, ...env, TS_NODE_TRANSPILE_ONLY: 'true' },
+      stdio: ['ignore', process.env.BENCH_LOG_LEVEL ? 'inherit' : 'ignore', 'inherit'],
+    },
+  );
+  if (port === null) {
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    if (child.exitCode !== null) throw new Error('Herald worker exited at start');
+    return child;
+  }
+  await waitUntilAnswers(`http://127.0.0.1:${port}/api/public/v1/openapi.json`, child, 'Herald');
+  return child;
+}
+
+void main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,400 @@
+/**
+ * Read-API benchmark (issue 2, "Performance"): loads GET /api/public/v1/projects and
+ * GET /api/public/v1/usage on the built Herald and on a bare node:http + pg server doing the same
+ * work (bench/baseline-server.ts), and prints requests/s and p50/p99 latency for both.
+ * Target: Herald >= 70% of the baseline's requests/s and p99 <= 25 ms at 100 connections.
+ *
+ *   npm run build && npx ts-node --transpile-only bench/read-api.ts
+ *
+ * See bench/README.md for the knobs (BENCH_* variables) and how to profile.
+ */
+import { cpuSeconds, freePort, waitUntilAnswers, withDatabase } from './support';
+import autocannon from 'autocannon';
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import Redis from 'ioredis';
+import { Client } from 'pg';
+
+const ROOT = resolve(__dirname, '..');
+const HERALD_MAIN = join(ROOT, 'dist/src/main.js');
+const HERALD_CLI = join(ROOT, 'dist/src/cli/main.js');
+const HERALD_ORMCONFIG = join(ROOT, 'dist/ormconfig.js');
+const TYPEORM_CLI = join(ROOT, 'node_modules/typeorm/cli.js');
+const BASELINE_SERVER = join(__dirname, 'baseline-server.ts');
+
+const TARGET_SHARE = 0.7;
+/** USER_HZ of /proc/<pid>/stat: 100 on every Linux this runs on (getconf CLK_TCK). */
+const TARGET_P99_MS = 25;
+
+const env = process.env;
+const settings = {
+  adminDatabaseUrl: env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+  databaseName: env.BENCH_DATABASE_NAME ?? 'herald_bench',
+  redisUrl: env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
+  durationSeconds: Number(env.BENCH_DURATION ?? 10),
+  warmupSeconds: Number(env.BENCH_WARMUP ?? 5),
+  connections: Number(env.BENCH_CONNECTIONS ?? 100),
+  rounds: Number(env.BENCH_ROUNDS ?? 1),
+  /** Requests/s of the fixed-rate latency runs; 0 skips them. */
+  fixedRate: Number(env.BENCH_RATE ?? 200),
+  cpuProfileDir: env.BENCH_CPU_PROF ? resolve(env.BENCH_CPU_PROF) : null,
+};
+
+const ENDPOINTS = [
+  { name: 'GET /projects', path: '/api/public/v1/projects' },
+  { name: 'GET /usage', path: '/api/public/v1/usage' },
+];
+
+interface Measure {
+  endpoint: string;
+  server: 'baseline' | 'herald';
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  total: number;
+  failures: number;
+  /** CPU time (user + system) the server process spent per answered request. */
+  cpuMsPerRequest: number;
+}
+
+interface Server {
+  name: 'baseline' | 'herald';
+  url: string;
+  process: ChildProcess;
+}
+
+async function main(): Promise<void> {
+  for (const file of [HERALD_MAIN, HERALD_CLI, HERALD_ORMCONFIG]) {
+    if (!existsSync(file)) throw new Error(`${file} is missing: run npm run build first`);
+  }
+  const databaseUrl = withDatabase(settings.adminDatabaseUrl, settings.databaseName);
+  const appSecret = randomBytes(32).toString('hex');
+  const redisKeyPrefix = `herald-bench-${process.pid}`;
+  const mediaDir = mkdtempSync(join(tmpdir(), 'herald-bench-media-'));
+  const heraldPort = await freePort();
+  const baselinePort = await freePort();
+  const heraldEnv = {
+    ...env,
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: settings.redisUrl,
+    REDIS_KEY_PREFIX: redisKeyPrefix,
+    APP_SECRET: appSecret,
+    APP_ROLE: 'api',
+    PORT: String(heraldPort),
+    PUBLIC_BASE_URL: `http://127.0.0.1:${heraldPort}`,
+    MEDIA_STORAGE_DIR: mediaDir,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_OTHER: '100000000',
+  };
+
+  console.log(
+    `Herald read-API benchmark: ${cpus().length} CPU(s) (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}`,
+  );
+  console.log(
+    `Load average before: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
+  console.log(`Seeding database ${settings.databaseName} (migrations, then the CLI's seed-demo)`);
+  await recreateDatabase(settings.adminDatabaseUrl, settings.databaseName);
+  run(process.execPath, [TYPEORM_CLI, 'migration:run', '-d', HERALD_ORMCONFIG], heraldEnv);
+  const seedOutput = run(process.execPath, [HERALD_CLI, 'seed-demo'], heraldEnv);
+  const key = /API key \(shown once\): (\S+)/.exec(seedOutput)?.[1];
+  if (!key) throw new Error(`seed-demo printed no API key:\n${seedOutput}`);
+
+  const servers: Server[] = [];
+  try {
+    servers.push(
+      startServer(
+        'baseline',
+        baselinePort,
+        process.execPath,
+        ['-r', 'ts-node/register/transpile-only', BASELINE_SERVER],
+        {
+          ...env,
+          PORT: String(baselinePort),
+          DATABASE_URL: databaseUrl,
+          APP_SECRET: appSecret,
+          TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'),
+        },
+      ),
+    );
+    servers.push(startServer('herald', heraldPort, process.execPath, heraldArgs(), heraldEnv));
+    for (const server of servers) {
+      await waitUntilAnswers(`${server.url}/health/live`, server.process, server.name, 30_000);
+    }
+    await checkSameAnswers(servers, key);
+
+    // Herald's first seconds under load run unoptimised code (JIT); warm every path up first.
+    console.log(`Warming up: ${settings.warmupSeconds} s per endpoint and server`);
+    for (const server of servers) {
+      for (const endpoint of ENDPOINTS) {
+        await autocannon({
+          url: `${server.url}${endpoint.path}`,
+          headers: { authorization: `Bearer ${key}` },
+          connections: settings.connections,
+          duration: settings.warmupSeconds,
+        });
+      }
+    }
+    const measures: Measure[] = [];
+    for (let round = 1; round <= settings.rounds; round++) {
+      for (const endpoint of ENDPOINTS) {
+        for (const server of servers) {
+          const label = settings.rounds > 1 ? ` (round ${round})` : '';
+          process.stdout.write(`Loading ${server.name.padEnd(8)} ${endpoint.name}${label} … `);
+          const measure = await load(server, endpoint, key);
+          measures.push(measure);
+          console.log(
+            `${Math.round(measure.requestsPerSecond)} req/s, p99 ${measure.p99} ms, ` +
+              `${measure.cpuMsPerRequest.toFixed(2)} ms CPU/request`,
+          );
+        }
+      }
+    }
+    report(measures);
+    if (settings.fixedRate > 0) await fixedRateLatency(servers, key);
+  } finally {
+    await Promise.all(servers.map((server) => stop(server)));
+    await cleanUp(settings, redisKeyPrefix, mediaDir);
+  }
+  if (settings.cpuProfileDir) {
+    const profiles = readdirSync(settings.cpuProfileDir).filter((f) => f.endsWith('.cpuprofile'));
+    console.log(`\nCPU profiles of Herald in ${settings.cpuProfileDir}: ${profiles.join(', ')}`);
+    console.log(
+      'Summarise one with: npx ts-node --transpile-only bench/cpu-profile-summary.ts <file>',
+    );
+  }
+}
+
+/** One measured run; the server's CPU time is read from /proc around it. */
+async function load(
+  server: Server,
+  endpoint: (typeof ENDPOINTS)[number],
+  key: string,
+): Promise<Measure> {
+  const url = `${server.url}${endpoint.path}`;
+  const headers = { authorization: `Bearer ${key}` };
+  const { connections } = settings;
+  const cpuBefore = cpuSeconds(server.process.pid);
+  const result = await autocannon({
+    url,
+    headers,
+    connections,
+    duration: settings.durationSeconds,
+  });
+  const cpuSpent = cpuSeconds(server.process.pid) - cpuBefore;
+  return {
+    endpoint: endpoint.name,
+    server: server.name,
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    total: result.requests.total,
+    failures: result.non2xx + result.errors + result.timeouts,
+    cpuMsPerRequest: result.requests.total > 0 ? (cpuSpent * 1000) / result.requests.total : 0,
+  };
+}
+
+/** Herald as `npm run start:prod` runs it; under BENCH_CPU_PROF, exiting on SIGUSR2 writes the profile. */
+function heraldArgs(): string[] {
+  if (!settings.cpuProfileDir) return [HERALD_MAIN];
+  mkdirSync(settings.cpuProfileDir, { recursive: true });
+  return [
+    '--cpu-prof',
+    '--cpu-prof-dir',
+    settings.cpuProfileDir,
+    '-e',
+    `process.on('SIGUSR2', () => process.exit(0)); require(${JSON.stringify(HERALD_MAIN)});`,
+  ];
+}
+
+function report(runs: Measure[]): void {
+  const ms = (value: number, digits = 1) => `${value.toFixed(digits)} ms`;
+  const rounds = settings.rounds > 1 ? `, median of ${settings.rounds} rounds` : '';
+  console.log(
+    `\n${settings.connections} connections, ${settings.durationSeconds} s per run (after ${settings.warmupSeconds} s of warm-up per endpoint and server)${rounds}\n`,
+  );
+  console.log(
+    `${'endpoint'.padEnd(15)}${'server'.padEnd(10)}${'req/s'.padStart(9)}${'p50'.padStart(10)}` +
+      `${'p99'.padStart(10)}${'CPU/req'.padStart(10)}${'requests'.padStart(10)}${'failed'.padStart(8)}`,
+  );
+  const summary = new Map<string, Measure>();
+  for (const endpoint of ENDPOINTS) {
+    for (const server of ['baseline', 'herald'] as const) {
+      const mine = runs.filter((m) => m.endpoint === endpoint.name && m.server === server);
+      if (mine.length === 0) continue;
+      const m: Measure = {
+        endpoint: endpoint.name,
+        server,
+        requestsPerSecond: median(mine.map((r) => r.requestsPerSecond)),
+        p50: median(mine.map((r) => r.p50)),
+        p99: median(mine.map((r) => r.p99)),
+        cpuMsPerRequest: median(mine.map((r) => r.cpuMsPerRequest)),
+        total: mine.reduce((sum, r) => sum + r.total, 0),
+        failures: mine.reduce((sum, r) => sum + r.failures, 0),
+      };
+      summary.set(`${endpoint.name} ${server}`, m);
+      console.log(
+        `${m.endpoint.padEnd(15)}${m.server.padEnd(10)}${m.requestsPerSecond.toFixed(0).padStart(9)}` +
+          `${ms(m.p50).padStart(10)}${ms(m.p99).padStart(10)}${ms(m.cpuMsPerRequest, 2).padStart(10)}` +
+          `${String(m.total).padStart(10)}${String(m.failures).padStart(8)}`,
+      );
+    }
+  }
+  console.log('');
+  let allMet = true;
+  for (const endpoint of ENDPOINTS) {
+    const baseline = summary.get(`${endpoint.name} baseline`);
+    const herald = summary.get(`${endpoint.name} herald`);
+    if (!baseline || !herald) continue;
+    const share = herald.requestsPerSecond / baseline.requestsPerSecond;
+    const met = share >= TARGET_SHARE && herald.p99 <= TARGET_P99_MS && herald.failures === 0;
+    allMet &&= met;
+    console.log(
+      `${endpoint.name.padEnd(15)}Herald = ${(share * 100).toFixed(1)}% of baseline req/s (target ≥ ${TARGET_SHARE * 100}%), ` +
+        `p99 ${ms(herald.p99)} (target ≤ ${TARGET_P99_MS} ms), ` +
+        `${(herald.cpuMsPerRequest / baseline.cpuMsPerRequest).toFixed(1)}× the baseline's CPU per request` +
+        `${herald.failures ? `, ${herald.failures} failed requests` : ''}: ${met ? 'met' : 'MISSED'}`,
+    );
+  }
+  console.log(allMet ? '\nAll targets met.' : '\nSome targets missed.');
+  console.log(
+    `Load average at the end: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} (other work skews the figures)`,
+  );
+}
+
+/**
+ * At full load, 100 closed-loop connections make latency about connections ÷ throughput, so p99
+ * mostly restates req/s. Here every server gets the same, lower, fixed rate instead.
+ */
+async function fixedRateLatency(servers: Server[], key: string): Promise<void> {
+  console.log(
+    `\nLatency at a fixed ${settings.fixedRate} req/s over ${settings.connections} connections, ${settings.durationSeconds} s each\n`,
+  );
+  console.log(
+    `${'endpoint'.padEnd(15)}${'server'.padEnd(10)}${'req/s'.padStart(9)}${'p50'.padStart(10)}${'p99'.padStart(10)}${'failed'.padStart(8)}  p99 ≤ ${TARGET_P99_MS} ms`,
+  );
+  for (const endpoint of ENDPOINTS) {
+    for (const server of servers) {
+      const result = await autocannon({
+        url: `${server.url}${endpoint.path}`,
+        headers: { authorization: `Bearer ${key}` },
+        connections: settings.connections,
+        duration: settings.durationSeconds,
+        overallRate: settings.fixedRate,
+      });
+      const failed = result.non2xx + result.errors + result.timeouts;
+      console.log(
+        `${endpoint.name.padEnd(15)}${server.name.padEnd(10)}${result.requests.average.toFixed(0).padStart(9)}` +
+          `${`${result.latency.p50} ms`.padStart(10)}${`${result.latency.p99} ms`.padStart(10)}${String(failed).padStart(8)}` +
+          `  ${result.latency.p99 <= TARGET_P99_MS && failed === 0 ? 'met' : 'MISSED'}`,
+      );
+    }
+  }
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/** Before loading, both servers must give the same answer, or the comparison means nothing. */
+async function checkSameAnswers(servers: Server[], key: string): Promise<void> {
+  for (const endpoint of ENDPOINTS) {
+    const bodies = await Promise.all(
+      servers.map(async (server) => {
+        const response = await fetch(`${server.url}${endpoint.path}`, {
+          headers: { authorization: `Bearer ${key}` },
+        });
+        const body = await response.text();
+        if (response.status !== 200)
+          throw new Error(`${server.name} ${endpoint.name} answered ${response.status}: ${body}`);
+        return body;
+      }),
+    );
+    if (new Set(bodies).size !== 1)
+      throw new Error(`The servers disagree on ${endpoint.name}:\n${bodies.join('\n')}`);
+  }
+}
+
+function startServer(
+  name: Server['name'],
+  port: number,
+  command: string,
+  args: string[],
+  childEnv: NodeJS.ProcessEnv,
+): Server {
+  const child = spawn(command, args, {
+    cwd: ROOT,
+    env: childEnv,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  child.on('exit', (code, signal) => {
+    if (code !== 0 && code !== null)
+      console.error(`${name} exited with code ${code} (${signal ?? ''})`);
+  });
+  return { name, url: `http://127.0.0.1:${port}`, process: child };
+}
+
+async function stop(server: Server): Promise<void> {
+  if (server.process.exitCode !== null || server.process.signalCode !== null) return;
+  const exited = new Promise((resolveExit) => server.process.once('exit', resolveExit));
+  const profiling = server.name === 'herald' && settings.cpuProfileDir !== null;
+  server.process.kill(profiling ? 'SIGUSR2' : 'SIGTERM');
+  const timer = setTimeout(() => server.process.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+function run(command: string, args: string[], childEnv: NodeJS.ProcessEnv): string {
+  const result = spawnSync(command, args, { cwd: ROOT, env: childEnv, encoding: 'utf8' });
+  if (result.status !== 0)
+    throw new Error(`${args.join(' ')} failed:\n${result.stdout}\n${result.stderr}`);
+  return result.stdout;
+}
+
+async function recreateDatabase(adminUrl: string, name: string): Promise<void> {
+  const client = new Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await client.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await client.end();
+  }
+}
+
+async function cleanUp(
+  s: typeof settings,
+  redisKeyPrefix: string,
+  mediaDir: string,
+): Promise<void> {
+  rmSync(mediaDir, { recursive: true, force: true });
+  const client = new Client({ connectionString: s.adminDatabaseUrl });
+  await client.connect();
+  await client
+    .query(`DROP DATABASE IF EXISTS "${s.databaseName}" WITH (FORCE)`)
+    .finally(() => client.end());
+  const redis = new Redis(s.redisUrl);
+  try {
+    const keys: string[] = [];
+    for await (const batch of redis.scanStream({ match: `${redisKeyPrefix}*`, count: 1000 }))
+      keys.push(...(batch as string[]));
+    if (keys.length > 0) await redis.del(...keys);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+main().catch((error: Error) => {
+  console.error(`Benchmark failed: ${error.message}`);
+  process.exitCode = 1;
+});

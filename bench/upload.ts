@@ -1,0 +1,245 @@
+/**
+ * Upload benchmark (issue 3, "Performance"): 10 concurrent multipart uploads of a 50 MB file to
+ * POST /api/public/v1/projects/:id/media on Herald running in a child process, writing to local
+ * disk. Prints MB/s and the service's peak RSS growth, sampled from /proc/<pid>/status, and the
+ * service's CPU time (MB per CPU-second tells the cost apart from a busy machine's noise).
+ * Target: peak RSS growth under 64 MB (memory flat with file size) and at least 150 MB/s.
+ *
+ *   npx ts-node --transpile-only bench/upload.ts
+ *
+ * Knobs: BENCH_UPLOADS (10), BENCH_FILE_MB (50), BENCH_ROUNDS (3), BENCH_ADMIN_DATABASE_URL,
+ * BENCH_REDIS_URL, BENCH_CPU_PROF (a directory: the service writes a .cpuprofile there on exit). The service runs from the TypeScript sources (ts-node, transpile only), so no
+ * build is needed; with BENCH_USE_DIST=1 it runs dist/src/main.js (after `npm run build`).
+ */
+import { cpuSeconds, freePort, waitUntilAnswers, withDatabase } from './support';
+import { ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { request } from 'undici';
+import { buildDataSourceOptions } from '../src/database/data-source';
+import { generatedBytes, postMultipart } from '../test/support/media-helpers';
+
+const ROOT = resolve(__dirname, '..');
+const MB = 1024 * 1024;
+const env = process.env;
+const settings = {
+  adminDatabaseUrl: env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+  redisUrl: env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
+  uploads: Number(env.BENCH_UPLOADS ?? 10),
+  fileBytes: Number(env.BENCH_FILE_MB ?? 50) * MB,
+  rounds: Number(env.BENCH_ROUNDS ?? 3),
+  useDist: env.BENCH_USE_DIST === '1',
+};
+const TARGET_RSS_GROWTH_MB = 64;
+const TARGET_MB_PER_SECOND = 150;
+const PNG_SIGNATURE = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
+
+async function main(): Promise<void> {
+  const databaseName = `herald_bench_upload_${process.pid}`;
+  const databaseUrl = withDatabase(settings.adminDatabaseUrl, databaseName);
+  const mediaDir = mkdtempSync(join(tmpdir(), 'herald-bench-media-'));
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  let child: ChildProcess | undefined;
+
+  await admin((db) => db.query(`CREATE DATABASE "${databaseName}"`));
+  try {
+    await migrate(databaseUrl);
+    child = startHerald(port, databaseUrl, mediaDir);
+    await waitUntilAnswers(`${base}/health/live`, child, 'Herald');
+    const { key, projectId } = await seed(base, databaseUrl);
+    const url = `${base}/api/public/v1/projects/${projectId}/media`;
+
+    // Warm-up: one small and one full-size upload, so JIT and pools are settled before measuring.
+    await upload(url, key, 1 * MB);
+    await upload(url, key, settings.fileBytes);
+    await sleep(500);
+
+    console.log(
+      `Herald upload benchmark: ${settings.uploads} concurrent uploads of ${settings.fileBytes / MB} MB, ` +
+        `${settings.rounds} rounds, service pid ${child.pid} (${settings.useDist ? 'dist' : 'ts-node'})`,
+    );
+    const startRss = rssBytes(child.pid!);
+    let overallPeak = startRss;
+    for (let round = 1; round <= settings.rounds; round++) {
+      const baseline = rssBytes(child.pid!);
+      const cpuBefore = cpuSeconds(child.pid!);
+      const sampler = sampleRss(child.pid!);
+      const started = process.hrtime.bigint();
+      const results = await Promise.all(
+        Array.from({ length: settings.uploads }, () => upload(url, key, settings.fileBytes)),
+      );
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const peak = sampler.stop();
+      const serverCpu = cpuSeconds(child.pid!) - cpuBefore;
+      overallPeak = Math.max(overallPeak, peak);
+      const failed = results.filter((r) => r.status !== 201 || r.size !== settings.fileBytes);
+      const totalMb = (settings.uploads * settings.fileBytes) / MB;
+      const growthMb = (peak - baseline) / MB;
+      const mbPerSecond = totalMb / seconds;
+      console.log(
+        `round ${round}: ${totalMb} MB in ${seconds.toFixed(2)} s = ${mbPerSecond.toFixed(1)} MB/s; ` +
+          `RSS baseline ${(baseline / MB).toFixed(1)} MB, peak ${(peak / MB).toFixed(1)} MB, ` +
+          `growth ${growthMb.toFixed(1)} MB; service CPU ${serverCpu.toFixed(2)} s ` +
+          `(${(totalMb / serverCpu).toFixed(0)} MB per CPU-second); failures ${failed.length}` +
+          ` [targets: >= ${TARGET_MB_PER_SECOND} MB/s ${mbPerSecond >= TARGET_MB_PER_SECOND ? 'met' : 'MISSED'}, ` +
+          `< ${TARGET_RSS_GROWTH_MB} MB growth ${growthMb < TARGET_RSS_GROWTH_MB ? 'met' : 'MISSED'}]`,
+      );
+      rmSync(join(mediaDir, 'projects'), { recursive: true, force: true });
+    }
+    console.log(
+      `overall: RSS after warm-up ${(startRss / MB).toFixed(1)} MB, peak over all rounds ` +
+        `${(overallPeak / MB).toFixed(1)} MB, growth ${((overallPeak - startRss) / MB).toFixed(1)} MB`,
+    );
+  } finally {
+    child?.kill('SIGTERM');
+    await sleep(500);
+    await admin((db) => db.query(`DROP DATABASE IF EXISTS "${databaseName}" WITH (FORCE)`));
+    rmSync(mediaDir, { recursive: true, force: true });
+  }
+}
+
+function startHerald(port: number, databaseUrl: string, mediaDir: string): ChildProcess {
+  const profile = env.BENCH_CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${resolve(env.BENCH_CPU_PROF)}`]
+    : [];
+  const args = settings.useDist
+    ? [join(ROOT, 'dist/src/main.js')]
+    : ['-r', 'ts-node/register/transpile-only', join(ROOT, 'src/main.ts')];
+  const child = spawn(process.execPath, [...profile, ...args], {
+    cwd: ROOT,
+    env: {
+      ...env,
+      PORT: String(port),
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: settings.redisUrl,
+      REDIS_KEY_PREFIX: `herald-bench-${randomBytes(4).toString('hex')}`,
+      APP_SECRET: randomBytes(32).toString('hex'),
+      MEDIA_STORAGE_DIR: mediaDir,
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+      LOG_LEVEL: 'warn',
+      APP_ROLE: 'api',
+      RATE_LIMIT_UPLOAD: '1000000',
+      TS_NODE_TRANSPILE_ONLY: '1',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  return child;
+}
+
+/** Streams one multipart upload of `size` generated bytes (a PNG signature, then zeros). */
+async function upload(
+  url: string,
+  key: string,
+  size: number,
+): Promise<{ status: number; size: number }> {
+  const { status, body } = await postMultipart(url, key, [
+    {
+      field: 'files',
+      filename: 'bench.png',
+      contentType: 'image/png',
+      content: { size, chunks: () => generatedBytes(PNG_SIGNATURE, size) },
+    },
+  ]);
+  const items = body.items as { size_bytes: number }[] | undefined;
+  return { status, size: items?.[0]?.size_bytes ?? -1 };
+}
+
+async function seed(
+  base: string,
+  databaseUrl: string,
+): Promise<{ key: string; projectId: number }> {
+  const email = `bench-${randomBytes(4).toString('hex')}@example.com`;
+  const registered = await json(`${base}/api/auth/register`, 'POST', undefined, {
+    email,
+    password: 'correct horse battery staple',
+    name: 'Bench',
+  });
+  const token = (registered as { token: string }).token;
+  const db = new Client({ connectionString: databaseUrl });
+  await db.connect();
+  await db.query('UPDATE users SET is_admin = true WHERE email = $1', [email]);
+  await db.end();
+  const project = (await json(`${base}/api/projects`, 'POST', token, {
+    name: 'Bench',
+    timezone: 'UTC',
+  })) as { id: number };
+  const key = (await json(`${base}/api/api-keys`, 'POST', token, { name: 'bench' })) as {
+    key: string;
+  };
+  return { key: key.key, projectId: project.id };
+}
+
+async function json(
+  url: string,
+  method: string,
+  token: string | undefined,
+  body: object,
+): Promise<unknown> {
+  const res = await request(url, {
+    method: method as 'POST',
+    headers: {
+      'content-type': 'application/json',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+    body: JSON.stringify(body),
+  });
+  const answer = await res.body.json();
+  if (res.statusCode >= 300)
+    throw new Error(`${method} ${url}: ${res.statusCode} ${JSON.stringify(answer)}`);
+  return answer;
+}
+
+function rssBytes(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) * 1024 : 0;
+}
+
+/** Samples the child's RSS every 5 ms; `stop()` returns the peak seen. */
+function sampleRss(pid: number): { stop(): number } {
+  let peak = rssBytes(pid);
+  const timer = setInterval(() => {
+    peak = Math.max(peak, rssBytes(pid));
+  }, 5);
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(peak, rssBytes(pid));
+    },
+  };
+}
+
+async function migrate(databaseUrl: string): Promise<void> {
+  const source = new DataSource(
+    buildDataSourceOptions(databaseUrl, join(ROOT, 'migrations', '*.ts')),
+  );
+  await source.initialize();
+  try {
+    await source.runMigrations({ transaction: 'each' });
+  } finally {
+    await source.destroy();
+  }
+}
+
+async function admin<T>(work: (db: Client) => Promise<T>): Promise<T> {
+  const db = new Client({ connectionString: settings.adminDatabaseUrl });
+  await db.connect();
+  try {
+    return await work(db);
+  } finally {
+    await db.end();
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The whole test suite: installs dependencies when they are missing or stale, checks that
+# PostgreSQL and Redis answer, then runs every unit and end-to-end test. Each test file creates
+# and migrates a database of its own, so nothing else needs setting up.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+stamp=node_modules/.herald-lock-hash
+want=$(sha256sum package-lock.json | cut -d' ' -f1)
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  # npm 11 writes lock files without other platforms' optional packages and then refuses them in
+  # `npm ci` (npm/cli#4828); `npm install --no-save` installs the same locked versions untouched.
+  if ! npm ci --no-audit --no-fund > .npm-ci.log 2>&1; then
+    echo "npm ci refused the lock file ($(grep -m1 -o 'Missing: [^ ]*' .npm-ci.log || echo 'see .npm-ci.log')); installing the locked versions with npm install --no-save"
+    npm install --no-save --no-audit --no-fund
+  fi
+  rm -f .npm-ci.log
+  echo "$want" > "$stamp"
+fi
+
+export TEST_ADMIN_DATABASE_URL="${TEST_ADMIN_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres}"
+export TEST_REDIS_URL="${TEST_REDIS_URL:-redis://127.0.0.1:6379}"
+
+results=$(mktemp)
+status=0
+npx jest --ci --maxWorkers=2 --json --outputFile="$results" "$@" || status=$?
+# One plain closing line for CI: "tests: N passed, N failed, N skipped".
+node -e '
+  const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+  console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests} skipped`);
+' "$results" 2>/dev/null || true
+rm -f "$results"
+exit "$status"

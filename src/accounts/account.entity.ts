@@ -1,0 +1,44 @@
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { CreatedAtColumn, type DbTimestamp } from '../database/timestamps';
+import { Project } from '../projects/project.entity';
+
+export type Platform = 'telegram';
+export const PLATFORMS: readonly Platform[] = ['telegram'];
+
+/** A connected social account (for Telegram: a bot) of a project. */
+@Entity('accounts')
+export class Account {
+  @PrimaryGeneratedColumn()
+  id!: number;
+
+  @Index()
+  @Column({ type: 'int' })
+  projectId!: number;
+
+  @ManyToOne(() => Project, { onDelete: 'CASCADE' })
+  @JoinColumn()
+  project?: Project;
+
+  @Column({ type: 'varchar', length: 32 })
+  platform!: Platform;
+
+  /** The account's id on the platform (the bot's user id). */
+  @Column({ type: 'varchar', length: 64 })
+  externalId!: string;
+
+  @Column({ type: 'varchar', length: 255 })
+  title!: string;
+
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  username!: string | null;
+
+  /** AES-256-GCM sealed bot token (SecretBox); never the token in clear. */
+  @Column({ type: 'text' })
+  credentialsEncrypted!: string;
+
+  @Column({ type: 'boolean', default: false })
+  needsReconnect!: boolean;
+
+  @CreatedAtColumn()
+  createdAt!: DbTimestamp;
+}

@@ -1,0 +1,67 @@
+import { Body, Controller, Delete, HttpCode, Param, Post, Put } from '@nestjs/common';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+} from '@nestjs/swagger';
+import { SessionAuth } from '../auth/decorators';
+import { ChannelDto } from '../channels/dto/channel.dto';
+import { ParseIdPipe } from '../errors/parse-id.pipe';
+import { CurrentProject, ProjectSource, RequirePermission } from '../members/require-permission';
+import type { ProjectAccess } from '../projects/project-access';
+import { AccountsService } from './accounts.service';
+import {
+  AccountResponseDto,
+  AddChannelDto,
+  CreateAccountDto,
+  UpdateAccountDto,
+} from './dto/account.dto';
+
+const BY_ACCOUNT: ProjectSource = { resource: 'account', param: 'id' };
+const ACCOUNT_ID = new ParseIdPipe('account_not_found', 'Account not found');
+
+@Controller('api/accounts')
+@SessionAuth()
+export class AccountsController {
+  constructor(private readonly accounts: AccountsService) {}
+
+  @Post()
+  @RequirePermission('can_manage_accounts')
+  @ApiOperation({ summary: 'Connect a Telegram bot (checked with getMe)' })
+  @ApiCreatedResponse({ type: AccountResponseDto })
+  create(
+    @CurrentProject() project: ProjectAccess,
+    @Body() dto: CreateAccountDto,
+  ): Promise<AccountResponseDto> {
+    return this.accounts.create(project.project.id, dto.bot_token);
+  }
+
+  @Put(':id')
+  @RequirePermission('can_manage_accounts', BY_ACCOUNT)
+  @ApiOperation({ summary: 'Replace the bot token; clears needs_reconnect' })
+  @ApiOkResponse({ type: AccountResponseDto })
+  update(
+    @Param('id', ACCOUNT_ID) id: number,
+    @Body() dto: UpdateAccountDto,
+  ): Promise<AccountResponseDto> {
+    return this.accounts.updateToken(id, dto.bot_token);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @RequirePermission('can_manage_accounts', BY_ACCOUNT)
+  @ApiOperation({ summary: 'Disconnect the account and its channels' })
+  @ApiNoContentResponse()
+  remove(@Param('id', ACCOUNT_ID) id: number): Promise<void> {
+    return this.accounts.remove(id);
+  }
+
+  @Post(':id/channels')
+  @RequirePermission('can_manage_accounts', BY_ACCOUNT)
+  @ApiOperation({ summary: 'Add a chat the bot posts to (checked with getChat)' })
+  @ApiCreatedResponse({ type: ChannelDto })
+  addChannel(@Param('id', ACCOUNT_ID) id: number, @Body() dto: AddChannelDto): Promise<ChannelDto> {
+    return this.accounts.addChannel(id, dto.chat);
+  }
+}

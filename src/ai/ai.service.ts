@@ -1,0 +1,50 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Readable } from 'node:stream';
+import type { MediaAssetDto } from '../media/dto/media-asset.dto';
+import { MediaService } from '../media/media.service';
+import { MAX_TEXT_LENGTH } from '../posts/post-state';
+import { AI_PROVIDER, type AiProvider } from './ai-provider';
+
+/** What the model is told before the user's prompt; a post's text has the limit of D8. */
+export const POST_INSTRUCTIONS =
+  'You write posts for Telegram channels. Answer with the post text only, ready to publish, ' +
+  `at most ${MAX_TEXT_LENGTH} characters, in the language of the request.`;
+
+export const TEMPLATE_INSTRUCTIONS =
+  'You write reusable post templates for Telegram channels. Answer with the template text only, ' +
+  `at most ${MAX_TEXT_LENGTH} characters, with placeholders such as {product} or {date} where ` +
+  'details vary, in the language of the request.';
+
+/** D16: AI text for posts and templates; images become MediaAssets of the project. */
+@Injectable()
+export class AiService {
+  constructor(
+    @Inject(AI_PROVIDER) private readonly provider: AiProvider,
+    private readonly media: MediaService,
+  ) {}
+
+  async generatePost(prompt: string): Promise<{ text: string }> {
+    return { text: clip(await this.provider.generateText(POST_INSTRUCTIONS, prompt)) };
+  }
+
+  /** The image is stored like an upload (type from its bytes, D10) and answered as a MediaAsset. */
+  async generateImage(projectId: number, userId: number, prompt: string): Promise<MediaAssetDto> {
+    const image = await this.provider.generateImage(prompt);
+    const asset = await this.media.storeStream(
+      projectId,
+      userId,
+      Readable.from([image.bytes]),
+      null,
+    );
+    return this.media.toDto(asset);
+  }
+
+  async generateTemplateText(prompt: string): Promise<string> {
+    return clip(await this.provider.generateText(TEMPLATE_INSTRUCTIONS, prompt));
+  }
+}
+
+/** The model's text, cut to what a post may hold (D8). */
+function clip(text: string): string {
+  return [...text].slice(0, MAX_TEXT_LENGTH).join('');
+}

@@ -1,0 +1,52 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { toChannelDto } from '../channels/channels.service';
+import { ChannelStatsListDto } from './dto/channel-stats.dto';
+
+interface ChannelStatsRow {
+  id: number;
+  account_id: number;
+  platform: string;
+  channel_id: string;
+  title: string;
+  username: string | null;
+  needs_reconnect: boolean;
+  scheduled: number;
+  published: number;
+  failed: number;
+}
+
+/**
+ * Per-channel counts, from each post's targets: `scheduled` counts posts in state scheduled,
+ * `published` and `failed` count the target's own delivery result (D7), so a post that reached
+ * one channel and failed on another counts as published on the first and failed on the second.
+ */
+@Injectable()
+export class AnalyticsService {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  async channels(projectId: number): Promise<ChannelStatsListDto> {
+    const rows = (await this.db.query(
+      `SELECT c.id, c.account_id, c.platform, c.channel_id, c.title, c.username, a.needs_reconnect,
+              count(p.id) FILTER (WHERE p.status = 'scheduled')::int AS scheduled,
+              count(p.id) FILTER (WHERE t.status = 'published')::int AS published,
+              count(p.id) FILTER (WHERE t.status = 'failed')::int AS failed
+         FROM channels c
+         JOIN accounts a ON a.id = c.account_id
+         LEFT JOIN post_targets t ON t.channel_id = c.id
+         LEFT JOIN posts p ON p.id = t.post_id AND p.project_id = c.project_id
+        WHERE c.project_id = $1
+        GROUP BY c.id, a.needs_reconnect
+        ORDER BY c.account_id, c.id`,
+      [projectId],
+    )) as ChannelStatsRow[];
+    const items = rows.map((row) => ({
+      ...toChannelDto(row),
+      scheduled: row.scheduled,
+      published: row.published,
+      failed: row.failed,
+    }));
+    return { items, count: items.length };
+  }
+}

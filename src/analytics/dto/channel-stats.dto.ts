@@ -1,0 +1,21 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { ChannelDto } from '../../channels/dto/channel.dto';
+
+/** A channel of the project (as in SERVICE.md) with its post counts. */
+export class ChannelStatsDto extends ChannelDto {
+  @ApiProperty({
+    description: 'Posts waiting for their time (status scheduled) that target this channel',
+  })
+  scheduled!: number;
+
+  @ApiProperty({ description: 'Posts delivered to this channel' })
+  published!: number;
+
+  @ApiProperty({ description: 'Deliveries to this channel that failed for good' })
+  failed!: number;
+}
+
+export class ChannelStatsListDto {
+  @ApiProperty({ type: [ChannelStatsDto] }) items!: ChannelStatsDto[];
+  @ApiProperty() count!: number;
+}

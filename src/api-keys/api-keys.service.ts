@@ -1,0 +1,163 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import type { AuthUser, Principal } from '../auth/principal';
+import { SecretsService } from '../crypto/secrets.service';
+import { formatTimestamp, parseInputTimestamp } from '../database/timestamps';
+import { AppError } from '../errors/error-codes';
+import { validationFailed } from '../errors/validation';
+import { ApiKey } from './api-key.entity';
+import {
+  API_KEY_PUBLIC_LENGTH,
+  API_KEY_SECRET_LENGTH,
+  formatApiKey,
+  parseApiKey,
+} from './api-key-format';
+import { Scope, SCOPES } from './scopes';
+
+/** `last_used_at` is written at most this often per key (D3). */
+const LAST_USED_WRITE_INTERVAL_MS = 60_000;
+
+export interface CreateApiKeyInput {
+  name: string;
+  scopes?: Scope[];
+  expiresAt?: string;
+}
+
+export interface ApiKeyView {
+  id: number;
+  name: string;
+  prefix: string;
+  scopes: Scope[];
+  expires_at: string | null;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+interface KeyRow {
+  id: number;
+  public_id: string;
+  secret_hash: string;
+  scopes: Scope[];
+  user_id: number;
+  email: string;
+  name: string;
+  is_admin: boolean;
+  last_used_at: string | null;
+}
+
+@Injectable()
+export class ApiKeysService {
+  private readonly logger = new Logger(ApiKeysService.name);
+  /** Per-process memory of the last `last_used_at` write, so most requests write nothing. */
+  private readonly lastWritten = new Map<number, number>();
+
+  constructor(
+    @InjectRepository(ApiKey) private readonly keys: Repository<ApiKey>,
+    private readonly secrets: SecretsService,
+  ) {}
+
+  /** Creates a key; the full key is in the answer once and never again. */
+  async create(userId: number, input: CreateApiKeyInput): Promise<ApiKeyView & { key: string }> {
+    let expiresAt: string | null = null;
+    if (input.expiresAt !== undefined) {
+      const parsed = parseInputTimestamp(input.expiresAt);
+      if (!parsed)
+        throw validationFailed([{ field: 'expires_at', message: 'must be an ISO 8601 date-time' }]);
+      if (parsed.epochMs <= Date.now()) {
+        throw validationFailed([{ field: 'expires_at', message: 'must be in the future' }]);
+      }
+      expiresAt = parsed.iso;
+    }
+    const publicId = this.secrets.randomAlphanumeric(API_KEY_PUBLIC_LENGTH);
+    const secret = this.secrets.randomAlphanumeric(API_KEY_SECRET_LENGTH);
+    const saved = await this.keys.save(
+      this.keys.create({
+        userId,
+        name: input.name,
+        publicId,
+        secretHash: this.secrets.hashToken(secret),
+        scopes: input.scopes && input.scopes.length > 0 ? [...new Set(input.scopes)] : [...SCOPES],
+        expiresAt,
+      }),
+    );
+    const stored = await this.keys.findOneByOrFail({ id: saved.id });
+    return { ...toApiKeyView(stored), key: formatApiKey(publicId, secret) };
+  }
+
+  async list(userId: number): Promise<ApiKeyView[]> {
+    const rows = await this.keys.find({
+      where: { userId },
+      order: { createdAt: 'DESC', id: 'DESC' },
+    });
+    return rows.map(toApiKeyView);
+  }
+
+  async revoke(userId: number, id: number): Promise<void> {
+    const result = await this.keys
+      .createQueryBuilder()
+      .update()
+      .set({ revokedAt: () => 'COALESCE(revoked_at, now())' })
+      .where('id = :id AND user_id = :userId', { id, userId })
+      .execute();
+    if (!result.affected) throw new AppError('api_key_not_found', 'API key not found');
+  }
+
+  /** D3: every failure is the same 401, so nothing tells a bad key from a revoked one. */
+  async authenticate(token: string | null): Promise<Principal> {
+    const parsed = token ? parseApiKey(token) : null;
+    if (!parsed) throw AppError.unauthorized();
+    const [row] = (await this.keys.query(
+      `SELECT k.id, k.public_id, k.secret_hash, k.scopes, k.user_id, k.last_used_at,
+              u.email, u.name, u.is_admin
+         FROM api_keys k JOIN users u ON u.id = k.user_id
+        WHERE k.public_id = $1 AND k.revoked_at IS NULL
+          AND (k.expires_at IS NULL OR k.expires_at > now())`,
+      [parsed.publicId],
+    )) as KeyRow[];
+    const presented = this.secrets.hashToken(parsed.secret);
+    if (!row || !this.secrets.digestsEqual(presented, row.secret_hash))
+      throw AppError.unauthorized();
+    this.touch(row.id);
+    const user: AuthUser = {
+      id: row.user_id,
+      email: row.email,
+      name: row.name,
+      isAdmin: row.is_admin,
+    };
+    return {
+      kind: 'api_key',
+      user,
+      apiKey: { id: row.id, publicId: row.public_id, scopes: row.scopes },
+    };
+  }
+
+  private touch(id: number): void {
+    const now = Date.now();
+    const last = this.lastWritten.get(id);
+    if (last !== undefined && now - last < LAST_USED_WRITE_INTERVAL_MS) return;
+    this.lastWritten.set(id, now);
+    // The WHERE clause keeps the once-a-minute promise across instances too.
+    this.keys
+      .query(
+        `UPDATE api_keys SET last_used_at = now()
+          WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+        [id],
+      )
+      .catch((error: Error) => this.logger.warn(`Could not record key use: ${error.message}`));
+  }
+}
+
+export function toApiKeyView(key: ApiKey): ApiKeyView {
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: `hrld_live_${key.publicId}`,
+    scopes: key.scopes,
+    expires_at: formatTimestamp(key.expiresAt),
+    created_at: formatTimestamp(key.createdAt),
+    last_used_at: formatTimestamp(key.lastUsedAt),
+    revoked_at: formatTimestamp(key.revokedAt),
+  };
+}

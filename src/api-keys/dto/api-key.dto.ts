@@ -1,0 +1,63 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import {
+  ArrayUnique,
+  IsArray,
+  IsIn,
+  IsOptional,
+  IsString,
+  MaxLength,
+  MinLength,
+} from 'class-validator';
+import { Scope, SCOPES } from '../scopes';
+
+export class CreateApiKeyDto {
+  @ApiProperty({ example: 'CMS integration' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  name!: string;
+
+  @ApiPropertyOptional({
+    enum: SCOPES,
+    isArray: true,
+    description: 'Every scope when omitted (D4)',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayUnique()
+  @IsIn(SCOPES, { each: true })
+  scopes?: Scope[];
+
+  @ApiPropertyOptional({ example: '2027-01-01T00:00:00Z', description: 'ISO 8601, in the future' })
+  @IsOptional()
+  @IsString()
+  expires_at?: string;
+}
+
+export class ApiKeyDto {
+  @ApiProperty() id!: number;
+  @ApiProperty() name!: string;
+  @ApiProperty({
+    description: 'The non-secret start of the key',
+    example: 'hrld_live_AbCdEfGh12345678',
+  })
+  prefix!: string;
+  @ApiProperty({ enum: SCOPES, isArray: true }) scopes!: Scope[];
+  @ApiProperty({ nullable: true, type: String }) expires_at!: string | null;
+  @ApiProperty() created_at!: string;
+  @ApiProperty({ nullable: true, type: String }) last_used_at!: string | null;
+  @ApiProperty({ nullable: true, type: String }) revoked_at!: string | null;
+}
+
+export class CreatedApiKeyDto extends ApiKeyDto {
+  @ApiProperty({
+    description: 'The full key, shown this once',
+    example: 'hrld_live_AbCdEfGh12345678.…',
+  })
+  key!: string;
+}
+
+export class ApiKeyListDto {
+  @ApiProperty({ type: [ApiKeyDto] }) items!: ApiKeyDto[];
+  @ApiProperty() count!: number;
+}

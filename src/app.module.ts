@@ -1,0 +1,71 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { AccountsModule } from './accounts/accounts.module';
+import { AiModule } from './ai/ai.module';
+import { AnalyticsModule } from './analytics/analytics.module';
+import { ApiKeysModule } from './api-keys/api-keys.module';
+import { ApiKeyGuard, ScopeGuard, SessionGuard } from './auth/auth.guards';
+import { AuthModule } from './auth/auth.module';
+import { ChannelsModule } from './channels/channels.module';
+import { AppConfig } from './config/config';
+import { ConfigModule } from './config/config.module';
+import { CryptoModule } from './crypto/crypto.module';
+import { DatabaseModule } from './database/database.module';
+import { AllExceptionsFilter } from './errors/all-exceptions.filter';
+import { HealthModule } from './health/health.module';
+import { LoggingModule } from './logging/logging.module';
+import { MediaModule } from './media/media.module';
+import { MembersModule } from './members/members.module';
+import { PermissionGuard } from './members/permission.guard';
+import { AppPostsModule } from './posts/app-posts.module';
+import { PostsModule } from './posts/posts.module';
+import { ProjectsModule } from './projects/projects.module';
+import { RateLimitGuard } from './rate-limit/rate-limit.guard';
+import { RateLimitModule } from './rate-limit/rate-limit.module';
+import { RedisModule } from './redis/redis.module';
+import { StorageModule } from './storage/storage.module';
+import { TemplatesModule } from './templates/templates.module';
+import { TelegramModule } from './telegram/telegram.module';
+import { UsageModule } from './usage/usage.module';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggingModule,
+        DatabaseModule,
+        RedisModule,
+        RateLimitModule,
+        CryptoModule,
+        TelegramModule,
+        AuthModule,
+        ApiKeysModule,
+        ProjectsModule,
+        MembersModule,
+        AccountsModule,
+        AiModule,
+        TemplatesModule,
+        ChannelsModule,
+        PostsModule,
+        AppPostsModule,
+        AnalyticsModule,
+        StorageModule,
+        MediaModule,
+        UsageModule,
+        HealthModule,
+      ],
+      providers: [
+        { provide: APP_FILTER, useClass: AllExceptionsFilter },
+        // D5 order: key → rate limit → scope → project and permission. Nest runs APP_GUARDs in this order.
+        { provide: APP_GUARD, useClass: ApiKeyGuard },
+        { provide: APP_GUARD, useClass: RateLimitGuard },
+        { provide: APP_GUARD, useClass: SessionGuard },
+        { provide: APP_GUARD, useClass: ScopeGuard },
+        { provide: APP_GUARD, useClass: PermissionGuard },
+      ],
+    };
+  }
+}

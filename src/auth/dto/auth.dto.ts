@@ -1,0 +1,45 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsEmail, IsString, MaxLength, MinLength } from 'class-validator';
+
+export class RegisterDto {
+  @ApiProperty({ example: 'ada@example.com' })
+  @IsEmail()
+  @MaxLength(254)
+  email!: string;
+
+  @ApiProperty({ minLength: 8, maxLength: 200 })
+  @IsString()
+  @MinLength(8)
+  @MaxLength(200)
+  password!: string;
+
+  @ApiProperty({ example: 'Ada Lovelace' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  name!: string;
+}
+
+export class LoginDto {
+  @ApiProperty({ example: 'ada@example.com' })
+  @IsString()
+  @MaxLength(254)
+  email!: string;
+
+  @ApiProperty()
+  @IsString()
+  @MaxLength(200)
+  password!: string;
+}
+
+export class UserDto {
+  @ApiProperty() id!: number;
+  @ApiProperty() email!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty() is_admin!: boolean;
+}
+
+export class SessionDto {
+  @ApiProperty({ description: 'Session token for `Authorization: Bearer …`' }) token!: string;
+  @ApiProperty({ type: UserDto }) user!: UserDto;
+}

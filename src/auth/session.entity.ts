@@ -1,0 +1,28 @@
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { CreatedAtColumn, type DbTimestamp, TimestampColumn } from '../database/timestamps';
+import { User } from '../users/user.entity';
+
+@Entity('sessions')
+export class Session {
+  @PrimaryGeneratedColumn()
+  id!: number;
+
+  @Index()
+  @Column({ type: 'int' })
+  userId!: number;
+
+  @ManyToOne(() => User, { onDelete: 'CASCADE' })
+  @JoinColumn()
+  user?: User;
+
+  /** HMAC-SHA-256 of the token, hex; the token itself is never stored. */
+  @Index({ unique: true })
+  @Column({ type: 'char', length: 64 })
+  tokenHash!: string;
+
+  @CreatedAtColumn()
+  createdAt!: DbTimestamp;
+
+  @TimestampColumn({ nullable: false })
+  expiresAt!: DbTimestamp;
+}

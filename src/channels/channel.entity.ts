@@ -1,0 +1,51 @@
+import {
+  Column,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryGeneratedColumn,
+  Unique,
+} from 'typeorm';
+import { Account, type Platform } from '../accounts/account.entity';
+import { CreatedAtColumn, type DbTimestamp } from '../database/timestamps';
+import { Project } from '../projects/project.entity';
+
+/** A destination of an account (for Telegram: a chat or channel the bot posts to). */
+@Entity('channels')
+@Unique(['accountId', 'channelId'])
+export class Channel {
+  @PrimaryGeneratedColumn()
+  id!: number;
+
+  @Index()
+  @Column({ type: 'int' })
+  projectId!: number;
+
+  @ManyToOne(() => Project, { onDelete: 'CASCADE' })
+  @JoinColumn()
+  project?: Project;
+
+  @Column({ type: 'int' })
+  accountId!: number;
+
+  @ManyToOne(() => Account, { onDelete: 'CASCADE' })
+  @JoinColumn()
+  account?: Account;
+
+  @Column({ type: 'varchar', length: 32 })
+  platform!: Platform;
+
+  /** The chat id on the platform, as text (Telegram ids may be negative). */
+  @Column({ type: 'varchar', length: 64 })
+  channelId!: string;
+
+  @Column({ type: 'varchar', length: 255 })
+  title!: string;
+
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  username!: string | null;
+
+  @CreatedAtColumn()
+  createdAt!: DbTimestamp;
+}

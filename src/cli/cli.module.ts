@@ -1,0 +1,32 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { AccountsModule } from '../accounts/accounts.module';
+import { ApiKeysModule } from '../api-keys/api-keys.module';
+import { AuthModule } from '../auth/auth.module';
+import { AppConfig } from '../config/config';
+import { ConfigModule } from '../config/config.module';
+import { CryptoModule } from '../crypto/crypto.module';
+import { DatabaseModule } from '../database/database.module';
+import { MembersModule } from '../members/members.module';
+import { ProjectsModule } from '../projects/projects.module';
+import { TelegramModule } from '../telegram/telegram.module';
+
+/** The domain services the CLI commands need, without HTTP, queues or workers. */
+@Module({})
+export class CliModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: CliModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        DatabaseModule,
+        CryptoModule,
+        TelegramModule,
+        AuthModule,
+        ApiKeysModule,
+        ProjectsModule,
+        MembersModule,
+        AccountsModule,
+      ],
+    };
+  }
+}

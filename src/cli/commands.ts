@@ -1,0 +1,115 @@
+import { INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { randomBytes } from 'node:crypto';
+import { AccountsService } from '../accounts/accounts.service';
+import { ApiKeysService } from '../api-keys/api-keys.service';
+import { AppConfig } from '../config/config';
+import { ProjectsService } from '../projects/projects.service';
+import { AppError } from '../errors/error-codes';
+import { UsersService } from '../users/users.service';
+import { CliModule } from './cli.module';
+
+export const DEMO_EMAIL = 'demo@herald.local';
+const DEMO_PROJECT = 'Demo project';
+
+export interface CliOutput {
+  out(line: string): void;
+}
+
+export const USAGE = `Usage: npm run cli -- <command>
+  grant-admin <email>   make an existing user an administrator (may create API keys)
+  seed-demo             create (once) a demo user, project, Telegram account and channels,
+                        and print a new working API key with a curl line`;
+
+/** Runs one CLI command against the configured database; returns the exit code. */
+export async function runCli(
+  args: string[],
+  config: AppConfig,
+  output: CliOutput,
+): Promise<number> {
+  const [command, ...rest] = args;
+  if (command !== 'grant-admin' && command !== 'seed-demo') {
+    output.out(USAGE);
+    return command === undefined || command === 'help' ? 0 : 2;
+  }
+  const context = await NestFactory.createApplicationContext(CliModule.forRoot(config), {
+    logger: ['error'],
+  });
+  try {
+    if (command === 'grant-admin') return await grantAdmin(context, rest, output);
+    return await seedDemo(context, config, output);
+  } finally {
+    await context.close();
+  }
+}
+
+async function grantAdmin(
+  context: INestApplicationContext,
+  args: string[],
+  output: CliOutput,
+): Promise<number> {
+  const [email] = args;
+  if (!email || args.length !== 1) {
+    output.out('Usage: npm run cli -- grant-admin <email>');
+    return 2;
+  }
+  try {
+    const user = await context.get(UsersService).grantAdmin(email);
+    output.out(`${user.email} is an administrator`);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof AppError) || error.code !== 'user_not_found') throw error;
+    output.out(`No user with email ${email}`);
+    return 1;
+  }
+}
+
+/** Idempotent: a second run keeps every row and only adds a fresh API key (keys are shown once). */
+async function seedDemo(
+  context: INestApplicationContext,
+  config: AppConfig,
+  output: CliOutput,
+): Promise<number> {
+  const users = context.get(UsersService);
+  const projects = context.get(ProjectsService);
+  let user = await users.findByEmail(DEMO_EMAIL);
+  if (!user) {
+    const password = randomBytes(12).toString('base64url');
+    user = await users.register(DEMO_EMAIL, password, 'Demo user');
+    output.out(`Created user ${DEMO_EMAIL} with password ${password}`);
+  } else {
+    output.out(`User ${DEMO_EMAIL} exists; its password is unchanged`);
+  }
+  await users.grantAdmin(DEMO_EMAIL);
+
+  let project = (await projects.listAccessible(user.id)).find(
+    (access) => access.project.name === DEMO_PROJECT,
+  );
+  if (!project) {
+    project = await projects.create(user.id, DEMO_PROJECT, 'Europe/Moscow');
+    // A placeholder bot: publishing to it fails until PUT /api/accounts/:id sets a real token.
+    await context.get(AccountsService).createUnchecked(project.project.id, {
+      botToken: `100000001:${randomBytes(24)
+        .toString('base64url')
+        .replace(/[^A-Za-z0-9]/g, 'x')}`,
+      bot: { id: 100000001, title: 'Herald demo bot', username: 'herald_demo_bot' },
+      channels: [
+        { chatId: '-1001000000001', title: 'Herald demo channel', username: 'herald_demo_channel' },
+        { chatId: '-1001000000002', title: 'Herald demo chat', username: null },
+      ],
+    });
+    output.out(
+      `Created project "${DEMO_PROJECT}" (id ${project.project.id}) with a demo Telegram account and 2 channels`,
+    );
+  }
+
+  const key = await context
+    .get(ApiKeysService)
+    .create(user.id, { name: `demo ${new Date().toISOString()}` });
+  output.out('');
+  output.out(`API key (shown once): ${key.key}`);
+  output.out(
+    `Try: curl -s -H "Authorization: Bearer ${key.key}" ${config.publicBaseUrl}/api/public/v1/projects`,
+  );
+  return 0;
+}

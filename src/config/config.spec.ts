@@ -1,0 +1,100 @@
+import { ConfigError, loadConfig } from './config';
+
+const base = {
+  DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/herald',
+  APP_SECRET: 'x'.repeat(32),
+};
+
+function problems(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+    return [];
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+}
+
+describe('loadConfig (D17)', () => {
+  it('applies the documented defaults', () => {
+    const config = loadConfig(base);
+    expect(config).toMatchObject({
+      port: 3000,
+      redisUrl: 'redis://127.0.0.1:6379',
+      appRole: 'all',
+      logLevel: 'info',
+      mediaFetchAllowCidrs: [],
+      mediaFetchTimeoutMs: 30_000,
+      telegramApiBaseUrl: 'https://api.telegram.org',
+      aiApiBaseUrl: null,
+      aiApiKey: null,
+      rateLimits: { windowMs: 60_000, upload: 10, createPost: 10, publish: 10, other: 30 },
+    });
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('reads every variable it is given', () => {
+    const config = loadConfig({
+      ...base,
+      PORT: '8080',
+      REDIS_URL: 'redis://cache:6380',
+      PUBLIC_BASE_URL: 'https://herald.example.com/',
+      MEDIA_STORAGE_DIR: '/data/media',
+      MEDIA_FETCH_ALLOW_CIDRS: '127.0.0.2/32, 10.1.0.0/16',
+      TELEGRAM_API_BASE_URL: 'http://127.0.0.1:8081/',
+      AI_API_BASE_URL: 'http://127.0.0.1:8082/v1',
+      AI_API_KEY: 'sk-test',
+      APP_ROLE: 'worker',
+      LOG_LEVEL: 'debug',
+      TRUST_PROXY: '10.0.0.0/8, loopback',
+    });
+    expect(config).toMatchObject({
+      port: 8080,
+      publicBaseUrl: 'https://herald.example.com',
+      mediaFetchAllowCidrs: ['127.0.0.2/32', '10.1.0.0/16'],
+      telegramApiBaseUrl: 'http://127.0.0.1:8081',
+      aiApiBaseUrl: 'http://127.0.0.1:8082/v1',
+      appRole: 'worker',
+      trustProxy: '10.0.0.0/8, loopback',
+    });
+  });
+
+  it.each([
+    [{ DATABASE_URL: '' }, 'DATABASE_URL is required'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL must be a URL'],
+    [{ APP_SECRET: 'short' }, 'APP_SECRET must be at least 32 characters long'],
+    [{ PORT: 'eighty' }, 'PORT must be a whole number'],
+    [{ PORT: '70000' }, 'PORT must be a whole number'],
+    [{ APP_ROLE: 'both' }, 'APP_ROLE must be one of: all, api, worker'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of'],
+    [{ REDIS_URL: 'http://redis' }, 'REDIS_URL must be a URL'],
+    [
+      { MEDIA_FETCH_ALLOW_CIDRS: '127.0.0.2' },
+      'MEDIA_FETCH_ALLOW_CIDRS must be a comma-separated list',
+    ],
+    [
+      { MEDIA_FETCH_ALLOW_CIDRS: '300.0.0.1/8' },
+      'MEDIA_FETCH_ALLOW_CIDRS must be a comma-separated list',
+    ],
+    [{ AI_API_BASE_URL: 'not a url' }, 'AI_API_BASE_URL must be a URL'],
+    [{ TRUST_PROXY: 'everyone; rm -rf' }, 'TRUST_PROXY must match'],
+  ])('refuses %p with one clear line', (override, message) => {
+    const found = problems({ ...base, ...override });
+    expect(found).toHaveLength(1);
+    expect(found[0]).toContain(message);
+  });
+
+  it('lists every problem at once and never echoes a value', () => {
+    const secret = 'tiny-secret';
+    const error = (() => {
+      try {
+        loadConfig({ APP_SECRET: secret, PORT: 'x' });
+      } catch (e) {
+        return e as ConfigError;
+      }
+      throw new Error('expected a ConfigError');
+    })();
+    expect(error.problems).toHaveLength(3);
+    expect(error.message).not.toContain(secret);
+  });
+});

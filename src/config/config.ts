@@ -1,0 +1,251 @@
+import { isIP } from 'node:net';
+
+export type AppRole = 'all' | 'api' | 'worker';
+export const APP_ROLES: readonly AppRole[] = ['all', 'api', 'worker'];
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface RateLimitConfig {
+  /** Length of one fixed window, in milliseconds (60 s in production). */
+  windowMs: number;
+  upload: number;
+  createPost: number;
+  publish: number;
+  other: number;
+  /** Failed authentications allowed per client IP and window. */
+  authFailuresPerIp: number;
+  /** `RATE_LIMIT_ENABLED=false` turns the public API limits off; for benchmarks only. */
+  enabled: boolean;
+}
+
+/** The publication pipeline (issue 4): queue worker, retries, recovery sweep, Telegram pacing. */
+export interface PublicationConfig {
+  /** Jobs one worker process runs at once. */
+  concurrency: number;
+  /** Bound on `queue.add`, which otherwise hangs while Redis is away. */
+  enqueueTimeoutMs: number;
+  /** How often the recovery sweep looks for posts without a live job. */
+  sweepIntervalMs: number;
+  /** Transient failures of one target before it fails for good. */
+  maxTries: number;
+  /** First retry delay; doubles with every further failure. */
+  retryBaseMs: number;
+  /** Wait for one Telegram send before its outcome counts as unknown. */
+  sendTimeoutMs: number;
+  /** Telegram pacing: messages per second per bot, and per minute per chat. */
+  botMessagesPerSecond: number;
+  chatMessagesPerMinute: number;
+}
+
+export interface AppConfig {
+  port: number;
+  databaseUrl: string;
+  redisUrl: string;
+  /** Prefix of every Redis key Herald writes (queues, rate limits), so instances of one deployment share them. */
+  redisKeyPrefix: string;
+  publicBaseUrl: string;
+  mediaStorageDir: string;
+  mediaFetchAllowCidrs: readonly string[];
+  mediaFetchTimeoutMs: number;
+  telegramApiBaseUrl: string;
+  aiApiBaseUrl: string | null;
+  aiApiKey: string | null;
+  /** Chat-completions model for post and template text (D16). */
+  aiTextModel: string;
+  /** Images model; asked for `b64_json` (D16). */
+  aiImageModel: string;
+  /** Wait for one AI provider call, in milliseconds. */
+  aiTimeoutMs: number;
+  appSecret: string;
+  appRole: AppRole;
+  logLevel: LogLevel;
+  /** Express `trust proxy`: which hops' X-Forwarded-For to believe for the client address. */
+  trustProxy: string;
+  rateLimits: RateLimitConfig;
+  publication: PublicationConfig;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Reads and validates the environment once; errors name the variable, never its value. */
+export function loadConfig(env: Env): AppConfig {
+  const problems: string[] = [];
+  const read = new EnvReader(env, problems);
+
+  const config: AppConfig = {
+    port: read.integer('PORT', 3000, 0, 65535),
+    databaseUrl: read.url('DATABASE_URL', null, ['postgres:', 'postgresql:']),
+    redisUrl: read.url('REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
+    redisKeyPrefix: read.pattern('REDIS_KEY_PREFIX', 'herald', /^[A-Za-z0-9:_-]{1,64}$/),
+    publicBaseUrl: read
+      .url('PUBLIC_BASE_URL', 'http://localhost:3000', ['http:', 'https:'])
+      .replace(/\/+$/, ''),
+    mediaStorageDir: read.string('MEDIA_STORAGE_DIR', './.herald/media'),
+    mediaFetchAllowCidrs: read.cidrList('MEDIA_FETCH_ALLOW_CIDRS'),
+    mediaFetchTimeoutMs: read.integer('MEDIA_FETCH_TIMEOUT_MS', 30_000, 1, 600_000),
+    telegramApiBaseUrl: read
+      .url('TELEGRAM_API_BASE_URL', 'https://api.telegram.org', ['http:', 'https:'])
+      .replace(/\/+$/, ''),
+    aiApiBaseUrl: read.optionalUrl('AI_API_BASE_URL')?.replace(/\/+$/, '') ?? null,
+    aiApiKey: read.optionalString('AI_API_KEY'),
+    aiTextModel: read.pattern('AI_TEXT_MODEL', 'gpt-4o-mini', /^[\w.:/-]{1,100}$/),
+    aiImageModel: read.pattern('AI_IMAGE_MODEL', 'dall-e-3', /^[\w.:/-]{1,100}$/),
+    aiTimeoutMs: read.integer('AI_TIMEOUT_MS', 60_000, 1, 600_000),
+    appSecret: read.secret('APP_SECRET', 32),
+    appRole: read.oneOf('APP_ROLE', 'all', APP_ROLES),
+    logLevel: read.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
+    trustProxy: read.pattern('TRUST_PROXY', 'loopback', /^[A-Za-z0-9.:/, ]{1,500}$/),
+    rateLimits: {
+      windowMs: read.integer('RATE_LIMIT_WINDOW_MS', 60_000, 100, 3_600_000),
+      upload: read.integer('RATE_LIMIT_UPLOAD', 10, 1, 1_000_000_000),
+      createPost: read.integer('RATE_LIMIT_CREATE_POST', 10, 1, 1_000_000_000),
+      publish: read.integer('RATE_LIMIT_PUBLISH', 10, 1, 1_000_000_000),
+      other: read.integer('RATE_LIMIT_OTHER', 30, 1, 1_000_000_000),
+      authFailuresPerIp: read.integer('RATE_LIMIT_AUTH_FAILURES', 60, 1, 1_000_000_000),
+      enabled: read.oneOf('RATE_LIMIT_ENABLED', 'true', ['true', 'false']) === 'true',
+    },
+    publication: {
+      concurrency: read.integer('PUBLICATION_CONCURRENCY', 20, 1, 1000),
+      enqueueTimeoutMs: read.integer('PUBLICATION_ENQUEUE_TIMEOUT_MS', 2_000, 50, 60_000),
+      sweepIntervalMs: read.integer('PUBLICATION_SWEEP_INTERVAL_MS', 30_000, 100, 3_600_000),
+      maxTries: read.integer('PUBLICATION_MAX_TRIES', 5, 1, 100),
+      retryBaseMs: read.integer('PUBLICATION_RETRY_BASE_MS', 2_000, 1, 600_000),
+      sendTimeoutMs: read.integer('TELEGRAM_SEND_TIMEOUT_MS', 30_000, 100, 600_000),
+      botMessagesPerSecond: read.integer('TELEGRAM_BOT_MESSAGES_PER_SECOND', 30, 1, 1_000_000),
+      chatMessagesPerMinute: read.integer('TELEGRAM_CHAT_MESSAGES_PER_MINUTE', 20, 1, 1_000_000),
+    },
+  };
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze({
+    ...config,
+    mediaFetchAllowCidrs: Object.freeze([...config.mediaFetchAllowCidrs]),
+    rateLimits: Object.freeze(config.rateLimits),
+    publication: Object.freeze(config.publication),
+  });
+}
+
+/** Only the database address, for the TypeORM CLI, which needs nothing else. */
+export function loadDatabaseUrl(env: Env): string {
+  const problems: string[] = [];
+  const url = new EnvReader(env, problems).url('DATABASE_URL', null, ['postgres:', 'postgresql:']);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return url;
+}
+
+class EnvReader {
+  constructor(
+    private readonly env: Env,
+    private readonly problems: string[],
+  ) {}
+
+  private raw(name: string): string | undefined {
+    const value = this.env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  }
+
+  string(name: string, fallback: string): string {
+    return this.raw(name) ?? fallback;
+  }
+
+  optionalString(name: string): string | null {
+    return this.raw(name) ?? null;
+  }
+
+  integer(name: string, fallback: number, min: number, max: number): number {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+      this.problems.push(`${name} must be a whole number from ${min} to ${max}`);
+      return fallback;
+    }
+    return Number(value);
+  }
+
+  pattern(name: string, fallback: string, re: RegExp): string {
+    const value = this.raw(name) ?? fallback;
+    if (!re.test(value)) this.problems.push(`${name} must match ${re}`);
+    return value;
+  }
+
+  oneOf<T extends string>(name: string, fallback: T, allowed: readonly T[]): T {
+    const value = this.raw(name) ?? fallback;
+    if (!allowed.includes(value as T)) {
+      this.problems.push(`${name} must be one of: ${allowed.join(', ')}`);
+      return fallback;
+    }
+    return value as T;
+  }
+
+  url(name: string, fallback: string | null, protocols: string[]): string {
+    const value = this.raw(name) ?? fallback;
+    if (value === null) {
+      this.problems.push(`${name} is required`);
+      return '';
+    }
+    if (!isUrl(value, protocols)) {
+      this.problems.push(
+        `${name} must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`,
+      );
+    }
+    return value;
+  }
+
+  optionalUrl(name: string): string | null {
+    const value = this.raw(name);
+    if (value === undefined) return null;
+    return this.url(name, null, ['http:', 'https:']);
+  }
+
+  secret(name: string, minLength: number): string {
+    const value = this.raw(name);
+    if (value === undefined) {
+      this.problems.push(`${name} is required (at least ${minLength} characters)`);
+      return '';
+    }
+    if (value.length < minLength)
+      this.problems.push(`${name} must be at least ${minLength} characters long`);
+    return value;
+  }
+
+  cidrList(name: string): string[] {
+    const value = this.raw(name);
+    if (value === undefined) return [];
+    const items = value
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean);
+    for (const item of items) {
+      const [address, bits, ...rest] = item.split('/');
+      const family = isIP(address ?? '');
+      const max = family === 6 ? 128 : 32;
+      if (
+        family === 0 ||
+        rest.length > 0 ||
+        bits === undefined ||
+        !/^\d+$/.test(bits) ||
+        Number(bits) > max
+      ) {
+        this.problems.push(
+          `${name} must be a comma-separated list of CIDR ranges such as 127.0.0.2/32`,
+        );
+        return [];
+      }
+    }
+    return items;
+  }
+}
+
+function isUrl(value: string, protocols: string[]): boolean {
+  try {
+    return protocols.includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,116 @@
+import { Injectable } from '@nestjs/common';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHmac,
+  hkdfSync,
+  randomBytes,
+  randomInt,
+  scrypt,
+  timingSafeEqual,
+} from 'node:crypto';
+import { promisify } from 'node:util';
+import type { AppConfig } from '../config/config';
+import { InjectConfig } from '../config/config.module';
+
+const scryptAsync = promisify(scrypt) as (
+  password: string,
+  salt: Buffer,
+  keylen: number,
+  options: { N: number; r: number; p: number; maxmem: number },
+) => Promise<Buffer>;
+
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const SCRYPT = { N: 16384, r: 8, p: 1, keylen: 32 };
+const SEALED_VERSION = 'v1';
+
+/**
+ * Every use of APP_SECRET: keyed hashes of tokens and key secrets, sealing of third-party
+ * credentials, and password hashing. Each use derives its own key, so one never unlocks another.
+ */
+@Injectable()
+export class SecretsService {
+  private readonly hashKey: Buffer;
+  private readonly sealKey: Buffer;
+
+  constructor(@InjectConfig() config: AppConfig) {
+    this.hashKey = derive(config.appSecret, 'herald/token-hash');
+    this.sealKey = derive(config.appSecret, 'herald/seal');
+  }
+
+  /** Random `[A-Za-z0-9]` text from a cryptographic source. */
+  randomAlphanumeric(length: number): string {
+    let out = '';
+    for (let i = 0; i < length; i++) out += ALPHANUMERIC[randomInt(ALPHANUMERIC.length)];
+    return out;
+  }
+
+  /** HMAC-SHA-256 of a high-entropy secret, hex: fast enough for the request path. */
+  hashToken(secret: string): string {
+    return createHmac('sha256', this.hashKey).update(secret).digest('hex');
+  }
+
+  /** Constant-time comparison of two hex digests. */
+  digestsEqual(a: string, b: string): boolean {
+    const left = Buffer.from(a, 'hex');
+    const right = Buffer.from(b, 'hex');
+    return left.length === right.length && timingSafeEqual(left, right);
+  }
+
+  seal(plain: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.sealKey, iv);
+    const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+    return [SEALED_VERSION, iv, cipher.getAuthTag(), body].map(encode).join(':');
+  }
+
+  open(sealed: string): string {
+    const [version, iv, tag, body] = sealed.split(':');
+    if (version !== SEALED_VERSION || !iv || !tag || body === undefined)
+      throw new Error('Unreadable sealed value');
+    const decipher = createDecipheriv('aes-256-gcm', this.sealKey, Buffer.from(iv, 'base64url'));
+    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    return Buffer.concat([
+      decipher.update(Buffer.from(body, 'base64url')),
+      decipher.final(),
+    ]).toString('utf8');
+  }
+
+  async hashPassword(password: string): Promise<string> {
+    const salt = randomBytes(16);
+    const hash = await scryptAsync(password, salt, SCRYPT.keylen, scryptOptions());
+    return [
+      'scrypt',
+      SCRYPT.N,
+      SCRYPT.r,
+      SCRYPT.p,
+      salt.toString('base64url'),
+      hash.toString('base64url'),
+    ].join('$');
+  }
+
+  async verifyPassword(password: string, stored: string): Promise<boolean> {
+    const [kind, n, r, p, salt, hash] = stored.split('$');
+    if (kind !== 'scrypt' || !salt || !hash) return false;
+    const expected = Buffer.from(hash, 'base64url');
+    const actual = await scryptAsync(password, Buffer.from(salt, 'base64url'), expected.length, {
+      N: Number(n),
+      r: Number(r),
+      p: Number(p),
+      maxmem: 64 * 1024 * 1024,
+    });
+    return timingSafeEqual(actual, expected);
+  }
+}
+
+function scryptOptions() {
+  return { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p, maxmem: 64 * 1024 * 1024 };
+}
+
+function derive(secret: string, purpose: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', secret, 'herald', purpose, 32));
+}
+
+function encode(part: string | Buffer): string {
+  return typeof part === 'string' ? part : part.toString('base64url');
+}

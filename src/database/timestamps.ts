@@ -1,0 +1,65 @@
+import { Column, ColumnOptions, CreateDateColumn } from 'typeorm';
+
+/**
+ * Timestamps are `timestamptz(6)` read as the database's own text (see data-source.ts), so the
+ * microseconds D1 demands are never rounded through a JavaScript Date. TypeORM leaves
+ * `timestamptz` values as the driver hands them over.
+ */
+export type DbTimestamp = string;
+
+export const CreatedAtColumn = (): PropertyDecorator =>
+  CreateDateColumn({ type: 'timestamptz', precision: 6, default: () => 'now()' });
+
+export const TimestampColumn = (options: ColumnOptions = {}): PropertyDecorator =>
+  Column({ type: 'timestamptz', precision: 6, nullable: true, ...options });
+
+const DB_TIMESTAMP =
+  /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?(?:Z|[+-]00(?::?00)?)?$/;
+
+/** `2026-11-22 07:47:01.1234+00` → `2026-11-22T07:47:01.123400` (D1). */
+export function formatTimestamp(raw: DbTimestamp): string;
+export function formatTimestamp(raw: DbTimestamp | null): string | null;
+export function formatTimestamp(raw: DbTimestamp | null): string | null {
+  if (raw === null) return null;
+  const match = DB_TIMESTAMP.exec(raw);
+  if (!match) throw new Error(`Unexpected timestamp from the database: ${raw}`);
+  return `${match[1]}T${match[2]}.${(match[3] ?? '').padEnd(6, '0')}`;
+}
+
+const INPUT_TIMESTAMP =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?(Z|[+-]\d{2}:?\d{2})?$/;
+
+/**
+ * Parses an input date-time (D1): ISO 8601 with `Z`, an offset, or none (taken as UTC).
+ * Returns the instant as an ISO string with microseconds in UTC, or null when it is not valid.
+ */
+export function parseInputTimestamp(value: string): { iso: string; epochMs: number } | null {
+  const match = INPUT_TIMESTAMP.exec(value);
+  if (!match) return null;
+  const [, y, mo, d, h, mi, s = '00', frac = '', zone = 'Z'] = match;
+  const base = Date.UTC(+y, +mo - 1, +d, +h, +mi, +s);
+  const check = new Date(base);
+  if (
+    check.getUTCFullYear() !== +y ||
+    check.getUTCMonth() !== +mo - 1 ||
+    check.getUTCDate() !== +d ||
+    +h > 23 ||
+    +mi > 59 ||
+    +s > 59
+  ) {
+    return null;
+  }
+  let offsetMinutes = 0;
+  if (zone !== 'Z') {
+    const sign = zone.startsWith('-') ? -1 : 1;
+    const digits = zone.slice(1).replace(':', '');
+    const oh = +digits.slice(0, 2);
+    const om = +digits.slice(2);
+    if (oh > 23 || om > 59) return null;
+    offsetMinutes = sign * (oh * 60 + om);
+  }
+  const micros = frac.padEnd(6, '0');
+  const epochMs = base - offsetMinutes * 60_000 + Math.floor(+micros / 1000);
+  const utc = new Date(base - offsetMinutes * 60_000).toISOString().slice(0, 19);
+  return { iso: `${utc}.${micros}Z`, epochMs };
+}

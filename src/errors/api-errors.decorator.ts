@@ -1,0 +1,34 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, ApiResponse } from '@nestjs/swagger';
+import { ERROR_STATUS, ErrorCode } from './error-codes';
+
+class ErrorDetailDto {
+  @ApiProperty() field!: string;
+  @ApiProperty() message!: string;
+}
+
+class ErrorObjectDto {
+  @ApiProperty({ example: 'validation_failed' }) code!: string;
+  @ApiProperty() message!: string;
+  @ApiProperty({ type: [ErrorDetailDto], required: false }) details?: ErrorDetailDto[];
+}
+
+export class ErrorResponseDto {
+  @ApiProperty({ type: ErrorObjectDto }) error!: ErrorObjectDto;
+}
+
+/** Documents the error answers of a route, grouped by status, with their codes. */
+export function ApiErrors(...codes: ErrorCode[]): MethodDecorator & ClassDecorator {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes)
+    byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
+  return applyDecorators(
+    ...[...byStatus].map(([status, list]) =>
+      ApiResponse({
+        status,
+        type: ErrorResponseDto,
+        description: `error.code: ${list.join(', ')}`,
+      }),
+    ),
+  );
+}

@@ -1,0 +1,36 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { Logger } from 'nestjs-pino';
+import { AppModule } from './app.module';
+import { createHttpApp } from './app.setup';
+import { ConfigError, loadConfig } from './config/config';
+
+async function bootstrap(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+
+  if (config.appRole === 'worker') {
+    // A worker consumes the publication queue and serves no HTTP.
+    const context = await NestFactory.createApplicationContext(AppModule.forRoot(config), {
+      bufferLogs: true,
+    });
+    context.useLogger(context.get(Logger));
+    context.enableShutdownHooks();
+    context.get(Logger).log(`Herald worker started`);
+    return;
+  }
+
+  const app = await createHttpApp(config);
+  await app.listen(config.port);
+  app.get(Logger).log(`Herald (${config.appRole}) listening on port ${config.port}`);
+}
+
+void bootstrap();

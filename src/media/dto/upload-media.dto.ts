@@ -1,0 +1,43 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+
+/** Longest URL accepted; longer ones are refused by validation before any network work. */
+export const MAX_URL_LENGTH = 2048;
+/** Longest `filename` accepted as input; it is then cut to 255 bytes (D10). */
+export const MAX_FILENAME_INPUT = 1024;
+
+/** SERVICE.md 4 #3b: the JSON form of the upload. */
+export class UploadByUrlDto {
+  @ApiProperty({
+    description:
+      'Absolute http or https URL of a public resource; credentials, localhost and private addresses are refused',
+    example: 'https://example.com/images/sunset.jpg',
+    maxLength: MAX_URL_LENGTH,
+  })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(MAX_URL_LENGTH)
+  url!: string;
+
+  @ApiPropertyOptional({
+    description:
+      'Name to keep; sanitized and cut to 255 bytes. Default: the last path segment of the final URL, else `file.<ext>`',
+    example: 'sunset.jpg',
+    maxLength: MAX_FILENAME_INPUT,
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(MAX_FILENAME_INPUT)
+  filename?: string;
+}
+
+/** SERVICE.md 4 #3a: the multipart form of the upload (documentation only). */
+export class UploadFileFormDto {
+  @ApiProperty({
+    type: 'string',
+    format: 'binary',
+    description:
+      'Exactly one file: JPEG, PNG, GIF, WebP, MP4 or QuickTime, at most 52,428,800 bytes. The type is read from the bytes.',
+  })
+  files!: unknown;
+}

@@ -1,0 +1,57 @@
+/** D10: every filename is at most 255 bytes of UTF-8. */
+export const MAX_FILENAME_BYTES = 255;
+
+/**
+ * Makes a client-given name safe to keep and show (D10): path separators become `_`, whitespace
+ * a single space, control and invisible formatting characters go; trimmed, at most 255 bytes. Returns null when nothing usable
+ * is left, so the caller falls back to `file.<ext>`.
+ */
+export function sanitizeFilename(name: string | null | undefined): string | null {
+  if (!name) return null;
+  const cleaned = name
+    .normalize('NFC')
+    .replace(/[/\\]/g, '_')
+    .replace(/[\s\p{Zl}\p{Zp}]+/gu, ' ')
+    // Other control characters and invisible formatting (bidi overrides, zero-width) go.
+    .replace(/[\p{Cc}\p{Cf}]/gu, '')
+    .replace(/ {2,}/g, ' ')
+    .trim();
+  const cut = truncateUtf8(cleaned, MAX_FILENAME_BYTES).trim();
+  if (cut === '' || /^\.+$/.test(cut)) return null;
+  return cut;
+}
+
+/** The name for a download (D10): the given one, else the final URL's last path segment, else `file.<ext>`. */
+export function filenameForDownload(given: string | undefined, finalUrl: URL, ext: string): string {
+  return (
+    sanitizeFilename(given) ?? sanitizeFilename(lastPathSegment(finalUrl)) ?? fallbackFilename(ext)
+  );
+}
+
+export function fallbackFilename(ext: string): string {
+  return `file.${ext}`;
+}
+
+function lastPathSegment(url: URL): string | null {
+  const segment = url.pathname.split('/').pop() ?? '';
+  if (segment === '') return null;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/** Cuts a string to at most `maxBytes` of UTF-8 without splitting a character. */
+function truncateUtf8(text: string, maxBytes: number): string {
+  if (Buffer.byteLength(text, 'utf8') <= maxBytes) return text;
+  let bytes = 0;
+  let out = '';
+  for (const char of text) {
+    const size = Buffer.byteLength(char, 'utf8');
+    if (bytes + size > maxBytes) break;
+    bytes += size;
+    out += char;
+  }
+  return out;
+}

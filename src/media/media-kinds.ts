@@ -1,0 +1,21 @@
+import type { MediaType } from './media-asset.entity';
+
+/** D10: 50 MB means 52,428,800 bytes; exactly that much is accepted, one byte more is not. */
+export const MAX_MEDIA_BYTES = 50 * 1024 * 1024;
+
+export interface MediaKind {
+  type: MediaType;
+  mimeType: string;
+  /** Extension of the stored file; chosen from the bytes, never from the client's name. */
+  ext: string;
+}
+
+/** D10: the only content Herald keeps, keyed by the MIME type `file-type` reads from the bytes. */
+export const MEDIA_KINDS: Readonly<Record<string, MediaKind>> = {
+  'image/jpeg': { type: 'image', mimeType: 'image/jpeg', ext: 'jpg' },
+  'image/png': { type: 'image', mimeType: 'image/png', ext: 'png' },
+  'image/gif': { type: 'image', mimeType: 'image/gif', ext: 'gif' },
+  'image/webp': { type: 'image', mimeType: 'image/webp', ext: 'webp' },
+  'video/mp4': { type: 'video', mimeType: 'video/mp4', ext: 'mp4' },
+  'video/quicktime': { type: 'video', mimeType: 'video/quicktime', ext: 'mov' },
+};

@@ -1,0 +1,173 @@
+import {
+  CallHandler,
+  createParamDecorator,
+  ExecutionContext,
+  Injectable,
+  NestInterceptor,
+} from '@nestjs/common';
+import type { Request, Response } from 'express';
+import multer, { MulterError, StorageEngine } from 'multer';
+import type { Observable } from 'rxjs';
+import type { HeraldRequest } from '../auth/principal';
+import { AppError } from '../errors/error-codes';
+import { createValidationPipe, validationFailed } from '../errors/validation';
+import { UploadByUrlDto } from './dto/upload-media.dto';
+import { MAX_MEDIA_BYTES } from './media-kinds';
+import { fileTooLarge } from './media-sniffer';
+import { MediaService, MediaUploadInput, StoredMediaFile } from './media.service';
+
+/** SERVICE.md 4 #3a: the multipart field carrying the file. */
+export const UPLOAD_FIELD = 'files';
+/** SERVICE.md 8: files per multipart upload request. */
+export const MAX_FILES_PER_UPLOAD = 1;
+
+interface UploadRequest extends HeraldRequest {
+  mediaUpload?: MediaUploadInput;
+  file?: Express.Multer.File & { stored?: StoredMediaFile };
+}
+
+/** A failure of our own storage while receiving a file: not the client's fault, answered 500. */
+class UploadStorageFailure extends Error {
+  constructor(override readonly cause: unknown) {
+    super('Storing the uploaded file failed');
+  }
+}
+
+/**
+ * Reads the body of the upload route after the guards have passed (D5), telling the two forms
+ * apart by Content-Type: multipart is streamed through multer into storage (sniffed on the first
+ * bytes, never buffered whole), JSON is validated as `UploadByUrlDto`; any other type is 415.
+ * The result reaches the handler through `@MediaUpload()`.
+ */
+@Injectable()
+export class MediaUploadInterceptor implements NestInterceptor {
+  private readonly validation = createValidationPipe();
+
+  constructor(private readonly media: MediaService) {}
+
+  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+    const http = context.switchToHttp();
+    const req = http.getRequest<UploadRequest>();
+    if (req.is('multipart/form-data')) {
+      req.mediaUpload = await this.receiveFile(req, http.getResponse<Response>());
+    } else if (req.is('application/json')) {
+      req.mediaUpload = await this.readUrlBody(req.body);
+    } else {
+      throw new AppError(
+        'unsupported_media_type',
+        'Send multipart/form-data with one file in the field `files`, or application/json with `url`',
+      );
+    }
+    return next.handle();
+  }
+
+  private async receiveFile(req: UploadRequest, res: Response): Promise<MediaUploadInput> {
+    const projectId = req.projectAccess?.project.id;
+    if (projectId === undefined) throw new Error('Media upload without a resolved project');
+    const receive = multer({
+      storage: new MediaStorageEngine(this.media, projectId),
+      limits: { files: MAX_FILES_PER_UPLOAD, fileSize: MAX_MEDIA_BYTES, fields: 0 },
+      defParamCharset: 'utf8',
+    }).single(UPLOAD_FIELD);
+    try {
+      // multer drains the rest of a refused body before it answers, and removes what it stored.
+      await new Promise<void>((resolve, reject) =>
+        receive(req as Request, res, (error?: unknown) => (error ? reject(error) : resolve())),
+      );
+    } catch (error) {
+      throw multipartError(error);
+    }
+    const stored = req.file?.stored;
+    if (!req.file || !stored) {
+      throw new AppError('file_required', 'Attach one file in the multipart field `files`');
+    }
+    return { kind: 'file', file: stored, filename: req.file.originalname };
+  }
+
+  private async readUrlBody(body: unknown): Promise<MediaUploadInput> {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw validationFailed([{ field: 'body', message: 'must be a JSON object' }]);
+    }
+    const dto = (await this.validation.transform(body, {
+      type: 'body',
+      metatype: UploadByUrlDto,
+    })) as UploadByUrlDto;
+    return { kind: 'url', url: dto.url, filename: dto.filename };
+  }
+}
+
+/** The upload the interceptor received; only on routes using `MediaUploadInterceptor`. */
+export const MediaUpload = createParamDecorator(
+  (_data: unknown, ctx: ExecutionContext): MediaUploadInput => {
+    const upload = ctx.switchToHttp().getRequest<UploadRequest>().mediaUpload;
+    if (!upload) throw new Error('MediaUpload used without MediaUploadInterceptor');
+    return upload;
+  },
+);
+
+/** multer storage engine that streams the file through `MediaService.storeFile`. */
+class MediaStorageEngine implements StorageEngine {
+  constructor(
+    private readonly media: MediaService,
+    private readonly projectId: number,
+  ) {}
+
+  _handleFile(
+    _req: Request,
+    file: Express.Multer.File,
+    callback: (error?: unknown, info?: Partial<Express.Multer.File>) => void,
+  ): void {
+    this.media.storeFile(this.projectId, file.stream).then(
+      (stored) =>
+        callback(null, { stored, size: stored.sizeBytes } as Partial<Express.Multer.File>),
+      (error: unknown) =>
+        callback(error instanceof AppError ? error : new UploadStorageFailure(error)),
+    );
+  }
+
+  _removeFile(
+    _req: Request,
+    file: Express.Multer.File & { stored?: StoredMediaFile },
+    callback: (error: Error | null) => void,
+  ): void {
+    if (!file.stored) return callback(null);
+    this.media.discardFile(file.stored.storagePath).then(
+      () => callback(null),
+      (error: Error) => callback(error),
+    );
+  }
+}
+
+/** Maps what multer and busboy raise to the codes of D10; storage failures stay 500. */
+function multipartError(error: unknown): unknown {
+  if (error instanceof AppError) return error;
+  if (error instanceof UploadStorageFailure) return error.cause;
+  if (error instanceof MulterError) {
+    switch (error.code) {
+      case 'LIMIT_FILE_SIZE':
+        return fileTooLarge();
+      case 'LIMIT_FILE_COUNT':
+        return tooManyFiles();
+      case 'LIMIT_UNEXPECTED_FILE':
+        return error.field === UPLOAD_FIELD
+          ? tooManyFiles()
+          : new AppError(
+              'validation_failed',
+              `Unexpected file field \`${error.field ?? ''}\`; send the file in \`files\``,
+            );
+      case 'LIMIT_FIELD_COUNT':
+        return new AppError(
+          'validation_failed',
+          'Only one file in the field `files` is accepted; no other fields',
+        );
+      default:
+        return new AppError('validation_failed', `Invalid multipart body: ${error.message}`);
+    }
+  }
+  // Anything else comes from busboy reading the body: a malformed or aborted multipart stream.
+  return new AppError('validation_failed', 'Malformed multipart/form-data body');
+}
+
+function tooManyFiles(): AppError {
+  return new AppError('too_many_files', 'Upload exactly one file per request');
+}

@@ -1,0 +1,20 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { MediaAsset } from './media-asset.entity';
+import { MediaFilesController } from './media-files.controller';
+import { MediaUploadInterceptor } from './media-upload.interceptor';
+import { MediaService } from './media.service';
+import { PublicMediaController } from './public-media.controller';
+import { UrlFetcher } from './url-fetcher';
+
+/**
+ * Media upload and serving at `/media/<storage_path>` (D10). Exports `MediaService`; the storage
+ * driver comes from the global StorageModule.
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature([MediaAsset])],
+  controllers: [PublicMediaController, MediaFilesController],
+  providers: [MediaService, UrlFetcher, MediaUploadInterceptor],
+  exports: [MediaService],
+})
+export class MediaModule {}

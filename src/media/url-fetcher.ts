@@ -1,0 +1,298 @@
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { lookup as dnsLookup } from 'node:dns/promises';
+import type { LookupAddress } from 'node:dns';
+import { isIP } from 'node:net';
+import { rootCertificates } from 'node:tls';
+import { Readable, Transform } from 'node:stream';
+import { Agent, request } from 'undici';
+import type { AppConfig } from '../config/config';
+import { InjectConfig } from '../config/config.module';
+import { AppError } from '../errors/error-codes';
+import { AddressPolicy } from './address-policy';
+import { MAX_MEDIA_BYTES } from './media-kinds';
+import { fileTooLarge } from './media-sniffer';
+
+/** D10: a redirect is followed at most this many times. */
+export const MAX_REDIRECTS = 5;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const USER_AGENT = 'Herald-Media-Fetcher/1';
+
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+/** Resolves a host name to every address it has; the system's unless given (tests play DNS rebinding). */
+export type HostResolver = (hostname: string) => Promise<ResolvedAddress[]>;
+export const HOST_RESOLVER = Symbol('HOST_RESOLVER');
+/** PEM certificates trusted for https downloads on top of the system's; not provided in the app. */
+export const FETCH_EXTRA_CA = Symbol('FETCH_EXTRA_CA');
+
+const systemResolver: HostResolver = async (hostname) => {
+  const found: LookupAddress[] = await dnsLookup(hostname, { all: true, verbatim: true });
+  return found.map((entry) => ({ address: entry.address, family: entry.family === 6 ? 6 : 4 }));
+};
+
+export interface FetchedResource {
+  /** The response body; errors with `download_timeout` or `file_too_large` when D10's limits hit. */
+  body: Readable;
+  /** The URL that answered, after redirects. */
+  finalUrl: URL;
+}
+
+/**
+ * Downloads a URL for the media library without letting the caller reach anything private (D10):
+ * http(s) only, no credentials, no `localhost`, every address of the host (or the literal) must
+ * be public unicast unless `MEDIA_FETCH_ALLOW_CIDRS` lists it, each redirect is checked again,
+ * and the connection goes to the very address that was checked: undici's connector gets a
+ * `lookup` that only answers the pinned address, so a second DNS answer (rebinding) is never
+ * used. One deadline covers resolving, connecting, redirects and reading the body.
+ */
+@Injectable()
+export class UrlFetcher {
+  private readonly logger = new Logger(UrlFetcher.name);
+  private readonly policy: AddressPolicy;
+  private readonly timeoutMs: number;
+
+  constructor(
+    @InjectConfig() config: AppConfig,
+    @Optional() @Inject(HOST_RESOLVER) private readonly resolve: HostResolver = systemResolver,
+    @Optional() @Inject(FETCH_EXTRA_CA) private readonly extraCa?: string,
+  ) {
+    this.policy = new AddressPolicy(config.mediaFetchAllowCidrs);
+    this.timeoutMs = config.mediaFetchTimeoutMs;
+  }
+
+  async fetch(rawUrl: string): Promise<FetchedResource> {
+    const deadline = new Deadline(this.timeoutMs);
+    const pins = new Map<string, ResolvedAddress>();
+    const agent = new Agent({
+      connect: {
+        lookup: pinnedLookup(pins),
+        timeout: this.timeoutMs,
+        ...(this.extraCa ? { ca: [...rootCertificates, this.extraCa] } : {}),
+      },
+      headersTimeout: this.timeoutMs,
+      bodyTimeout: this.timeoutMs,
+    });
+    const release = () => {
+      deadline.clear();
+      agent.destroy().catch(() => undefined);
+    };
+    try {
+      let url = parseFetchUrl(rawUrl);
+      for (let redirects = 0; ; redirects++) {
+        await deadline.race(this.admit(url, pins));
+        const response = await deadline.race(
+          request(url, {
+            dispatcher: agent,
+            method: 'GET',
+            signal: deadline.signal,
+            headers: { 'user-agent': USER_AGENT, 'accept-encoding': 'identity', accept: '*/*' },
+          }),
+        );
+        const { statusCode, headers, body } = response;
+        if (REDIRECT_STATUSES.has(statusCode)) {
+          discard(body);
+          const location = headerValue(headers.location);
+          if (!location)
+            throw downloadFailed(`The server answered ${statusCode} without a Location`);
+          if (redirects >= MAX_REDIRECTS) {
+            throw downloadFailed(`More than ${MAX_REDIRECTS} redirects`);
+          }
+          url = parseFetchUrl(resolveLocation(location, url));
+          continue;
+        }
+        if (statusCode < 200 || statusCode > 299) {
+          discard(body);
+          throw downloadFailed(`The server answered ${statusCode}`);
+        }
+        const declared = Number(headerValue(headers['content-length']) ?? NaN);
+        if (Number.isFinite(declared) && declared > MAX_MEDIA_BYTES) {
+          discard(body);
+          throw fileTooLarge();
+        }
+        return { body: guardBody(body, deadline, release), finalUrl: url };
+      }
+    } catch (error) {
+      release();
+      throw this.toAppError(error, deadline);
+    }
+  }
+
+  /** Checks the host of one hop and pins the address the connection must use. */
+  private async admit(url: URL, pins: Map<string, ResolvedAddress>): Promise<void> {
+    const host = url.hostname;
+    if (isIpLiteral(host)) {
+      // Node skips `lookup` for literals, so the literal itself is what gets checked and dialled.
+      if (!this.policy.isAllowed(host)) throw urlNotAllowed();
+      return;
+    }
+    const name = host.replace(/\.$/, '').toLowerCase();
+    if (name === 'localhost' || name.endsWith('.localhost')) throw urlNotAllowed();
+    let addresses: ResolvedAddress[];
+    try {
+      addresses = await this.resolve(host);
+    } catch {
+      throw downloadFailed('The host name could not be resolved');
+    }
+    if (addresses.length === 0) throw downloadFailed('The host name could not be resolved');
+    // Every answer must be allowed: a name mixing public and private addresses is refused.
+    if (!addresses.every((entry) => this.policy.isAllowed(entry.address))) throw urlNotAllowed();
+    pins.set(host, addresses[0]);
+  }
+
+  private toAppError(error: unknown, deadline: Deadline): AppError {
+    if (deadline.expired) return downloadTimeout();
+    if (error instanceof AppError) return error;
+    this.logger.warn(`Media download failed: ${error instanceof Error ? error.message : error}`);
+    return downloadFailed('The URL could not be downloaded');
+  }
+}
+
+/** D10: an absolute http(s) URL without credentials; anything else is `invalid_url`. */
+export function parseFetchUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw invalidUrl('The url is not a valid absolute URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw invalidUrl('Only http and https URLs can be downloaded');
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw invalidUrl('The url must not carry credentials');
+  }
+  if (url.hostname === '') throw invalidUrl('The url has no host');
+  return url;
+}
+
+function resolveLocation(location: string, base: URL): string {
+  try {
+    return new URL(location, base).href;
+  } catch {
+    throw invalidUrl('The server redirected to an invalid URL');
+  }
+}
+
+function isIpLiteral(hostname: string): boolean {
+  const bare =
+    hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
+  return isIP(bare) !== 0;
+}
+
+type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
+
+/** A `lookup` for undici's connector that only ever answers the address that was checked. */
+function pinnedLookup(pins: Map<string, ResolvedAddress>) {
+  return (hostname: string, options: { all?: boolean }, callback: LookupCallback): void => {
+    const pin = pins.get(hostname);
+    if (!pin) {
+      const error: NodeJS.ErrnoException = new Error(`No checked address for ${hostname}`);
+      error.code = 'ENOTFOUND';
+      callback(error, '');
+      return;
+    }
+    if (options.all) callback(null, [{ address: pin.address, family: pin.family }]);
+    else callback(null, pin.address, pin.family);
+  };
+}
+
+/**
+ * The body as handed to the caller: stops past MAX_MEDIA_BYTES and at the deadline, releasing the
+ * connection either way. The undici body always has an error listener (pipeline's), since
+ * destroying it without one would crash the process.
+ */
+function guardBody(body: Readable, deadline: Deadline, release: () => void): Readable {
+  let total = 0;
+  const guarded = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      total += chunk.length;
+      if (total > MAX_MEDIA_BYTES) callback(fileTooLarge());
+      else callback(null, chunk);
+    },
+  });
+  deadline.onExpire(() => guarded.destroy(downloadTimeout()));
+  body.on('error', (error) => guarded.destroy(deadline.expired ? downloadTimeout() : error));
+  guarded.on('close', () => {
+    body.destroy();
+    release();
+  });
+  body.pipe(guarded);
+  return guarded;
+}
+
+function discard(body: Readable): void {
+  body.on('error', () => undefined);
+  body.destroy();
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** One time limit for the whole download (D10: 30 s in all), with an abort signal for undici. */
+class Deadline {
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+  private readonly listeners: (() => void)[] = [];
+  expired = false;
+
+  constructor(ms: number) {
+    this.timer = setTimeout(() => {
+      this.expired = true;
+      this.controller.abort(downloadTimeout());
+      for (const listener of this.listeners) listener();
+    }, ms);
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  onExpire(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Settles with `work`, or rejects with `download_timeout` when the deadline passes first. */
+  race<T>(work: Promise<T>): Promise<T> {
+    if (this.expired) return Promise.reject(downloadTimeout());
+    return new Promise<T>((resolve, reject) => {
+      const onExpire = () => reject(downloadTimeout());
+      this.listeners.push(onExpire);
+      work.then(resolve, reject).finally(() => {
+        const index = this.listeners.indexOf(onExpire);
+        if (index >= 0) this.listeners.splice(index, 1);
+      });
+    });
+  }
+
+  clear(): void {
+    clearTimeout(this.timer);
+    this.listeners.length = 0;
+  }
+}
+
+function invalidUrl(message: string): AppError {
+  return new AppError('invalid_url', message);
+}
+
+function urlNotAllowed(): AppError {
+  return new AppError(
+    'url_not_allowed',
+    'The URL points to a local or private address, which cannot be downloaded',
+  );
+}
+
+function downloadFailed(message: string): AppError {
+  return new AppError('download_failed', message);
+}
+
+function downloadTimeout(): AppError {
+  return new AppError('download_timeout', 'The download took longer than allowed');
+}

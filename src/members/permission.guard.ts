@@ -1,0 +1,81 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { authKindOf, undeclaredRoute } from '../auth/auth.guards';
+import { AdminOnly, AnySignedInUser, bodySetsAny, WhenBodySets } from '../auth/decorators';
+import type { HeraldRequest } from '../auth/principal';
+import { AppError } from '../errors/error-codes';
+import { parseId } from '../errors/parse-id.pipe';
+import { validationFailed } from '../errors/validation';
+import { ProjectsService } from '../projects/projects.service';
+import { ProjectResolvers } from './project-resolvers';
+import { PermissionMetadata, PermissionRequirement } from './require-permission';
+
+/**
+ * D5/D6: resolves the route's project, lets the owner through, otherwise checks the member's
+ * flag. Not a member (or no such project): 404 project_not_found. Missing flag: 403 forbidden
+ * with the flag's message. Application routes must declare a permission or @AnySignedInUser().
+ */
+@Injectable()
+export class PermissionGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly projects: ProjectsService,
+    private readonly resolvers: ProjectResolvers,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const kind = authKindOf(this.reflector, context);
+    if (kind === 'public') return true;
+    const targets = [context.getHandler(), context.getClass()];
+    const requirement = this.reflector.getAllAndOverride(PermissionMetadata, targets);
+    if (!requirement) {
+      const open =
+        this.reflector.getAllAndOverride(AnySignedInUser, targets) ||
+        this.reflector.getAllAndOverride(AdminOnly, targets);
+      if (kind === 'session' && !open) throw undeclaredRoute();
+      return true;
+    }
+    const request = context.switchToHttp().getRequest<HeraldRequest>();
+    const principal = request.principal;
+    if (!principal) throw AppError.unauthorized();
+
+    const projectId = await this.resolveProjectId(request, requirement);
+    const access =
+      projectId === null ? null : await this.projects.findAccess(principal.user.id, projectId);
+    if (!access) throw this.notFound(requirement);
+    if (requirement.flag && !access.permissions[requirement.flag])
+      throw AppError.forbidden(requirement.flag);
+    const extra = this.reflector.getAllAndOverride(WhenBodySets, targets);
+    if (extra?.flag && bodySetsAny(request.body, extra.fields) && !access.permissions[extra.flag])
+      throw AppError.forbidden(extra.flag);
+    request.projectAccess = access;
+    return true;
+  }
+
+  private async resolveProjectId(
+    request: HeraldRequest,
+    requirement: PermissionRequirement,
+  ): Promise<number | null> {
+    const { source } = requirement;
+    if (source.resource) {
+      const id = parseId(request.params[source.param ?? 'id']);
+      return id === null ? null : this.resolvers.get(source.resource).resolve(id);
+    }
+    if (source.param) return parseId(request.params[source.param]);
+    if (request.params.projectId !== undefined) return parseId(request.params.projectId);
+    const fromQuery = (request.query as Record<string, unknown>).project_id;
+    if (fromQuery !== undefined) return parseId(fromQuery);
+    const fromBody = (request.body as Record<string, unknown> | undefined)?.project_id;
+    if (fromBody === undefined) {
+      throw validationFailed([{ field: 'project_id', message: 'project_id is required' }]);
+    }
+    return parseId(fromBody);
+  }
+
+  private notFound(requirement: PermissionRequirement): AppError {
+    const { resource } = requirement.source;
+    if (!resource) return AppError.projectNotFound();
+    const { code, message } = this.resolvers.get(resource).notFound;
+    return new AppError(code, message);
+  }
+}

@@ -1,0 +1,106 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import {
+  ApiAcceptedResponse,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+} from '@nestjs/swagger';
+import { SessionAuth, WhenBodySets } from '../auth/decorators';
+import { Principal } from '../auth/principal';
+import { ApiErrors } from '../errors/api-errors.decorator';
+import { ParseIdPipe } from '../errors/parse-id.pipe';
+import { CurrentProject, ProjectSource, RequirePermission } from '../members/require-permission';
+import type { ProjectAccess } from '../projects/project-access';
+import {
+  AppCreatePostDto,
+  AppListPostsQuery,
+  AppPublishPostDto,
+  AppUpdatePostDto,
+} from './dto/app-post.dto';
+import {
+  PostCreatedDto,
+  PostListDto,
+  PostListItemDto,
+  PublishResultDto,
+} from './dto/post-response.dto';
+import { PostsService } from './posts.service';
+
+const BY_POST: ProjectSource = { resource: 'post', param: 'id' };
+const POST_ID = new ParseIdPipe('post_not_found', 'Post not found');
+
+/**
+ * The application API's post routes (SERVICE.md 4, "Application endpoints guarded by member
+ * permissions"): the same PostsService, and so the same rules and pipeline, as the public API.
+ */
+@Controller('api/posts')
+@SessionAuth()
+@ApiErrors('unauthorized', 'forbidden', 'project_not_found', 'validation_failed')
+export class AppPostsController {
+  constructor(private readonly posts: PostsService) {}
+
+  @Get()
+  @RequirePermission('can_view_content')
+  @ApiOperation({ summary: 'The project’s posts, newest first (D9)' })
+  @ApiOkResponse({ type: PostListDto })
+  list(
+    @CurrentProject() project: ProjectAccess,
+    @Query() query: AppListPostsQuery,
+  ): Promise<PostListDto> {
+    return this.posts.list(project, query.limit);
+  }
+
+  @Post()
+  @RequirePermission('can_edit_content')
+  @WhenBodySets({ fields: ['scheduled_at', 'publish_now'], flag: 'can_publish' })
+  @ApiOperation({ summary: 'Create a post: draft, scheduled, or queued with publish_now (D7, D8)' })
+  @ApiCreatedResponse({ type: PostCreatedDto })
+  @ApiErrors('channel_not_found', 'mixed_platforms', 'channel_needs_reconnect', 'media_not_found')
+  create(
+    @Principal() who: Principal,
+    @CurrentProject() project: ProjectAccess,
+    @Body() dto: AppCreatePostDto,
+  ): Promise<PostCreatedDto> {
+    return this.posts.create(project, who, dto);
+  }
+
+  @Post('publish')
+  @HttpCode(202)
+  @RequirePermission('can_publish')
+  @ApiOperation({ summary: 'Publish a draft, scheduled or failed post now (D7)' })
+  @ApiAcceptedResponse({ type: PublishResultDto })
+  @ApiErrors('post_not_found', 'invalid_state', 'too_many_media_files', 'channel_not_found')
+  publish(
+    @CurrentProject() project: ProjectAccess,
+    @Body() dto: AppPublishPostDto,
+  ): Promise<PublishResultDto> {
+    return this.posts.publish(project, dto.post_id, { targets: dto.targets });
+  }
+
+  @Put(':id')
+  @RequirePermission('can_edit_content', BY_POST)
+  @WhenBodySets({ fields: ['scheduled_at'], flag: 'can_publish' })
+  @ApiOperation({ summary: 'Change a draft or scheduled post' })
+  @ApiOkResponse({ type: PostListItemDto })
+  @ApiErrors('post_not_found', 'invalid_state', 'channel_not_found', 'media_not_found')
+  update(
+    @CurrentProject() project: ProjectAccess,
+    @Param('id', POST_ID) id: number,
+    @Body() dto: AppUpdatePostDto,
+  ): Promise<PostListItemDto> {
+    return this.posts.update(project, id, dto);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @RequirePermission('can_edit_content', BY_POST)
+  @ApiOperation({ summary: 'Delete a post (not while it is queued or publishing)' })
+  @ApiNoContentResponse()
+  @ApiErrors('post_not_found', 'invalid_state')
+  remove(
+    @CurrentProject() project: ProjectAccess,
+    @Param('id', POST_ID) id: number,
+  ): Promise<void> {
+    return this.posts.remove(project, id);
+  }
+}

@@ -1,0 +1,58 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { POST_STATUSES, TARGET_STATUSES } from '../post-state';
+
+/** SERVICE.md "Response of post creation". */
+export class PostCreatedDto {
+  @ApiProperty() id!: number;
+  @ApiProperty({ enum: POST_STATUSES }) status!: string;
+  @ApiProperty() project_id!: number;
+  @ApiProperty() text!: string;
+  @ApiProperty({ type: String, nullable: true, example: '2026-12-01T09:00:00.000000' })
+  scheduled_at!: string | null;
+  @ApiProperty({ example: '2026-11-22T07:47:01.123456' }) created_at!: string;
+}
+
+export class TargetErrorDto {
+  @ApiProperty({ example: 'delivery_unconfirmed' }) code!: string;
+  @ApiProperty() message!: string;
+}
+
+/** Per-target delivery state (D7, D9: items may carry more fields). */
+export class PostTargetStateDto {
+  @ApiProperty({ example: 'telegram:12:-1001234567890' }) channel_ref!: string;
+  @ApiProperty({ example: '-1001234567890' }) channel_id!: string;
+  @ApiProperty({ enum: TARGET_STATUSES }) status!: string;
+  @ApiProperty({ type: TargetErrorDto, nullable: true }) error!: TargetErrorDto | null;
+  @ApiProperty({ type: [Number], description: 'Telegram message ids, in order' })
+  message_ids!: number[];
+  @ApiProperty({ type: String, nullable: true }) published_at!: string | null;
+}
+
+/** SERVICE.md "Item of the post list", plus project_id, media_ids and targets. */
+export class PostListItemDto {
+  @ApiProperty() id!: number;
+  @ApiProperty({ enum: POST_STATUSES }) status!: string;
+  @ApiProperty() text!: string;
+  @ApiProperty({ type: String, nullable: true, description: 'Null without targets' })
+  platform!: string | null;
+  @ApiProperty({ type: [String], description: 'The targets’ channel ids on the platform' })
+  channel_ids!: string[];
+  @ApiProperty({ type: String, nullable: true }) scheduled_at!: string | null;
+  @ApiProperty({ type: String, nullable: true }) published_at!: string | null;
+  @ApiProperty() created_at!: string;
+  @ApiPropertyOptional() project_id!: number;
+  @ApiPropertyOptional({ type: [Number], description: 'media_files, in album order' })
+  media_ids!: number[];
+  @ApiPropertyOptional({ type: [PostTargetStateDto] }) targets!: PostTargetStateDto[];
+}
+
+export class PostListDto {
+  @ApiProperty({ type: [PostListItemDto] }) items!: PostListItemDto[];
+  @ApiProperty() count!: number;
+}
+
+/** SERVICE.md "Publish result". */
+export class PublishResultDto {
+  @ApiProperty() id!: number;
+  @ApiProperty({ example: 'publishing' }) status!: string;
+}

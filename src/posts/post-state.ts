@@ -1,0 +1,45 @@
+/** D7: the states of a post and of each of its targets. */
+export const POST_STATUSES = [
+  'draft',
+  'scheduled',
+  'queued',
+  'publishing',
+  'published',
+  'failed',
+] as const;
+export type PostStatus = (typeof POST_STATUSES)[number];
+
+export const TARGET_STATUSES = ['pending', 'published', 'failed'] as const;
+export type TargetStatus = (typeof TARGET_STATUSES)[number];
+
+/** D7: POST publish is allowed from these; queued, publishing, published answer 409. */
+export const PUBLISHABLE_FROM: readonly PostStatus[] = ['draft', 'scheduled', 'failed'];
+
+/** The processor moves a post to `publishing` only from these (the state guard of every job). */
+export const PROCESSABLE_FROM: readonly PostStatus[] = ['queued', 'scheduled', 'publishing'];
+
+/** Update and delete (application API): not while a job is in hand. */
+export const EDITABLE_FROM: readonly PostStatus[] = ['draft', 'scheduled'];
+export const DELETABLE_FROM: readonly PostStatus[] = ['draft', 'scheduled', 'published', 'failed'];
+
+/** SERVICE.md 8 and D8. */
+export const MAX_TEXT_LENGTH = 4096;
+export const MAX_TARGETS_PER_POST = 50;
+export const MAX_MEDIA_PER_POST = 10;
+/** D8: `scheduled_at` at most one calendar year ahead. */
+export function scheduleHorizon(nowMs: number): number {
+  const horizon = new Date(nowMs);
+  horizon.setUTCFullYear(horizon.getUTCFullYear() + 1);
+  return horizon.getTime();
+}
+
+/** D9. */
+export const DEFAULT_LIST_LIMIT = 20;
+export const MAX_LIST_LIMIT = 100;
+
+/** The state a post is created in (D7); both a schedule and publish_now is refused earlier. */
+export function initialStatus(input: { scheduledAt?: unknown; publishNow?: boolean }): PostStatus {
+  if (input.scheduledAt !== undefined && input.scheduledAt !== null) return 'scheduled';
+  if (input.publishNow === true) return 'queued';
+  return 'draft';
+}

@@ -1,0 +1,100 @@
+import { toPostCreated, toPostListItem } from './posts.mapper';
+import type { PostWithDetails } from './posts.repository';
+
+const post: PostWithDetails = {
+  id: 7,
+  project_id: 3,
+  created_by_user_id: 1,
+  text: 'Hello',
+  status: 'failed',
+  scheduled_at: '2026-12-01 09:00:00.5+00',
+  published_at: null,
+  publish_attempt: 2,
+  created_at: '2026-11-22 07:47:01.123456+00',
+  media_ids: [5, 4],
+  targets: [
+    {
+      id: 1,
+      post_id: 7,
+      channel_id: 9,
+      platform: 'telegram',
+      account_id: 12,
+      chat_id: '-1001',
+      position: 0,
+      status: 'published',
+      error_code: null,
+      error_message: null,
+      message_ids: [100],
+      steps_done: 1,
+      published_at: '2026-12-01 09:00:00.612345+00',
+    },
+    {
+      id: 2,
+      post_id: 7,
+      channel_id: 10,
+      platform: 'telegram',
+      account_id: 12,
+      chat_id: '-1002',
+      position: 1,
+      status: 'failed',
+      error_code: 'account_needs_reconnect',
+      error_message: 'Telegram 401: Unauthorized',
+      message_ids: [],
+      steps_done: 0,
+      published_at: null,
+    },
+  ],
+};
+
+describe('posts mappers (SERVICE.md 2, D1, D9)', () => {
+  it('creation response: exactly the SERVICE.md fields, D1 timestamps', () => {
+    expect(toPostCreated(post)).toEqual({
+      id: 7,
+      status: 'failed',
+      project_id: 3,
+      text: 'Hello',
+      scheduled_at: '2026-12-01T09:00:00.500000',
+      created_at: '2026-11-22T07:47:01.123456',
+    });
+  });
+
+  it('list item: platform and channel_ids from the targets, per-target state and errors', () => {
+    expect(toPostListItem(post)).toEqual({
+      id: 7,
+      status: 'failed',
+      text: 'Hello',
+      platform: 'telegram',
+      channel_ids: ['-1001', '-1002'],
+      scheduled_at: '2026-12-01T09:00:00.500000',
+      published_at: null,
+      created_at: '2026-11-22T07:47:01.123456',
+      project_id: 3,
+      media_ids: [5, 4],
+      targets: [
+        {
+          channel_ref: 'telegram:12:-1001',
+          channel_id: '-1001',
+          status: 'published',
+          error: null,
+          message_ids: [100],
+          published_at: '2026-12-01T09:00:00.612345',
+        },
+        {
+          channel_ref: 'telegram:12:-1002',
+          channel_id: '-1002',
+          status: 'failed',
+          error: { code: 'account_needs_reconnect', message: 'Telegram 401: Unauthorized' },
+          message_ids: [],
+          published_at: null,
+        },
+      ],
+    });
+  });
+
+  it('a post without targets has platform null (D9)', () => {
+    expect(toPostListItem({ ...post, targets: [] })).toMatchObject({
+      platform: null,
+      channel_ids: [],
+    });
+  });
+});

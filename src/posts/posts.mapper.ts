@@ -1,0 +1,47 @@
+import { toChannelRef } from '../channels/channel-ref';
+import { formatTimestamp } from '../database/timestamps';
+import type { PostCreatedDto, PostListItemDto, PostTargetStateDto } from './dto/post-response.dto';
+import type { PostRow, PostWithDetails, TargetRow } from './posts.repository';
+
+/** SERVICE.md "Response of post creation". */
+export function toPostCreated(post: PostRow): PostCreatedDto {
+  return {
+    id: post.id,
+    status: post.status,
+    project_id: post.project_id,
+    text: post.text,
+    scheduled_at: formatTimestamp(post.scheduled_at),
+    created_at: formatTimestamp(post.created_at),
+  };
+}
+
+export function toTargetState(target: TargetRow): PostTargetStateDto {
+  return {
+    channel_ref: toChannelRef(target.platform, target.account_id, target.chat_id),
+    channel_id: target.chat_id,
+    status: target.status,
+    error:
+      target.error_code === null
+        ? null
+        : { code: target.error_code, message: target.error_message ?? '' },
+    message_ids: target.message_ids,
+    published_at: formatTimestamp(target.published_at),
+  };
+}
+
+/** SERVICE.md "Item of the post list" (D9), with per-target state. */
+export function toPostListItem(post: PostWithDetails): PostListItemDto {
+  return {
+    id: post.id,
+    status: post.status,
+    text: post.text,
+    platform: post.targets[0]?.platform ?? null,
+    channel_ids: post.targets.map((t) => t.chat_id),
+    scheduled_at: formatTimestamp(post.scheduled_at),
+    published_at: formatTimestamp(post.published_at),
+    created_at: formatTimestamp(post.created_at),
+    project_id: post.project_id,
+    media_ids: post.media_ids,
+    targets: post.targets.map(toTargetState),
+  };
+}

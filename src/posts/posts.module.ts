@@ -1,0 +1,59 @@
+import { BullModule } from '@nestjs/bull';
+import { Module } from '@nestjs/common';
+import type { AppConfig } from '../config/config';
+import { APP_CONFIG } from '../config/config.module';
+import { MediaModule } from '../media/media.module';
+import { PostsRepository } from './posts.repository';
+import { PostsService } from './posts.service';
+import { PublicPostsController } from './public-posts.controller';
+import { PLATFORM_PUBLISHERS } from './publication/platform-publisher';
+import { PublicationProcessor } from './publication/publication.processor';
+import {
+  PUBLICATION_BACKOFF,
+  PUBLICATION_QUEUE,
+  PublicationProducer,
+  publicationBackoff,
+} from './publication/publication.queue';
+import { PublicationRepository } from './publication/publication.repository';
+import { PublicationService } from './publication/publication.service';
+import { PublicationSweeper } from './publication/publication.sweeper';
+import { TelegramPacing } from './publication/telegram-pacing';
+import { TelegramPublisher } from './publication/telegram-publisher';
+
+@Module({
+  imports: [
+    MediaModule,
+    BullModule.registerQueueAsync({
+      name: PUBLICATION_QUEUE,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => ({
+        url: config.redisUrl,
+        prefix: config.redisKeyPrefix,
+        settings: {
+          backoffStrategies: {
+            [PUBLICATION_BACKOFF]: publicationBackoff(config.publication.retryBaseMs),
+          },
+        },
+      }),
+    }),
+  ],
+  controllers: [PublicPostsController],
+  providers: [
+    PostsRepository,
+    PostsService,
+    PublicationProducer,
+    PublicationRepository,
+    PublicationService,
+    PublicationProcessor,
+    PublicationSweeper,
+    TelegramPacing,
+    TelegramPublisher,
+    {
+      provide: PLATFORM_PUBLISHERS,
+      inject: [TelegramPublisher],
+      useFactory: (telegram: TelegramPublisher) => [telegram],
+    },
+  ],
+  exports: [PostsService],
+})
+export class PostsModule {}

@@ -1,0 +1,332 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import type { DbTimestamp } from '../database/timestamps';
+import type { MediaType } from '../media/media-asset.entity';
+import type { PostStatus, TargetStatus } from './post-state';
+
+/** A post row as the queries below return it (snake_case, timestamps as the database's text). */
+export interface PostRow {
+  id: number;
+  project_id: number;
+  created_by_user_id: number | null;
+  text: string;
+  status: PostStatus;
+  scheduled_at: DbTimestamp | null;
+  published_at: DbTimestamp | null;
+  publish_attempt: number;
+  created_at: DbTimestamp;
+}
+
+export interface TargetRow {
+  id: number;
+  post_id: number;
+  channel_id: number | null;
+  platform: string;
+  account_id: number;
+  chat_id: string;
+  position: number;
+  status: TargetStatus;
+  error_code: string | null;
+  error_message: string | null;
+  message_ids: number[];
+  steps_done: number;
+  published_at: DbTimestamp | null;
+}
+
+/** A channel of the project that a `channel_ref` names, with its account's state. */
+export interface ResolvedChannel {
+  id: number;
+  platform: string;
+  account_id: number;
+  channel_id: string;
+  needs_reconnect: boolean;
+}
+
+export interface MediaRow {
+  id: number;
+  type: MediaType;
+  filename: string;
+  mime_type: string;
+  size_bytes: number;
+  storage_path: string;
+}
+
+export interface PostWithDetails extends PostRow {
+  targets: TargetRow[];
+  media_ids: number[];
+}
+
+const POST_COLUMNS = `p.id, p.project_id, p.created_by_user_id, p.text, p.status, p.scheduled_at,
+  p.published_at, p.publish_attempt, p.created_at`;
+
+const TARGET_COLUMNS = `t.id, t.post_id, t.channel_id, t.platform, t.account_id, t.chat_id, t.position,
+  t.status, t.error_code, t.error_message, t.message_ids, t.steps_done, t.published_at`;
+
+/** Every query of posts, scoped by project (STYLE 5); the publication pipeline has its own. */
+@Injectable()
+export class PostsRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
+  }
+
+  /** Inserts a post with its targets and media in one statement (atomic, one round trip). */
+  async insertPost(input: {
+    projectId: number;
+    userId: number;
+    text: string;
+    status: PostStatus;
+    scheduledAt: string | null;
+    publishAttempt: number;
+    channels: ResolvedChannel[];
+    mediaIds: number[];
+  }): Promise<PostRow> {
+    const rows = (await this.db.query(
+      `WITH p AS (
+         INSERT INTO posts (project_id, created_by_user_id, text, status, scheduled_at, publish_attempt)
+         VALUES ($1, $2, $3, $4, $5, $6)
+         RETURNING ${POST_COLUMNS.replace(/p\./g, '')}),
+       t AS (
+         INSERT INTO post_targets (post_id, channel_id, platform, account_id, chat_id, position)
+         SELECT p.id, u.* FROM p, unnest($7::int[], $8::text[], $9::int[], $10::text[], $11::int[]) u),
+       m AS (
+         INSERT INTO post_media (post_id, media_asset_id, position)
+         SELECT p.id, u.id, u.ord - 1 FROM p, unnest($12::int[]) WITH ORDINALITY AS u(id, ord))
+       SELECT * FROM p`,
+      [
+        input.projectId,
+        input.userId,
+        input.text,
+        input.status,
+        input.scheduledAt,
+        input.publishAttempt,
+        input.channels.map((c) => c.id),
+        input.channels.map((c) => c.platform),
+        input.channels.map((c) => c.account_id),
+        input.channels.map((c) => c.channel_id),
+        input.channels.map((_, i) => i),
+        input.mediaIds,
+      ],
+    )) as PostRow[];
+    return rows[0];
+  }
+
+  /** The application API's update: `scheduledAt` undefined keeps the stored schedule. */
+  async updatePost(
+    m: EntityManager,
+    postId: number,
+    fields: {
+      text: string | null;
+      status: PostStatus;
+      scheduledAt: string | null | undefined;
+      publishAttempt: number;
+    },
+  ): Promise<void> {
+    await m.query(
+      `UPDATE posts SET text = coalesce($2, text), status = $3,
+              scheduled_at = CASE WHEN $4 THEN $5::timestamptz ELSE scheduled_at END,
+              publish_attempt = $6, updated_at = now()
+        WHERE id = $1`,
+      [
+        postId,
+        fields.text,
+        fields.status,
+        fields.scheduledAt !== undefined,
+        fields.scheduledAt ?? null,
+        fields.publishAttempt,
+      ],
+    );
+  }
+
+  async replaceTargets(
+    m: EntityManager,
+    postId: number,
+    channels: ResolvedChannel[],
+  ): Promise<void> {
+    await m.query(`DELETE FROM post_targets WHERE post_id = $1`, [postId]);
+    if (channels.length === 0) return;
+    await m.query(
+      `INSERT INTO post_targets (post_id, channel_id, platform, account_id, chat_id, position)
+       SELECT $1, * FROM unnest($2::int[], $3::text[], $4::int[], $5::text[], $6::int[])`,
+      [
+        postId,
+        channels.map((c) => c.id),
+        channels.map((c) => c.platform),
+        channels.map((c) => c.account_id),
+        channels.map((c) => c.channel_id),
+        channels.map((_, i) => i),
+      ],
+    );
+  }
+
+  /** Deletes the post if its status is one of `from`; false when it was not. */
+  async deletePost(postId: number, from: readonly PostStatus[]): Promise<boolean> {
+    const [, deleted] = (await this.db.query(
+      `DELETE FROM posts WHERE id = $1 AND status = ANY($2::text[])`,
+      [postId, from],
+    )) as [unknown, number];
+    return deleted > 0;
+  }
+
+  /**
+   * POST publish in one atomic statement (D7): the post moves to `publishing` with a new attempt,
+   * only from `draft`, `scheduled` or `failed`; the body's channels replace its targets, except
+   * that targets already published stay (what was sent stays sent) and failed ones in the body
+   * start over where they stopped. Every part reads the same snapshot, so the three target
+   * statements touch disjoint rows. Returns the new attempt, or null when the state did not allow it.
+   */
+  async startPublication(
+    projectId: number,
+    postId: number,
+    channels: ResolvedChannel[],
+    from: readonly PostStatus[],
+  ): Promise<number | null> {
+    const rows = (await this.db.query(
+      `WITH p AS (
+         UPDATE posts SET status = 'publishing', publish_attempt = publish_attempt + 1,
+                updated_at = now()
+          WHERE id = $1 AND project_id = $2 AND status = ANY($3::text[])
+          RETURNING id, publish_attempt),
+       want AS (
+         SELECT * FROM unnest($4::int[], $5::text[], $6::int[], $7::text[])
+                WITH ORDINALITY AS w(channel_id, platform, account_id, chat_id, ord)),
+       dropped AS (
+         DELETE FROM post_targets t USING p
+          WHERE t.post_id = p.id AND t.status <> 'published'
+            AND NOT EXISTS (SELECT 1 FROM want w
+                             WHERE w.account_id = t.account_id AND w.chat_id = t.chat_id)),
+       retried AS (
+         UPDATE post_targets t
+            SET status = 'pending', error_code = NULL, error_message = NULL, failures = 0,
+                sending_since = NULL, not_before = NULL
+           FROM p
+          WHERE t.post_id = p.id AND t.status = 'failed'
+            AND EXISTS (SELECT 1 FROM want w
+                         WHERE w.account_id = t.account_id AND w.chat_id = t.chat_id)),
+       added AS (
+         INSERT INTO post_targets (post_id, channel_id, platform, account_id, chat_id, position)
+         SELECT p.id, w.channel_id, w.platform, w.account_id, w.chat_id,
+                coalesce((SELECT max(position) FROM post_targets WHERE post_id = p.id), -1) + w.ord
+           FROM p, want w
+          WHERE NOT EXISTS (SELECT 1 FROM post_targets t
+                             WHERE t.post_id = p.id AND t.account_id = w.account_id
+                               AND t.chat_id = w.chat_id))
+       SELECT publish_attempt FROM p`,
+      [
+        postId,
+        projectId,
+        from,
+        channels.map((c) => c.id),
+        channels.map((c) => c.platform),
+        channels.map((c) => c.account_id),
+        channels.map((c) => c.channel_id),
+      ],
+    )) as { publish_attempt: number }[];
+    return rows[0]?.publish_attempt ?? null;
+  }
+
+  async replaceMedia(m: EntityManager, postId: number, mediaIds: number[]): Promise<void> {
+    await m.query(`DELETE FROM post_media WHERE post_id = $1`, [postId]);
+    if (mediaIds.length === 0) return;
+    await m.query(
+      `INSERT INTO post_media (post_id, media_asset_id, position)
+       SELECT $1, id, ord - 1 FROM unnest($2::int[]) WITH ORDINALITY AS u(id, ord)`,
+      [postId, mediaIds],
+    );
+  }
+
+  /** The post of this project, locked for the transaction when `lock` is given. */
+  async findPost(
+    projectId: number,
+    postId: number,
+    m: EntityManager | DataSource = this.db,
+    lock = false,
+  ): Promise<PostRow | null> {
+    const rows = (await m.query(
+      `SELECT ${POST_COLUMNS} FROM posts p WHERE p.project_id = $1 AND p.id = $2${lock ? ' FOR UPDATE' : ''}`,
+      [projectId, postId],
+    )) as PostRow[];
+    return rows[0] ?? null;
+  }
+
+  /** The post of this project with the size of its media_files, for POST publish. */
+  async findForPublish(
+    projectId: number,
+    postId: number,
+  ): Promise<(PostRow & { media_count: number }) | null> {
+    const rows = (await this.db.query(
+      `SELECT ${POST_COLUMNS},
+              (SELECT count(*)::int FROM post_media pm WHERE pm.post_id = p.id) AS media_count
+         FROM posts p WHERE p.project_id = $1 AND p.id = $2`,
+      [projectId, postId],
+    )) as (PostRow & { media_count: number })[];
+    return rows[0] ?? null;
+  }
+
+  /** Newest first (D9: created_at desc, then id desc), with targets and media ids. */
+  async list(projectId: number, limit: number): Promise<PostWithDetails[]> {
+    const posts = (await this.db.query(
+      `SELECT ${POST_COLUMNS} FROM posts p WHERE p.project_id = $1
+        ORDER BY p.created_at DESC, p.id DESC LIMIT $2`,
+      [projectId, limit],
+    )) as PostRow[];
+    return this.withDetails(posts);
+  }
+
+  async findWithDetails(projectId: number, postId: number): Promise<PostWithDetails | null> {
+    const post = await this.findPost(projectId, postId);
+    return post ? (await this.withDetails([post]))[0] : null;
+  }
+
+  private async withDetails(posts: PostRow[]): Promise<PostWithDetails[]> {
+    if (posts.length === 0) return [];
+    const ids = posts.map((p) => p.id);
+    const [targets, media] = await Promise.all([
+      this.db.query(
+        `SELECT ${TARGET_COLUMNS} FROM post_targets t WHERE t.post_id = ANY($1::int[])
+          ORDER BY t.post_id, t.position, t.id`,
+        [ids],
+      ) as Promise<TargetRow[]>,
+      this.db.query(
+        `SELECT post_id, media_asset_id FROM post_media WHERE post_id = ANY($1::int[])
+          ORDER BY post_id, position`,
+        [ids],
+      ) as Promise<{ post_id: number; media_asset_id: number }[]>,
+    ]);
+    return posts.map((post) => ({
+      ...post,
+      targets: targets.filter((t) => t.post_id === post.id),
+      media_ids: media.filter((m) => m.post_id === post.id).map((m) => m.media_asset_id),
+    }));
+  }
+
+  /** The project's channels among these (platform, account, chat) triples. */
+  async findChannels(
+    projectId: number,
+    refs: { platform: string; accountId: number; channelId: string }[],
+  ): Promise<ResolvedChannel[]> {
+    if (refs.length === 0) return [];
+    return (await this.db.query(
+      `SELECT c.id, c.platform, c.account_id, c.channel_id, a.needs_reconnect
+         FROM channels c JOIN accounts a ON a.id = c.account_id
+        WHERE c.project_id = $1
+          AND (c.platform, c.account_id, c.channel_id) IN
+              (SELECT * FROM unnest($2::text[], $3::int[], $4::text[]))`,
+      [
+        projectId,
+        refs.map((r) => r.platform),
+        refs.map((r) => r.accountId),
+        refs.map((r) => r.channelId),
+      ],
+    )) as ResolvedChannel[];
+  }
+
+  async projectOfPost(postId: number): Promise<number | null> {
+    const rows = (await this.db.query(`SELECT project_id FROM posts WHERE id = $1`, [postId])) as {
+      project_id: number;
+    }[];
+    return rows[0]?.project_id ?? null;
+  }
+}

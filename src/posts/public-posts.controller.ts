@@ -1,0 +1,121 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import {
+  ApiAcceptedResponse,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+} from '@nestjs/swagger';
+import { ApiKeyAuth, PUBLIC_API_PREFIX, RequireScope, WhenBodySets } from '../auth/decorators';
+import { Principal } from '../auth/principal';
+import { ApiErrors } from '../errors/api-errors.decorator';
+import { ParseIdPipe } from '../errors/parse-id.pipe';
+import { CurrentProject, RequirePermission } from '../members/require-permission';
+import type { ProjectAccess } from '../projects/project-access';
+import { RateLimitCategory } from '../rate-limit/rate-limit-category';
+import { CreatePostDto } from './dto/create-post.dto';
+import { ListPostsQuery } from './dto/list-posts.query';
+import { PostCreatedDto, PostListDto, PublishResultDto } from './dto/post-response.dto';
+import { PublishPostDto } from './dto/publish-post.dto';
+import { PostsService } from './posts.service';
+
+const PostIdPipe = new ParseIdPipe('post_not_found', 'Post not found');
+
+@Controller(`${PUBLIC_API_PREFIX}/projects/:projectId/posts`)
+@ApiKeyAuth()
+@ApiParam({ name: 'projectId', type: Number })
+export class PublicPostsController {
+  constructor(private readonly posts: PostsService) {}
+
+  @Post()
+  @RateLimitCategory('create_post')
+  @RequireScope('posts:write')
+  @RequirePermission('can_edit_content')
+  @WhenBodySets({
+    fields: ['scheduled_at', 'publish_now'],
+    scopes: ['posts:publish'],
+    flag: 'can_publish',
+  })
+  @ApiOperation({
+    summary: 'Create a post: draft, scheduled (scheduled_at) or queued (publish_now)',
+    description:
+      'Needs posts:write and can_edit_content; with scheduled_at or publish_now also posts:publish and can_publish (D4, D6, D7, D8).',
+  })
+  @ApiCreatedResponse({ type: PostCreatedDto })
+  @ApiErrors(
+    'validation_failed',
+    'invalid_json',
+    'channel_not_found',
+    'mixed_platforms',
+    'channel_needs_reconnect',
+    'media_not_found',
+    'unauthorized',
+    'insufficient_scope',
+    'forbidden',
+    'project_not_found',
+    'payload_too_large',
+    'rate_limit_exceeded',
+  )
+  create(
+    @Principal() who: Principal,
+    @CurrentProject() project: ProjectAccess,
+    @Body() dto: CreatePostDto,
+  ): Promise<PostCreatedDto> {
+    return this.posts.create(project, who, dto);
+  }
+
+  @Get()
+  @RequireScope('posts:read')
+  @RequirePermission('can_view_content')
+  @ApiOperation({ summary: 'Posts of the project, newest first (D9)' })
+  @ApiOkResponse({ type: PostListDto })
+  @ApiErrors(
+    'validation_failed',
+    'unauthorized',
+    'insufficient_scope',
+    'forbidden',
+    'project_not_found',
+    'rate_limit_exceeded',
+  )
+  list(
+    @CurrentProject() project: ProjectAccess,
+    @Query() query: ListPostsQuery,
+  ): Promise<PostListDto> {
+    return this.posts.list(project, query.limit);
+  }
+
+  @Post(':postId/publish')
+  @RateLimitCategory('publish')
+  @HttpCode(202)
+  @RequireScope('posts:publish')
+  @RequirePermission('can_publish')
+  @ApiOperation({
+    summary: 'Publish a post to the given targets now',
+    description:
+      'From draft, scheduled or failed (D7); the targets replace the post’s targets, and a channel that already has the post never gets it twice.',
+  })
+  @ApiParam({ name: 'postId', type: Number })
+  @ApiAcceptedResponse({ type: PublishResultDto })
+  @ApiErrors(
+    'validation_failed',
+    'invalid_json',
+    'too_many_media_files',
+    'channel_not_found',
+    'mixed_platforms',
+    'channel_needs_reconnect',
+    'unauthorized',
+    'insufficient_scope',
+    'forbidden',
+    'project_not_found',
+    'post_not_found',
+    'invalid_state',
+    'rate_limit_exceeded',
+  )
+  publish(
+    @CurrentProject() project: ProjectAccess,
+    @Param('postId', PostIdPipe) postId: number,
+    @Body() dto: PublishPostDto,
+  ): Promise<PublishResultDto> {
+    return this.posts.publish(project, postId, dto);
+  }
+}

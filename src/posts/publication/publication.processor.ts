@@ -1,0 +1,49 @@
+import { InjectQueue } from '@nestjs/bull';
+import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import type { Job, Queue } from 'bull';
+import type { AppConfig } from '../../config/config';
+import { InjectConfig } from '../../config/config.module';
+import { PUBLICATION_QUEUE, RetryLater, type PublicationJob } from './publication.queue';
+import { PublicationService } from './publication.service';
+
+/**
+ * Consumes the `publication` queue (only when APP_ROLE is `worker` or `all`). Thin: the service
+ * does the work. Bull's queue.close() at shutdown waits for the jobs in hand to finish.
+ */
+@Injectable()
+export class PublicationProcessor implements OnModuleInit, BeforeApplicationShutdown {
+  private readonly logger = new Logger(PublicationProcessor.name);
+
+  constructor(
+    @InjectQueue(PUBLICATION_QUEUE) private readonly queue: Queue<PublicationJob>,
+    private readonly publication: PublicationService,
+    @InjectConfig() private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    if (this.config.appRole === 'api') return;
+    this.queue
+      .process(this.config.publication.concurrency, (job: Job<PublicationJob>) =>
+        this.publication.run(job.data.postId, job.data.attempt),
+      )
+      .catch((error: Error) => this.logger.error(`Publication worker stopped: ${error.message}`));
+    this.queue.on('failed', (job: Job<PublicationJob>, error: Error) => {
+      if (error instanceof RetryLater) return;
+      if (job.attemptsMade < (job.opts.attempts ?? 1)) {
+        // Bull retries it; a job it gave up on (stalled too often) is re-enqueued by the sweep.
+        this.logger.warn(`Job ${job.id} failed: ${error.message}`);
+        return;
+      }
+      void this.publication
+        .giveUp(job.data.postId, job.data.attempt, error.message)
+        .catch((e: Error) =>
+          this.logger.error(`Could not finish post ${job.data.postId}: ${e.message}`),
+        );
+    });
+  }
+
+  /** Graceful shutdown: stop taking jobs and finish the ones in hand while the database is still open. */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.queue.close();
+  }
+}

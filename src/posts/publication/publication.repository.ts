@@ -1,0 +1,207 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { MediaType } from '../../media/media-asset.entity';
+import { PROCESSABLE_FROM, type PostStatus } from '../post-state';
+
+export interface ClaimedPost {
+  id: number;
+  text: string;
+  /** Targets still `pending`, in order. */
+  targets: DeliveryTarget[];
+  /** media_files in album order. */
+  media: DeliveryMedia[];
+}
+
+/** A target still to deliver, with what the send needs. */
+export interface DeliveryTarget {
+  id: number;
+  platform: string;
+  account_id: number;
+  chat_id: string;
+  steps_done: number;
+  /** Set when a previous send's outcome was never recorded. */
+  sending_since: string | null;
+  /** Milliseconds since the epoch of a reserved pacing slot, or null. */
+  not_before_ms: number | null;
+  needs_reconnect: boolean;
+  credentials_encrypted: string;
+}
+
+export interface DeliveryMedia {
+  type: MediaType;
+  mime_type: string;
+  filename: string;
+  storage_path: string;
+  size_bytes: number;
+}
+
+export interface SweepCandidate {
+  id: number;
+  status: PostStatus;
+  publish_attempt: number;
+  /** Epoch milliseconds of scheduled_at, or null. */
+  fire_at_ms: number | null;
+}
+
+/** The publication pipeline's queries; every write is guarded by the state it expects. */
+@Injectable()
+export class PublicationRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  /**
+   * The state guard of every job (STYLE 11): only the post's current attempt, only from queued,
+   * scheduled or publishing. A job that runs twice, or one superseded by a later publish, gets null.
+   * The claim also loads what delivery needs (pending targets, media), in the same round trip.
+   */
+  async claim(postId: number, attempt: number): Promise<ClaimedPost | null> {
+    const rows = (await this.db.query(
+      `WITH claimed AS (
+         UPDATE posts SET status = 'publishing', updated_at = now()
+          WHERE id = $1 AND publish_attempt = $2 AND status = ANY($3::text[])
+          RETURNING id, text)
+       SELECT c.id, c.text,
+              coalesce((SELECT json_agg(x ORDER BY x.position, x.id) FROM (
+                 SELECT t.id, t.position, t.platform, t.account_id, t.chat_id, t.steps_done,
+                        t.sending_since, a.needs_reconnect, a.credentials_encrypted,
+                        (extract(epoch FROM t.not_before) * 1000)::float8 AS not_before_ms
+                   FROM post_targets t JOIN accounts a ON a.id = t.account_id
+                  WHERE t.post_id = c.id AND t.status = 'pending') x), '[]') AS targets,
+              coalesce((SELECT json_agg(y ORDER BY y.position) FROM (
+                 SELECT pm.position, m.type, m.mime_type, m.filename, m.storage_path, m.size_bytes
+                   FROM post_media pm JOIN media_assets m ON m.id = pm.media_asset_id
+                  WHERE pm.post_id = c.id) y), '[]') AS media
+         FROM claimed c`,
+      [postId, attempt, PROCESSABLE_FROM],
+    )) as ClaimedPost[];
+    return rows[0] ?? null;
+  }
+
+  /** Marks a send as in flight; false when another run holds the target or moved it on. */
+  async startSend(targetId: number, step: number): Promise<boolean> {
+    const [, count] = (await this.db.query(
+      `UPDATE post_targets SET sending_since = now(), not_before = NULL
+        WHERE id = $1 AND status = 'pending' AND steps_done = $2 AND sending_since IS NULL`,
+      [targetId, step],
+    )) as [unknown, number];
+    return count === 1;
+  }
+
+  /**
+   * One step delivered: its message ids kept; the target is published after its last step. When
+   * that makes every target of the post published, the post is published in the same statement
+   * (D7: published_at is this, the last, delivery). True when the post was.
+   */
+  async stepSent(
+    target: { id: number; postId: number; attempt: number },
+    messageIds: number[],
+    last: boolean,
+  ): Promise<boolean> {
+    const [, published] = (await this.db.query(
+      `WITH t AS (
+         UPDATE post_targets
+            SET steps_done = steps_done + 1, message_ids = message_ids || $2::jsonb,
+                sending_since = NULL, failures = 0,
+                status = CASE WHEN $3 THEN 'published' ELSE status END,
+                published_at = CASE WHEN $3 THEN now() ELSE published_at END
+          WHERE id = $1
+          RETURNING post_id, status, published_at)
+       UPDATE posts p SET status = 'published', published_at = t.published_at, updated_at = now()
+         FROM t
+        WHERE p.id = t.post_id AND t.status = 'published' AND p.id = $4
+          AND p.publish_attempt = $5 AND p.status = 'publishing'
+          AND NOT EXISTS (SELECT 1 FROM post_targets o
+                           WHERE o.post_id = $4 AND o.id <> $1 AND o.status <> 'published')`,
+      [target.id, JSON.stringify(messageIds), last, target.postId, target.attempt],
+    )) as [unknown, number];
+    return published === 1;
+  }
+
+  /** The send was not delivered and may be retried; returns the failures counted so far. */
+  async sendNotDelivered(targetId: number, countFailure: boolean): Promise<number> {
+    const rows = (await this.db.query(
+      `UPDATE post_targets SET sending_since = NULL,
+              failures = failures + CASE WHEN $2 THEN 1 ELSE 0 END
+        WHERE id = $1 RETURNING failures`,
+      [targetId, countFailure],
+    )) as [{ failures: number }[], number];
+    return rows[0][0]?.failures ?? 0;
+  }
+
+  async reserveSlot(targetId: number, atMs: number): Promise<void> {
+    await this.db.query(
+      `UPDATE post_targets SET not_before = to_timestamp($2::float8 / 1000) WHERE id = $1`,
+      [targetId, atMs],
+    );
+  }
+
+  async failTarget(targetId: number, code: string, message: string): Promise<void> {
+    await this.db.query(
+      `UPDATE post_targets
+          SET status = 'failed', error_code = $2, error_message = $3, sending_since = NULL,
+              not_before = NULL
+        WHERE id = $1 AND status = 'pending'`,
+      [targetId, code, message],
+    );
+  }
+
+  /** D15: Telegram refused the bot; its channels need reconnecting. */
+  async flagNeedsReconnect(accountId: number): Promise<void> {
+    await this.db.query(`UPDATE accounts SET needs_reconnect = true WHERE id = $1`, [accountId]);
+  }
+
+  /**
+   * D7: once no target is pending, the post is `published` (published_at = its last delivery)
+   * when all targets are, `failed` otherwise. Returns the new status, or null if not final yet.
+   */
+  async finish(postId: number, attempt: number): Promise<PostStatus | null> {
+    const rows = (await this.db.query(
+      `UPDATE posts p
+          SET status = CASE WHEN s.failed = 0 THEN 'published' ELSE 'failed' END,
+              published_at = CASE WHEN s.failed = 0 THEN coalesce(s.last, now()) ELSE p.published_at END,
+              updated_at = now()
+         FROM (SELECT count(*) FILTER (WHERE status = 'failed') AS failed,
+                      count(*) FILTER (WHERE status = 'pending') AS pending,
+                      max(published_at) AS last
+                 FROM post_targets WHERE post_id = $1) s
+        WHERE p.id = $1 AND p.publish_attempt = $2 AND p.status = 'publishing' AND s.pending = 0
+        RETURNING p.status`,
+      [postId, attempt],
+    )) as [{ status: PostStatus }[], number];
+    return rows[0][0]?.status ?? null;
+  }
+
+  /** The job gave up for good (safety net): every pending target fails, then the post. */
+  async giveUp(postId: number, attempt: number, message: string): Promise<void> {
+    await this.db.query(
+      `UPDATE post_targets t
+          SET status = 'failed', error_code = 'delivery_failed', error_message = $3,
+              sending_since = NULL, not_before = NULL
+         FROM posts p
+        WHERE t.post_id = p.id AND p.id = $1 AND p.publish_attempt = $2
+          AND p.status = 'publishing' AND t.status = 'pending'`,
+      [postId, attempt, message],
+    );
+    await this.finish(postId, attempt);
+  }
+
+  /**
+   * Posts that should have a job: queued, publishing, and scheduled ones, untouched for
+   * `graceMs` (a request may be enqueuing them right now), after `afterId`, in id order.
+   */
+  async sweepCandidates(
+    afterId: number,
+    graceMs: number,
+    limit: number,
+  ): Promise<SweepCandidate[]> {
+    return (await this.db.query(
+      `SELECT id, status, publish_attempt,
+              (extract(epoch FROM scheduled_at) * 1000)::float8 AS fire_at_ms
+         FROM posts
+        WHERE status IN ('queued', 'publishing', 'scheduled') AND id > $1
+          AND updated_at < now() - make_interval(secs => $2::float8 / 1000)
+        ORDER BY id LIMIT $3`,
+      [afterId, graceMs, limit],
+    )) as SweepCandidate[];
+  }
+}

@@ -1,0 +1,128 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { formatTimestamp } from '../database/timestamps';
+import {
+  MemberRole,
+  OWNER_PERMISSIONS,
+  Permissions,
+  PERMISSION_FLAGS,
+} from '../members/permissions';
+import { Project } from './project.entity';
+import { ProjectAccess } from './project-access';
+
+interface AccessRow {
+  id: number;
+  name: string;
+  timezone: string;
+  owner_id: number;
+  appearance: string | null;
+  wallpaper: string | null;
+  created_at: string;
+  role: MemberRole | null;
+  can_view_content: boolean | null;
+  can_edit_content: boolean | null;
+  can_publish: boolean | null;
+  can_use_ai: boolean | null;
+  can_manage_templates: boolean | null;
+  can_view_analytics: boolean | null;
+  can_manage_accounts: boolean | null;
+  can_manage_team: boolean | null;
+  can_manage_settings: boolean | null;
+}
+
+const ACCESS_SELECT = `
+  SELECT p.id, p.name, p.timezone, p.owner_id, p.appearance, p.wallpaper, p.created_at, m.role,
+         ${PERMISSION_FLAGS.map((flag) => `m.${flag}`).join(', ')}
+    FROM projects p
+    LEFT JOIN project_members m ON m.project_id = p.id AND m.user_id = $1`;
+
+export interface ProjectSettings {
+  name?: string;
+  timezone?: string;
+  appearance?: string | null;
+  wallpaper?: string | null;
+}
+
+@Injectable()
+export class ProjectsService {
+  constructor(@InjectRepository(Project) private readonly projects: Repository<Project>) {}
+
+  /** Every project the user owns or is a member of, oldest first. */
+  async listAccessible(userId: number): Promise<ProjectAccess[]> {
+    const rows = (await this.projects.query(
+      `${ACCESS_SELECT} WHERE p.owner_id = $1 OR m.user_id IS NOT NULL ORDER BY p.id`,
+      [userId],
+    )) as AccessRow[];
+    return rows.map((row) => toAccess(row, userId));
+  }
+
+  /** The user's access to one project, or null when the project is missing or not theirs. */
+  async findAccess(userId: number, projectId: number): Promise<ProjectAccess | null> {
+    const [row] = (await this.projects.query(
+      `${ACCESS_SELECT} WHERE p.id = $2 AND (p.owner_id = $1 OR m.user_id IS NOT NULL)`,
+      [userId, projectId],
+    )) as AccessRow[];
+    return row ? toAccess(row, userId) : null;
+  }
+
+  async create(ownerId: number, name: string, timezone: string): Promise<ProjectAccess> {
+    const saved = await this.projects.save(this.projects.create({ ownerId, name, timezone }));
+    const access = await this.findAccess(ownerId, saved.id);
+    if (!access) throw new Error('Created project is not accessible to its owner');
+    return access;
+  }
+
+  async update(
+    access: ProjectAccess,
+    userId: number,
+    settings: ProjectSettings,
+  ): Promise<ProjectAccess> {
+    const changes = Object.fromEntries(
+      Object.entries(settings).filter(([, value]) => value !== undefined),
+    );
+    if (Object.keys(changes).length > 0)
+      await this.projects.update({ id: access.project.id }, changes);
+    return (await this.findAccess(userId, access.project.id)) ?? access;
+  }
+}
+
+function toAccess(row: AccessRow, userId: number): ProjectAccess {
+  const project = Object.assign(new Project(), {
+    id: row.id,
+    name: row.name,
+    timezone: row.timezone,
+    ownerId: row.owner_id,
+    appearance: row.appearance,
+    wallpaper: row.wallpaper,
+    createdAt: row.created_at,
+  });
+  if (row.owner_id === userId)
+    return { project, role: 'owner', permissions: { ...OWNER_PERMISSIONS } };
+  const permissions = Object.fromEntries(
+    PERMISSION_FLAGS.map((flag) => [flag, row[flag] === true]),
+  ) as Permissions;
+  return { project, role: row.role as MemberRole, permissions };
+}
+
+/** SERVICE.md "Project (item of the project list)". */
+export function toPublicProject(access: ProjectAccess) {
+  return {
+    id: access.project.id,
+    name: access.project.name,
+    timezone: access.project.timezone,
+    created_at: formatTimestamp(access.project.createdAt),
+    is_owner: access.role === 'owner',
+  };
+}
+
+/** D13: the application's view, with the caller's role and all nine flags. */
+export function toAppProject(access: ProjectAccess) {
+  return {
+    ...toPublicProject(access),
+    appearance: access.project.appearance,
+    wallpaper: access.project.wallpaper,
+    role: access.role,
+    my_permissions: access.permissions,
+  };
+}

@@ -1,0 +1,90 @@
+import { Injectable } from '@nestjs/common';
+import { InjectThrottlerStorage, normalizeIp } from '@nestjs/throttler';
+import type { Request } from 'express';
+import type { AppConfig } from '../config/config';
+import { InjectConfig } from '../config/config.module';
+import { AppError } from '../errors/error-codes';
+import {
+  RateLimitStoreUnavailable,
+  RedisRateLimitStorage,
+  retryAfterSeconds,
+} from './redis-rate-limit.storage';
+
+export const AUTH_FAILURE_MESSAGE =
+  'Too many failed authentications from this address; retry later';
+/** IPv6 clients are counted per /64, as one subscriber usually holds a whole /64. */
+const IPV6_SUBNET_PREFIX = 64;
+/** Bound on the per-process memory of blocked addresses. */
+const MAX_REMEMBERED_BLOCKS = 10_000;
+
+/**
+ * SERVICE.md 8 / issue 5: failed authentications are counted per client IP in Redis (shared by
+ * every instance); past the limit the answer is 429 instead of 401. Once an instance has seen an
+ * address blocked, it refuses that address before checking any key until the window ends, so a
+ * blocked client cannot keep testing guesses.
+ */
+@Injectable()
+export class AuthFailureLimiter {
+  private readonly blockedUntil = new Map<string, number>();
+
+  constructor(
+    @InjectThrottlerStorage() private readonly storage: RedisRateLimitStorage,
+    @InjectConfig() private readonly config: AppConfig,
+  ) {}
+
+  /** Throws 429 when this address is known to be blocked; costs no Redis round-trip. */
+  assertNotBlocked(request: Request): void {
+    if (this.blockedUntil.size === 0) return;
+    const address = clientAddress(request);
+    const until = this.blockedUntil.get(address);
+    if (until === undefined) return;
+    const left = until - Date.now();
+    if (left <= 0) {
+      this.blockedUntil.delete(address);
+      return;
+    }
+    throw blockedError(left);
+  }
+
+  /** Counts a failed authentication; answers the error to send (401, or 429 past the limit). */
+  async failed(request: Request, error: unknown): Promise<unknown> {
+    if (!(error instanceof AppError) || error.code !== 'unauthorized') return error;
+    if (!this.config.rateLimits.enabled) return error;
+    const address = clientAddress(request);
+    const { windowMs, authFailuresPerIp } = this.config.rateLimits;
+    try {
+      const record = await this.storage.increment(
+        `auth-failures:${address}`,
+        windowMs,
+        authFailuresPerIp,
+      );
+      if (!record.isBlocked) return error;
+      this.remember(address, Date.now() + record.msToReset);
+      return blockedError(record.msToReset);
+    } catch (failure) {
+      // Fail open, as for the key limits: the 401 stands.
+      if (failure instanceof RateLimitStoreUnavailable) return error;
+      throw failure;
+    }
+  }
+
+  private remember(address: string, until: number): void {
+    if (this.blockedUntil.size >= MAX_REMEMBERED_BLOCKS) {
+      const now = Date.now();
+      for (const [known, end] of this.blockedUntil) if (end <= now) this.blockedUntil.delete(known);
+      if (this.blockedUntil.size >= MAX_REMEMBERED_BLOCKS) this.blockedUntil.clear();
+    }
+    this.blockedUntil.set(address, until);
+  }
+}
+
+function clientAddress(request: Request): string {
+  const ip = request.ip ?? request.socket.remoteAddress ?? 'unknown';
+  return normalizeIp(ip, IPV6_SUBNET_PREFIX);
+}
+
+function blockedError(msLeft: number): AppError {
+  return new AppError('rate_limit_exceeded', AUTH_FAILURE_MESSAGE, undefined, {
+    'Retry-After': String(retryAfterSeconds(msLeft)),
+  });
+}

@@ -1,0 +1,33 @@
+import { ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { RateLimitConfig } from '../config/config';
+
+/** SERVICE.md 8: each category has a counter of its own per API key. */
+export const RATE_LIMIT_CATEGORIES = ['upload', 'create_post', 'publish', 'other'] as const;
+export type RateLimitCategoryName = (typeof RATE_LIMIT_CATEGORIES)[number];
+
+/** A public route that names no category is counted as `other` (projects, channels, post list, usage). */
+export const DEFAULT_RATE_LIMIT_CATEGORY: RateLimitCategoryName = 'other';
+
+/** The category a public API route is counted in (D11); on a method or a controller. */
+export const RateLimitCategory = Reflector.createDecorator<RateLimitCategoryName>();
+
+export function rateLimitCategoryOf(
+  reflector: Reflector,
+  context: ExecutionContext,
+): RateLimitCategoryName {
+  return (
+    reflector.getAllAndOverride(RateLimitCategory, [context.getHandler(), context.getClass()]) ??
+    DEFAULT_RATE_LIMIT_CATEGORY
+  );
+}
+
+/** Requests allowed per window for each category, from configuration. */
+export function categoryLimits(config: RateLimitConfig): Record<RateLimitCategoryName, number> {
+  return {
+    upload: config.upload,
+    create_post: config.createPost,
+    publish: config.publish,
+    other: config.other,
+  };
+}

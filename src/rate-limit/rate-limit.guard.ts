@@ -1,0 +1,115 @@
+import { ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import {
+  InjectThrottlerOptions,
+  InjectThrottlerStorage,
+  ThrottlerGuard,
+  type ThrottlerModuleOptions,
+  type ThrottlerRequest,
+} from '@nestjs/throttler';
+import type { Response } from 'express';
+import { authKindOf } from '../auth/auth.guards';
+import type { HeraldRequest } from '../auth/principal';
+import type { AppConfig } from '../config/config';
+import { InjectConfig } from '../config/config.module';
+import { AppError } from '../errors/error-codes';
+import { rateLimitCategoryOf } from './rate-limit-category';
+import {
+  RateLimitRecord,
+  RateLimitStoreUnavailable,
+  RedisRateLimitStorage,
+  retryAfterSeconds,
+} from './redis-rate-limit.storage';
+
+export const RATE_LIMIT_MESSAGE =
+  'Too many requests for this API key; retry after the window resets';
+
+/** The headers of D11 for one category's window. */
+export function rateLimitHeaders(limit: number, record: RateLimitRecord): Record<string, string> {
+  return {
+    'X-RateLimit-Limit': String(limit),
+    'X-RateLimit-Remaining': String(Math.max(0, limit - record.totalHits)),
+    'X-RateLimit-Reset': String(Math.ceil(record.resetAtMs / 1000)),
+  };
+}
+
+/**
+ * Second guard of D5 (after the key, before scopes): one counter per API key and category
+ * (SERVICE.md 8), shared by every instance through Redis. Extends @nestjs/throttler's guard and
+ * replaces what does not fit: the tracker is the key's public part, never the IP; the counter is
+ * per category, not per route; headers carry no throttler suffix, `X-RateLimit-Reset` is an
+ * epoch, and the 429 carries the headers too.
+ */
+@Injectable()
+export class RateLimitGuard extends ThrottlerGuard {
+  constructor(
+    @InjectThrottlerOptions() options: ThrottlerModuleOptions,
+    @InjectThrottlerStorage() private readonly storage: RedisRateLimitStorage,
+    reflector: Reflector,
+    @InjectConfig() private readonly config: AppConfig,
+  ) {
+    super(options, storage, reflector);
+  }
+
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (authKindOf(this.reflector, context) !== 'api_key') return true;
+    if (!this.config.rateLimits.enabled) return true;
+    const category = rateLimitCategoryOf(this.reflector, context);
+    const throttler = this.throttlers.find((candidate) => candidate.name === category);
+    // Fail closed: a category without a configured limit is a programming error, not a free pass.
+    if (!throttler) throw new Error(`No rate limit is configured for category "${category}"`);
+    const ttl = throttler.ttl as number;
+    return this.handleRequest({
+      context,
+      limit: throttler.limit as number,
+      ttl,
+      blockDuration: ttl,
+      throttler,
+      getTracker: (req) => this.getTracker(req),
+      generateKey: (ctx, tracker, name) => this.generateKey(ctx, tracker, name),
+    });
+  }
+
+  protected override async handleRequest({
+    context,
+    limit,
+    ttl,
+    throttler,
+    getTracker,
+    generateKey,
+  }: ThrottlerRequest): Promise<boolean> {
+    const { req, res } = this.getRequestResponse(context);
+    const key = generateKey(context, await getTracker(req, context), throttler.name ?? 'other');
+    let record: RateLimitRecord;
+    try {
+      record = await this.storage.increment(key, ttl, limit);
+    } catch (error) {
+      // Fail open (README, rate limits): the outage is logged by the storage, at most twice a minute.
+      if (error instanceof RateLimitStoreUnavailable) return true;
+      throw error;
+    }
+    const headers = rateLimitHeaders(limit, record);
+    for (const [name, value] of Object.entries(headers)) (res as Response).setHeader(name, value);
+    if (record.isBlocked) {
+      throw new AppError('rate_limit_exceeded', RATE_LIMIT_MESSAGE, undefined, {
+        'Retry-After': String(retryAfterSeconds(record.msToReset)),
+      });
+    }
+    return true;
+  }
+
+  /** The key's public part: the ApiKeyGuard ran first, so a request here always has one. */
+  protected override async getTracker(req: Record<string, unknown>): Promise<string> {
+    const publicId = (req as unknown as HeraldRequest).principal?.apiKey?.publicId;
+    if (!publicId) throw AppError.unauthorized();
+    return publicId;
+  }
+
+  protected override generateKey(
+    _context: ExecutionContext,
+    tracker: string,
+    name: string,
+  ): string {
+    return `key:${name}:${tracker}`;
+  }
+}

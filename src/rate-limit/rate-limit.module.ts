@@ -1,0 +1,36 @@
+import { Global, Module } from '@nestjs/common';
+import { ThrottlerModule } from '@nestjs/throttler';
+import type Redis from 'ioredis';
+import { AppConfig } from '../config/config';
+import { APP_CONFIG } from '../config/config.module';
+import { REDIS } from '../redis/redis.module';
+import { AuthFailureLimiter } from './auth-failure-limiter';
+import { categoryLimits, RATE_LIMIT_CATEGORIES } from './rate-limit-category';
+import { RedisRateLimitStorage } from './redis-rate-limit.storage';
+
+/**
+ * Rate limits of the public API (SERVICE.md 8, D11): one named throttler per category, counted in
+ * Redis. `RateLimitGuard` itself is an APP_GUARD in AppModule, placed in D5 order.
+ */
+@Global()
+@Module({
+  imports: [
+    ThrottlerModule.forRootAsync({
+      inject: [APP_CONFIG, REDIS],
+      useFactory: (config: AppConfig, redis: Redis) => {
+        const limits = categoryLimits(config.rateLimits);
+        return {
+          throttlers: RATE_LIMIT_CATEGORIES.map((name) => ({
+            name,
+            limit: limits[name],
+            ttl: config.rateLimits.windowMs,
+          })),
+          storage: new RedisRateLimitStorage(redis, config.redisKeyPrefix),
+        };
+      },
+    }),
+  ],
+  providers: [AuthFailureLimiter],
+  exports: [AuthFailureLimiter],
+})
+export class RateLimitModule {}

@@ -1,0 +1,31 @@
+import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
+import Redis from 'ioredis';
+import { AppConfig } from '../config/config';
+import { APP_CONFIG } from '../config/config.module';
+
+export const REDIS = Symbol('REDIS');
+export const InjectRedis = (): ParameterDecorator => Inject(REDIS);
+
+/** One shared ioredis client for health checks and rate limits; Bull keeps its own connections. */
+export function createRedisClient(config: AppConfig): Redis {
+  return new Redis(config.redisUrl, {
+    lazyConnect: false,
+    maxRetriesPerRequest: 1,
+    // Fail fast instead of queueing commands while Redis is away (see the README on rate limits).
+    enableOfflineQueue: false,
+    connectTimeout: 2_000,
+  });
+}
+
+@Global()
+@Module({
+  providers: [{ provide: REDIS, inject: [APP_CONFIG], useFactory: createRedisClient }],
+  exports: [REDIS],
+})
+export class RedisModule implements OnApplicationShutdown {
+  constructor(@InjectRedis() private readonly redis: Redis) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+}

@@ -1,0 +1,119 @@
+import { Injectable } from '@nestjs/common';
+import { FormData, fetch } from 'undici';
+import type { AppConfig } from '../config/config';
+import { InjectConfig } from '../config/config.module';
+
+/** Default wait for one Bot API call. */
+const TELEGRAM_TIMEOUT_MS = 15_000;
+
+export interface TelegramUser {
+  id: number;
+  is_bot: boolean;
+  first_name: string;
+  username?: string;
+}
+
+export interface TelegramChat {
+  id: number;
+  type: 'private' | 'group' | 'supergroup' | 'channel';
+  title?: string;
+  username?: string;
+  first_name?: string;
+}
+
+interface TelegramEnvelope<T> {
+  ok: boolean;
+  result?: T;
+  error_code?: number;
+  description?: string;
+  parameters?: { retry_after?: number; migrate_to_chat_id?: number };
+}
+
+/**
+ * Telegram answered, and said no. `errorCode` is Telegram's (400, 401, 403, 429, 5xx).
+ * The bot token never appears in the message.
+ */
+export class TelegramApiError extends Error {
+  constructor(
+    readonly errorCode: number,
+    readonly description: string,
+    readonly retryAfterSeconds: number | null = null,
+  ) {
+    super(`Telegram error ${errorCode}: ${description}`);
+  }
+}
+
+/**
+ * The request may or may not have reached Telegram: a time-out or a broken connection after
+ * sending. `sent` tells whether the request had been handed to the network.
+ */
+export class TelegramTransportError extends Error {
+  constructor(
+    message: string,
+    readonly sent: boolean,
+  ) {
+    super(message);
+  }
+}
+
+export type TelegramParams = Record<string, string | number | boolean | undefined>;
+
+/** A thin Bot API client at TELEGRAM_API_BASE_URL (D15, D17). */
+@Injectable()
+export class TelegramBotApi {
+  constructor(@InjectConfig() private readonly config: AppConfig) {}
+
+  getMe(token: string): Promise<TelegramUser> {
+    return this.call<TelegramUser>(token, 'getMe', {});
+  }
+
+  getChat(token: string, chat: string): Promise<TelegramChat> {
+    return this.call<TelegramChat>(token, 'getChat', { chat_id: chat });
+  }
+
+  /** Calls a Bot API method with JSON parameters, or multipart when `body` is a FormData. */
+  async call<T>(
+    token: string,
+    method: string,
+    params: TelegramParams | FormData,
+    timeoutMs = TELEGRAM_TIMEOUT_MS,
+  ): Promise<T> {
+    const url = `${this.config.telegramApiBaseUrl}/bot${encodeURIComponent(token)}/${method}`;
+    const body =
+      params instanceof FormData
+        ? params
+        : JSON.stringify(
+            Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined)),
+          );
+    let response;
+    try {
+      response = await fetch(url, {
+        method: 'POST',
+        body,
+        headers: params instanceof FormData ? undefined : { 'content-type': 'application/json' },
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string } }).cause?.code;
+      // A refused or unresolvable connection never reached Telegram; anything else may have.
+      const sent = !['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'].includes(cause ?? '');
+      // The cause code (ECONNREFUSED, ENOTFOUND, …) or the error's name; never the URL, which holds the token.
+      const reason = cause ?? (error as Error).name;
+      throw new TelegramTransportError(`Telegram ${method} failed: ${reason}`, sent);
+    }
+    let envelope: TelegramEnvelope<T>;
+    try {
+      envelope = (await response.json()) as TelegramEnvelope<T>;
+    } catch {
+      throw new TelegramApiError(response.status, `Unreadable answer (HTTP ${response.status})`);
+    }
+    if (!envelope.ok || envelope.result === undefined) {
+      throw new TelegramApiError(
+        envelope.error_code ?? response.status,
+        envelope.description ?? `HTTP ${response.status}`,
+        envelope.parameters?.retry_after ?? null,
+      );
+    }
+    return envelope.result;
+  }
+}

@@ -1,0 +1,26 @@
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { CreatedAtColumn, type DbTimestamp } from '../database/timestamps';
+
+@Entity('users')
+export class User {
+  @PrimaryGeneratedColumn()
+  id!: number;
+
+  /** Stored lower-cased; unique. */
+  @Index({ unique: true })
+  @Column({ type: 'varchar', length: 254 })
+  email!: string;
+
+  @Column({ type: 'varchar', length: 200 })
+  name!: string;
+
+  /** scrypt$… string from PasswordHasher; never the password. */
+  @Column({ type: 'varchar', length: 255 })
+  passwordHash!: string;
+
+  @Column({ type: 'boolean', default: false })
+  isAdmin!: boolean;
+
+  @CreatedAtColumn()
+  createdAt!: DbTimestamp;
+}

@@ -1,0 +1,231 @@
+import { INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { createConnection, createServer, Server, Socket } from 'node:net';
+import { AppModule } from '../src/app.module';
+import { loadConfig } from '../src/config/config';
+import { Factory, TestChannel, TestProject } from './support/factories';
+import { sleep, waitForPostStatus } from './support/publication';
+import { TelegramStandIn } from './support/telegram-stand-in';
+import { startTestApp, TEST_APP_SECRET, TestApp } from './support/test-app';
+
+const REDIS_PORT = Number(
+  new URL(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379').port || 6379,
+);
+
+/** A TCP proxy to the real Redis that can be switched off: connections are refused or cut. */
+class SwitchableRedis {
+  private server?: Server;
+  private readonly sockets = new Set<Socket>();
+  up = false;
+
+  get url(): string {
+    const address = this.server!.address() as { port: number };
+    return `redis://127.0.0.1:${address.port}`;
+  }
+
+  async start(): Promise<this> {
+    this.server = createServer((client) => {
+      if (!this.up) return client.destroy();
+      const upstream = createConnection(REDIS_PORT, '127.0.0.1');
+      for (const socket of [client, upstream]) {
+        this.sockets.add(socket);
+        socket.on('close', () => this.sockets.delete(socket));
+        socket.on('error', () => socket.destroy());
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    return this;
+  }
+
+  down(): void {
+    this.up = false;
+    for (const socket of this.sockets) socket.destroy();
+  }
+
+  async stop(): Promise<void> {
+    this.down();
+    await new Promise<void>((resolve) => this.server?.close(() => resolve()));
+  }
+}
+
+const FAST = {
+  PUBLICATION_ENQUEUE_TIMEOUT_MS: '300',
+  PUBLICATION_SWEEP_INTERVAL_MS: '300',
+  PUBLICATION_RETRY_BASE_MS: '50',
+  TELEGRAM_CHAT_MESSAGES_PER_MINUTE: '6000',
+};
+
+async function setUp(t: TestApp, telegram: TelegramStandIn) {
+  const make = new Factory(t, telegram);
+  const { owner, project, key } = await make.owner('Recovery');
+  const account = await make.telegramAccount(owner, project);
+  const channel = await make.channel(owner, account.id);
+  return { make, owner, project, key, channel };
+}
+
+describe('Publication when Redis is away, worker roles, graceful shutdown (issue 4, points 5 and 8)', () => {
+  let telegram: TelegramStandIn;
+
+  beforeAll(async () => {
+    telegram = await new TelegramStandIn().start();
+  });
+  afterAll(async () => {
+    await telegram?.stop();
+  });
+  beforeEach(() => telegram.reset());
+
+  it('Redis down at create time: the post is stored (201), nothing is lost, and the sweep publishes it once Redis is back', async () => {
+    const redis = await new SwitchableRedis().start();
+    redis.up = true;
+    const t = await startTestApp({
+      ...FAST,
+      TELEGRAM_API_BASE_URL: telegram.url,
+      REDIS_URL: redis.url,
+    });
+    try {
+      const { project, key, channel } = await setUp(t, telegram);
+      const post = (body: object) =>
+        t.http
+          .post(`/api/public/v1/projects/${project.id}/posts`)
+          .set('Authorization', `Bearer ${key}`)
+          .send(body);
+
+      redis.down();
+      const queued = await post({
+        text: 'Survives the outage',
+        targets: [{ channel_ref: channel.id }],
+        publish_now: true,
+      }).expect(201);
+      const scheduled = await post({
+        text: 'Scheduled in the outage',
+        targets: [{ channel_ref: channel.id }],
+        scheduled_at: new Date(Date.now() + 1_500).toISOString(),
+      }).expect(201);
+      expect(queued.body.status).toBe('queued');
+      expect(scheduled.body.status).toBe('scheduled');
+
+      await sleep(700);
+      const { rows } = await t.db.query('SELECT id, status FROM posts ORDER BY id');
+      expect(rows).toEqual([
+        { id: queued.body.id, status: 'queued' },
+        { id: scheduled.body.id, status: 'scheduled' },
+      ]);
+      expect(telegram.callsOf('sendMessage')).toHaveLength(0);
+
+      redis.up = true;
+      expect((await waitForPostStatus(t, queued.body.id)).status).toBe('published');
+      expect((await waitForPostStatus(t, scheduled.body.id)).status).toBe('published');
+      await sleep(700); // a further sweep or a late offline-queued add must not send again
+      const texts = telegram.callsOf('sendMessage').map((c) => c.params.text);
+      expect(texts.sort()).toEqual(['Scheduled in the outage', 'Survives the outage']);
+      const { rows: late } = await t.db.query(
+        'SELECT published_at >= scheduled_at AS on_time FROM posts WHERE id = $1',
+        [scheduled.body.id],
+      );
+      expect(late[0].on_time).toBe(true);
+    } finally {
+      await t.close();
+      await redis.stop();
+    }
+  });
+
+  it('a burst to one channel is spread by the queue at the chat limit, no 429s collected', async () => {
+    // 40 a minute: one send every 1.5 s, longer than a job waits in hand, so the queue holds them.
+    const t = await startTestApp({
+      ...FAST,
+      TELEGRAM_API_BASE_URL: telegram.url,
+      TELEGRAM_CHAT_MESSAGES_PER_MINUTE: '40',
+      RATE_LIMIT_CREATE_POST: '1000',
+    });
+    try {
+      const { project, key, channel } = await setUp(t, telegram);
+      const ids: number[] = [];
+      for (const text of ['one', 'two', 'three']) {
+        const res = await t.http
+          .post(`/api/public/v1/projects/${project.id}/posts`)
+          .set('Authorization', `Bearer ${key}`)
+          .send({ text, targets: [{ channel_ref: channel.id }], publish_now: true })
+          .expect(201);
+        ids.push(res.body.id);
+      }
+      for (const id of ids) expect((await waitForPostStatus(t, id)).status).toBe('published');
+      const at = telegram.callsOf('sendMessage').map((c) => c.at);
+      expect(at).toHaveLength(3);
+      expect(at[1] - at[0]).toBeGreaterThanOrEqual(1_400);
+      expect(at[2] - at[1]).toBeGreaterThanOrEqual(1_400);
+    } finally {
+      await t.close();
+    }
+  });
+
+  describe('APP_ROLE', () => {
+    let api: TestApp;
+    let worker: INestApplicationContext | undefined;
+    let project: TestProject;
+    let key: string;
+    let channel: TestChannel;
+
+    beforeAll(async () => {
+      api = await startTestApp({ ...FAST, APP_ROLE: 'api', TELEGRAM_API_BASE_URL: telegram.url });
+      ({ project, key, channel } = await setUp(api, telegram));
+    });
+    afterAll(async () => {
+      await worker?.close();
+      await api?.close();
+    });
+
+    const startWorker = () =>
+      NestFactory.createApplicationContext(
+        AppModule.forRoot(
+          loadConfig({
+            ...FAST,
+            APP_ROLE: 'worker',
+            DATABASE_URL: api.config.databaseUrl,
+            REDIS_URL: api.config.redisUrl,
+            REDIS_KEY_PREFIX: api.config.redisKeyPrefix,
+            APP_SECRET: TEST_APP_SECRET,
+            LOG_LEVEL: 'silent',
+            MEDIA_STORAGE_DIR: api.mediaDir,
+            TELEGRAM_API_BASE_URL: telegram.url,
+          }),
+        ),
+        { logger: false },
+      );
+    const publishNow = (text: string) =>
+      api.http
+        .post(`/api/public/v1/projects/${project.id}/posts`)
+        .set('Authorization', `Bearer ${key}`)
+        .send({ text, targets: [{ channel_ref: channel.id }], publish_now: true })
+        .expect(201);
+
+    it('api serves HTTP without consuming; a worker process consumes the queue', async () => {
+      const res = await publishNow('Who delivers?');
+      await sleep(800);
+      expect(
+        (await api.db.query('SELECT status FROM posts WHERE id = $1', [res.body.id])).rows[0]
+          .status,
+      ).toBe('queued');
+      expect(telegram.callsOf('sendMessage')).toHaveLength(0);
+
+      worker = await startWorker();
+      expect((await waitForPostStatus(api, res.body.id)).status).toBe('published');
+      expect(telegram.callsOf('sendMessage')).toHaveLength(1);
+    });
+
+    it('graceful shutdown finishes the job in hand before the worker exits', async () => {
+      worker ??= await startWorker();
+      telegram.script('sendMessage', { status: 200, delayMs: 800 });
+      const res = await publishNow('Finish me');
+      const until = Date.now() + 10_000;
+      while (telegram.callsOf('sendMessage').length === 0 && Date.now() < until) await sleep(20);
+      expect(telegram.callsOf('sendMessage')).toHaveLength(1);
+
+      await worker.close();
+      worker = undefined;
+
+      const { rows } = await api.db.query('SELECT status FROM posts WHERE id = $1', [res.body.id]);
+      expect(rows[0].status).toBe('published');
+    });
+  });
+});

@@ -1,0 +1,499 @@
+import { getQueueToken } from '@nestjs/bull';
+import type { Queue } from 'bull';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Factory, SignedInUser, TestChannel, TestProject } from './support/factories';
+import { sleep, targetsOf, waitForPostStatus } from './support/publication';
+import { TelegramStandIn } from './support/telegram-stand-in';
+import { startWithTelegram, TelegramWorld } from './support/telegram-world';
+import { TestApp } from './support/test-app';
+import { MICROS } from './support/expectations';
+
+const fixture = (name: string) => readFileSync(join(__dirname, 'fixtures', 'media', name));
+
+/**
+ * The publication pipeline end to end: Bull on the real Redis, the real database, and the
+ * Telegram stand-in recording what it received (D7, D15).
+ */
+describe('Publication pipeline (D7, D15)', () => {
+  let world: TelegramWorld;
+  let t: TestApp;
+  let telegram: TelegramStandIn;
+  let make: Factory;
+  let owner: SignedInUser;
+  let key: string;
+  let project: TestProject;
+  let account: { id: number; token: string };
+  let channel: TestChannel;
+  let second: { account: { id: number; token: string }; channel: TestChannel };
+
+  beforeAll(async () => {
+    world = await startWithTelegram({
+      PUBLICATION_RETRY_BASE_MS: '50',
+      TELEGRAM_SEND_TIMEOUT_MS: '700',
+      PUBLICATION_SWEEP_INTERVAL_MS: '300',
+      PUBLICATION_ENQUEUE_TIMEOUT_MS: '200',
+      TELEGRAM_CHAT_MESSAGES_PER_MINUTE: '6000',
+      RATE_LIMIT_CREATE_POST: '1000',
+      RATE_LIMIT_PUBLISH: '1000',
+      RATE_LIMIT_OTHER: '1000',
+      RATE_LIMIT_UPLOAD: '1000',
+    });
+    ({ t, telegram, make } = world);
+    ({ owner, project, key } = await make.owner('Pipeline'));
+    account = await make.telegramAccount(owner, project);
+    channel = await make.channel(owner, account.id);
+    const secondAccount = await make.telegramAccount(owner, project);
+    second = { account: secondAccount, channel: await make.channel(owner, secondAccount.id) };
+  });
+
+  afterAll(async () => {
+    await world?.close();
+  });
+
+  beforeEach(() => telegram.reset());
+
+  const api = (method: 'get' | 'post', path: string) =>
+    t.http[method](`/api/public/v1/projects/${project.id}${path}`).set(
+      'Authorization',
+      `Bearer ${key}`,
+    );
+  const createPost = async (body: Record<string, unknown>) =>
+    (await api('post', '/posts').send(body).expect(201)).body as {
+      id: number;
+      status: string;
+      scheduled_at: string | null;
+    };
+  const upload = async (name: string) => {
+    const res = await api('post', '/media').attach('files', fixture(name), name).expect(201);
+    return (res.body as { items: { id: number }[] }).items[0].id;
+  };
+  const sends = () => telegram.calls.filter((c) => c.method.startsWith('send'));
+  const listItem = async (id: number) => {
+    const res = await api('get', '/posts?limit=100').expect(200);
+    return (res.body.items as { id: number }[]).find((item) => item.id === id) as Record<
+      string,
+      unknown
+    >;
+  };
+
+  describe('D7 transitions', () => {
+    it('publish_now: queued → publishing → published; sendMessage with the text, message id stored', async () => {
+      const post = await createPost({
+        text: 'Hello, Telegram',
+        targets: [{ channel_ref: channel.id }],
+        publish_now: true,
+      });
+      expect(post.status).toBe('queued');
+
+      const state = await waitForPostStatus(t, post.id);
+
+      expect(state.status).toBe('published');
+      expect(sends()).toHaveLength(1);
+      expect(sends()[0]).toMatchObject({
+        token: account.token,
+        method: 'sendMessage',
+        params: { chat_id: channel.channel_id, text: 'Hello, Telegram' },
+      });
+      const [target] = await targetsOf(t, post.id);
+      expect(target.status).toBe('published');
+      expect(target.message_ids).toHaveLength(1);
+      const item = await listItem(post.id);
+      expect(item).toMatchObject({
+        status: 'published',
+        platform: 'telegram',
+        channel_ids: [channel.channel_id],
+        published_at: expect.stringMatching(MICROS),
+        targets: [
+          {
+            channel_ref: channel.id,
+            status: 'published',
+            error: null,
+            message_ids: target.message_ids,
+          },
+        ],
+      });
+    });
+
+    it('draft → publishing on POST publish (202), body targets replace the stored ones', async () => {
+      const post = await createPost({
+        text: 'Draft first',
+        targets: [{ channel_ref: channel.id }],
+      });
+      expect(post.status).toBe('draft');
+      await sleep(100);
+      expect(sends()).toHaveLength(0);
+
+      const res = await api('post', `/posts/${post.id}/publish`)
+        .send({ targets: [{ channel_ref: second.channel.id }] })
+        .expect(202);
+
+      expect(res.body).toEqual({ id: post.id, status: 'publishing' });
+      expect((await waitForPostStatus(t, post.id)).status).toBe('published');
+      expect(sends().map((c) => c.params.chat_id)).toEqual([second.channel.channel_id]);
+      expect((await targetsOf(t, post.id)).map((x) => x.chat_id)).toEqual([
+        second.channel.channel_id,
+      ]);
+    });
+
+    it('failed → publishing on POST publish: a failed target left out of the body is dropped, a published one stays unsent', async () => {
+      const third = await make.channel(owner, account.id);
+      telegram.script('sendMessage', { status: 400, description: 'Bad Request: chat not found' });
+      const post = await createPost({
+        text: 'Second chance',
+        targets: [{ channel_ref: channel.id }, { channel_ref: second.channel.id }],
+        publish_now: true,
+      });
+      expect((await waitForPostStatus(t, post.id)).status).toBe('failed');
+      expect((await targetsOf(t, post.id)).map((x) => [x.chat_id, x.status])).toEqual([
+        [channel.channel_id, 'failed'],
+        [second.channel.channel_id, 'published'],
+      ]);
+
+      telegram.reset();
+      await api('post', `/posts/${post.id}/publish`)
+        .send({ targets: [{ channel_ref: third.id }] })
+        .expect(202);
+      expect((await waitForPostStatus(t, post.id)).status).toBe('published');
+      expect(sends().map((c) => c.params.chat_id)).toEqual([third.channel_id]);
+      expect((await targetsOf(t, post.id)).map((x) => [x.chat_id, x.status])).toEqual([
+        [second.channel.channel_id, 'published'],
+        [third.channel_id, 'published'],
+      ]);
+    });
+
+    it('scheduled → publishing early on POST publish; the delayed job is dropped, one message only', async () => {
+      const at = new Date(Date.now() + 60_000).toISOString();
+      const post = await createPost({
+        text: 'Early bird',
+        targets: [{ channel_ref: channel.id }],
+        scheduled_at: at,
+      });
+      expect(post.status).toBe('scheduled');
+      const queue = t.app.get<Queue>(getQueueToken('publication'));
+      expect(await (await queue.getJob(`post:${post.id}:1`))?.getState()).toBe('delayed');
+
+      await api('post', `/posts/${post.id}/publish`)
+        .send({ targets: [{ channel_ref: channel.id }] })
+        .expect(202);
+
+      expect((await waitForPostStatus(t, post.id)).status).toBe('published');
+      expect(await queue.getJob(`post:${post.id}:1`)).toBeNull();
+      // Even if the old job fired now, its attempt no longer matches: nothing is sent.
+      await queue.add({ postId: post.id, attempt: 1 }, { jobId: `post:${post.id}:1:again` });
+      await sleep(300);
+      expect(sends()).toHaveLength(1);
+    });
+
+    it('queued, publishing and published answer 409 invalid_state to POST publish', async () => {
+      const post = await createPost({ text: 'Busy', targets: [{ channel_ref: channel.id }] });
+      for (const status of ['queued', 'publishing', 'published']) {
+        await t.db.query('UPDATE posts SET status = $2 WHERE id = $1', [post.id, status]);
+        const res = await api('post', `/posts/${post.id}/publish`)
+          .send({ targets: [{ channel_ref: channel.id }] })
+          .expect(409);
+        expect(res.body.error.code).toBe('invalid_state');
+      }
+      expect(sends()).toHaveLength(0);
+    });
+
+    it('a job that runs twice sends nothing the second time (state guard)', async () => {
+      const post = await createPost({
+        text: 'Once',
+        targets: [{ channel_ref: channel.id }],
+        publish_now: true,
+      });
+      await waitForPostStatus(t, post.id);
+      const queue = t.app.get<Queue>(getQueueToken('publication'));
+      const completed = new Promise<void>((resolve) =>
+        queue.on('completed', (job) => {
+          if (job.id === `post:${post.id}:1`) resolve();
+        }),
+      );
+      await queue.add({ postId: post.id, attempt: 1 }, { jobId: `post:${post.id}:1` });
+      await completed;
+      expect(sends()).toHaveLength(1);
+    });
+
+    it('a scheduled post a few seconds ahead is published within one second of its time', async () => {
+      const post = await createPost({
+        text: 'On time',
+        targets: [{ channel_ref: channel.id }],
+        scheduled_at: new Date(Date.now() + 2_000).toISOString().replace('Z', '+00:00'),
+      });
+      await waitForPostStatus(t, post.id, ['published']);
+      const { rows } = await t.db.query(
+        `SELECT extract(epoch FROM published_at - scheduled_at)::float8 AS late FROM posts WHERE id = $1`,
+        [post.id],
+      );
+      expect(rows[0].late).toBeGreaterThanOrEqual(0);
+      expect(rows[0].late).toBeLessThan(1);
+      expect(sends()).toHaveLength(1);
+      expect(telegram.calls[0].at).toBeGreaterThanOrEqual(Date.parse(post.scheduled_at + 'Z'));
+    });
+  });
+
+  describe('D15 delivery', () => {
+    it('one photo: sendPhoto with the file uploaded from storage and the text as caption', async () => {
+      const media = await upload('sample.png');
+      const post = await createPost({
+        text: 'A picture',
+        media_ids: [media],
+        targets: [{ channel_ref: channel.id }],
+        publish_now: true,
+      });
+      expect((await waitForPostStatus(t, post.id)).status).toBe('published');
+      expect(sends()).toHaveLength(1);
+      const [call] = sends();
+      expect(call.method).toBe('sendPhoto');
+      expect(call.params).toEqual({ chat_id: channel.channel_id, caption: 'A picture' });
+      expect(call.files).toHaveLength(1);
+      expect(call.files[0].field).toBe('photo');
+      expect(call.files[0].mimeType).toBe('image/png');
+      expect(call.files[0].bytes.equals(fixture('sample.png'))).toBe(true);
+    });
+
+    it('one video: sendVideo with the file and caption', async () => {
+      const media = await upload('sample.mp4');
+      const post = await createPost({
+        text: 'A clip',
+        media_ids: [media],
+        targets: [{ channel_ref: channel.id }],
+        publish_now: true,
+      });
+      expect((await waitForPostStatus(t, post.id)).status).toBe('published');
+      const [call] = sends();
+      expect(call.method).toBe('sendVideo');
+      expect(call.params).toEqual({ chat_id: channel.channel_id, caption: 'A clip' });
+      expect(call.files.map((f) => f.field)).toEqual(['video']);
+      expect(call.files[0].bytes.equals(fixture('sample.mp4'))).toBe(true);
+    });
+
+    it('an album: sendMediaGroup in media_ids order, caption on the first, every message id kept', async () => {
+      const ids = [
+        await upload('sample.jpg'),
+        await upload('sample.png'),
+        await upload('sample.mp4'),
+      ];
+      const post = await createPost({
+        text: 'Album',
+        media_ids: ids,
+        targets: [{ channel_ref: channel.id }],
+        publish_now: true,
+      });
+      expect((await waitForPostStatus(t, post.id)).status).toBe('published');
+      const [call] = sends();
+      expect(sends()).toHaveLength(1);
+      expect(call.method).toBe('sendMediaGroup');
+      expect(call.params.chat_id).toBe(channel.channel_id);
+      expect(call.params.media).toEqual([
+        { type: 'photo', media: 'attach://file0', caption: 'Album' },
+        { type: 'photo', media: 'attach://file1' },
+        { type: 'video', media: 'attach://file2' },
+      ]);
+      expect(call.files.map((f) => f.field)).toEqual(['file0', 'file1', 'file2']);
+      expect(call.files[0].bytes.equals(fixture('sample.jpg'))).toBe(true);
+      expect(call.files[1].bytes.equals(fixture('sample.png'))).toBe(true);
+      expect(call.files[2].bytes.equals(fixture('sample.mp4'))).toBe(true);
+      expect((await targetsOf(t, post.id))[0].message_ids).toHaveLength(3);
+      expect((await listItem(post.id)).media_ids).toEqual(ids);
+    });
+
+    it('text longer than a caption goes as its own message after the media', async () => {
+      const text = 'x'.repeat(1025);
+      const post = await createPost({
+        text,
+        media_ids: [await upload('sample.png'), await upload('sample.webp')],
+        targets: [{ channel_ref: channel.id }],
+        publish_now: true,
+      });
+      expect((await waitForPostStatus(t, post.id)).status).toBe('published');
+      expect(sends().map((c) => c.method)).toEqual(['sendMediaGroup', 'sendMessage']);
+      expect(sends()[0].params.media).toEqual([
+        { type: 'photo', media: 'attach://file0' },
+        { type: 'photo', media: 'attach://file1' },
+      ]);
+      expect(sends()[1].params).toEqual({ chat_id: channel.channel_id, text });
+      expect((await targetsOf(t, post.id))[0].message_ids).toHaveLength(3);
+    });
+
+    it('a retry resumes where the delivery stopped: the album is not sent again when the long text failed', async () => {
+      const text = 'y'.repeat(1025);
+      telegram.script('sendMessage', { status: 500, description: 'Internal Server Error' });
+      const post = await createPost({
+        text,
+        media_ids: [await upload('sample.png'), await upload('sample.webp')],
+        targets: [{ channel_ref: channel.id }],
+        publish_now: true,
+      });
+      expect((await waitForPostStatus(t, post.id)).status).toBe('published');
+      expect(sends().map((c) => c.method)).toEqual([
+        'sendMediaGroup',
+        'sendMessage',
+        'sendMessage',
+      ]);
+      const [target] = await targetsOf(t, post.id);
+      expect(target).toMatchObject({ status: 'published', error_code: null });
+      expect(target.message_ids).toHaveLength(3);
+    });
+
+    it('429 with retry_after: waits that long, one message in the end', async () => {
+      telegram.script('sendMessage', {
+        status: 429,
+        retryAfter: 1,
+        description: 'Too Many Requests: retry after 1',
+      });
+      const post = await createPost({
+        text: 'Patience',
+        targets: [{ channel_ref: channel.id }],
+        publish_now: true,
+      });
+      expect((await waitForPostStatus(t, post.id)).status).toBe('published');
+      const calls = telegram.callsOf('sendMessage');
+      expect(calls).toHaveLength(2);
+      expect(calls[1].at - calls[0].at).toBeGreaterThanOrEqual(950);
+      const [target] = await targetsOf(t, post.id);
+      expect(target).toMatchObject({ status: 'published', error_code: null });
+      expect(target.message_ids).toHaveLength(1);
+    });
+
+    it('500 then success: retried with backoff, published once', async () => {
+      telegram.script('sendMessage', { status: 500, description: 'Internal Server Error' });
+      const post = await createPost({
+        text: 'Retry me',
+        targets: [{ channel_ref: channel.id }],
+        publish_now: true,
+      });
+      expect((await waitForPostStatus(t, post.id)).status).toBe('published');
+      expect(telegram.callsOf('sendMessage')).toHaveLength(2);
+      expect((await targetsOf(t, post.id))[0].status).toBe('published');
+    });
+
+    it('5xx on every try: the target fails with delivery_failed after PUBLICATION_MAX_TRIES', async () => {
+      telegram.script('sendMessage', ...Array.from({ length: 5 }, () => ({ status: 502 })));
+      const post = await createPost({
+        text: 'Never',
+        targets: [{ channel_ref: channel.id }],
+        publish_now: true,
+      });
+      expect((await waitForPostStatus(t, post.id)).status).toBe('failed');
+      expect(telegram.callsOf('sendMessage')).toHaveLength(5);
+      expect((await targetsOf(t, post.id))[0]).toMatchObject({
+        status: 'failed',
+        error_code: 'delivery_failed',
+      });
+    });
+
+    it('401: the account is flagged needs_reconnect, its target fails, the other target is delivered', async () => {
+      telegram.script('sendMessage', { status: 401, description: 'Unauthorized' });
+      const post = await createPost({
+        text: 'Half',
+        targets: [{ channel_ref: channel.id }, { channel_ref: second.channel.id }],
+        publish_now: true,
+      });
+      expect((await waitForPostStatus(t, post.id)).status).toBe('failed');
+      expect(telegram.callsOf('sendMessage').map((c) => c.params.chat_id)).toEqual([
+        channel.channel_id,
+        second.channel.channel_id,
+      ]);
+      const { rows } = await t.db.query('SELECT needs_reconnect FROM accounts WHERE id = $1', [
+        account.id,
+      ]);
+      expect(rows[0].needs_reconnect).toBe(true);
+      const item = await listItem(post.id);
+      expect(item.status).toBe('failed');
+      expect(item.published_at).toBeNull();
+      expect(item.targets).toEqual([
+        expect.objectContaining({
+          channel_ref: channel.id,
+          status: 'failed',
+          error: { code: 'account_needs_reconnect', message: expect.stringContaining('401') },
+        }),
+        expect.objectContaining({
+          channel_ref: second.channel.id,
+          status: 'published',
+          error: null,
+        }),
+      ]);
+
+      // Re-publish after reconnecting: only the failed target is sent; no channel gets it twice.
+      await t.http
+        .put(`/api/accounts/${account.id}`)
+        .set('Authorization', owner.auth)
+        .send({ bot_token: account.token })
+        .expect(200);
+      telegram.reset();
+      await api('post', `/posts/${post.id}/publish`)
+        .send({ targets: [{ channel_ref: channel.id }, { channel_ref: second.channel.id }] })
+        .expect(202);
+      expect((await waitForPostStatus(t, post.id)).status).toBe('published');
+      expect(sends().map((c) => c.params.chat_id)).toEqual([channel.channel_id]);
+      expect((await targetsOf(t, post.id)).map((x) => x.status)).toEqual([
+        'published',
+        'published',
+      ]);
+    });
+
+    it('403 from Telegram also flags the account and fails the target', async () => {
+      const acc = await make.telegramAccount(owner, project);
+      const ch = await make.channel(owner, acc.id);
+      telegram.script('sendMessage', { status: 403, description: 'Forbidden: bot was kicked' });
+      const post = await createPost({
+        text: 'Kicked',
+        targets: [{ channel_ref: ch.id }],
+        publish_now: true,
+      });
+      expect((await waitForPostStatus(t, post.id)).status).toBe('failed');
+      const { rows } = await t.db.query('SELECT needs_reconnect FROM accounts WHERE id = $1', [
+        acc.id,
+      ]);
+      expect(rows[0].needs_reconnect).toBe(true);
+      expect((await targetsOf(t, post.id))[0].error_code).toBe('account_needs_reconnect');
+    });
+
+    it('a send with no answer fails with delivery_unconfirmed and is not retried blindly', async () => {
+      telegram.script('sendMessage', { status: 200, hang: true });
+      const post = await createPost({
+        text: 'Lost in transit',
+        targets: [{ channel_ref: channel.id }],
+        publish_now: true,
+      });
+      expect((await waitForPostStatus(t, post.id)).status).toBe('failed');
+      await sleep(200);
+      expect(telegram.callsOf('sendMessage')).toHaveLength(1);
+      expect((await targetsOf(t, post.id))[0]).toMatchObject({
+        status: 'failed',
+        error_code: 'delivery_unconfirmed',
+      });
+    });
+
+    it('a worker that died mid-send: the sweep re-enqueues the stuck post and the target fails unconfirmed, unsent', async () => {
+      const post = await createPost({ text: 'Crashed', targets: [{ channel_ref: channel.id }] });
+      // What a worker killed between sending and recording leaves behind, and its job lost.
+      await t.db.query(
+        `UPDATE posts SET status = 'publishing', publish_attempt = 1, updated_at = now() - interval '1 minute' WHERE id = $1`,
+        [post.id],
+      );
+      await t.db.query(`UPDATE post_targets SET sending_since = now() WHERE post_id = $1`, [
+        post.id,
+      ]);
+      expect((await waitForPostStatus(t, post.id)).status).toBe('failed');
+      expect(sends()).toHaveLength(0);
+      expect((await targetsOf(t, post.id))[0].error_code).toBe('delivery_unconfirmed');
+    });
+
+    it('a channel whose account needs reconnect at delivery time fails without a send', async () => {
+      const acc = await make.telegramAccount(owner, project);
+      const ch = await make.channel(owner, acc.id);
+      const post = await createPost({
+        text: 'Later',
+        targets: [{ channel_ref: ch.id }],
+        scheduled_at: new Date(Date.now() + 700).toISOString(),
+      });
+      await t.db.query('UPDATE accounts SET needs_reconnect = true WHERE id = $1', [acc.id]);
+      expect((await waitForPostStatus(t, post.id)).status).toBe('failed');
+      expect(sends()).toHaveLength(0);
+      expect((await targetsOf(t, post.id))[0].error_code).toBe('channel_needs_reconnect');
+    });
+  });
+});

@@ -1,0 +1,83 @@
+import { ApplicationConfig, Reflector } from '@nestjs/core';
+import { ApiKeyGuard, ScopeGuard, SessionGuard } from '../src/auth/auth.guards';
+import {
+  AdminOnly,
+  AnySignedInUser,
+  AUTH_KIND,
+  AuthKind,
+  ScopeMetadata,
+} from '../src/auth/decorators';
+import { PermissionGuard } from '../src/members/permission.guard';
+import { PermissionMetadata } from '../src/members/require-permission';
+import { registeredRoutes } from './support/routes';
+import { startTestApp, TestApp } from './support/test-app';
+
+interface Route {
+  name: string;
+  kind?: AuthKind;
+  scopes?: string[];
+  permission: boolean;
+  open: boolean;
+}
+
+/** STYLE.md 3: every route declares who may call it; guards fail closed, in the order of D5. */
+describe('Route declarations and guard order', () => {
+  let t: TestApp;
+  let routes: Route[];
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    const reflector = t.app.get(Reflector);
+    routes = registeredRoutes(t.app).map(({ route, handlerName, targets }) => ({
+      name: `${route} (${handlerName})`,
+      kind: reflector.getAllAndOverride<AuthKind | undefined>(AUTH_KIND, targets),
+      scopes: reflector.getAllAndOverride(ScopeMetadata, targets),
+      permission: Boolean(reflector.getAllAndOverride(PermissionMetadata, targets)),
+      open: Boolean(
+        reflector.getAllAndOverride(AnySignedInUser, targets) ||
+        reflector.getAllAndOverride(AdminOnly, targets),
+      ),
+    }));
+  });
+
+  afterAll(() => t?.close());
+
+  it('finds the routes', () => {
+    expect(routes.length).toBeGreaterThan(10);
+  });
+
+  it('gives every route an authentication kind', () => {
+    expect(routes.filter((r) => r.kind === undefined).map((r) => r.name)).toEqual([]);
+  });
+
+  it('gives every public API route a scope (D4)', () => {
+    const bad = routes.filter((r) => r.kind === 'api_key' && !(r.scopes && r.scopes.length > 0));
+    expect(bad.map((r) => r.name)).toEqual([]);
+  });
+
+  it('gives every application route a permission or an explicit open rule (SERVICE.md 5)', () => {
+    const bad = routes.filter((r) => r.kind === 'session' && !r.permission && !r.open);
+    expect(bad.map((r) => r.name)).toEqual([]);
+  });
+
+  it('keeps public routes public on purpose only', () => {
+    const open = routes.filter((r) => r.kind === 'public').map((r) => r.name.split(' (')[0]);
+    for (const name of open)
+      expect(name).toMatch(/^(GET \/health\/|POST \/api\/auth\/(register|login)|GET \/media\/)/);
+  });
+
+  it('runs the global guards in the order of D5: key, (rate limit), scope, permission', () => {
+    const guards = t.app.get(ApplicationConfig).getGlobalGuards();
+    const names = guards.map((guard) => guard.constructor.name);
+    const order = [ApiKeyGuard, SessionGuard, ScopeGuard, PermissionGuard].map((g) =>
+      names.indexOf(g.name),
+    );
+    expect(order.every((index) => index >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    const limiter = names.findIndex((name) => /RateLimit|Throttl/.test(name));
+    if (limiter >= 0) {
+      expect(limiter).toBeGreaterThan(names.indexOf(ApiKeyGuard.name));
+      expect(limiter).toBeLessThan(names.indexOf(ScopeGuard.name));
+    }
+  });
+});

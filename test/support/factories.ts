@@ -1,0 +1,139 @@
+import { runCli } from '../../src/cli/commands';
+import { TelegramStandIn } from './telegram-stand-in';
+import { TestApp } from './test-app';
+
+export interface SignedInUser {
+  id: number;
+  email: string;
+  name: string;
+  token: string;
+  /** `Authorization` header value for the application API. */
+  auth: string;
+}
+
+export interface TestProject {
+  id: number;
+  name: string;
+  timezone: string;
+  created_at: string;
+}
+
+export interface TestChannel {
+  id: string;
+  platform: string;
+  account_id: number;
+  channel_id: string;
+  title: string;
+  username: string | null;
+  needs_reconnect: boolean;
+}
+
+let counter = 0;
+
+/**
+ * Builds test data through the paths users take: the HTTP API and the CLI. Every method asserts
+ * the status it expects, so a broken step fails where it happens.
+ */
+export class Factory {
+  constructor(
+    private readonly t: TestApp,
+    private readonly telegram?: TelegramStandIn,
+  ) {}
+
+  async user(name = 'Test user'): Promise<SignedInUser> {
+    const email = `user${++counter}.${process.pid}@example.com`;
+    const res = await this.t.http
+      .post('/api/auth/register')
+      .send({ email, password: 'correct horse battery', name })
+      .expect(201);
+    const body = res.body as { token: string; user: { id: number; email: string; name: string } };
+    return { ...body.user, token: body.token, auth: `Bearer ${body.token}` };
+  }
+
+  /** A user made administrator through `npm run cli -- grant-admin`. */
+  async admin(name = 'Admin user'): Promise<SignedInUser> {
+    const user = await this.user(name);
+    const lines: string[] = [];
+    const code = await runCli(['grant-admin', user.email], this.t.config, {
+      out: (line) => lines.push(line),
+    });
+    if (code !== 0) throw new Error(`grant-admin failed: ${lines.join('\n')}`);
+    return user;
+  }
+
+  async project(
+    owner: SignedInUser,
+    name = 'Test project',
+    timezone = 'Europe/Moscow',
+  ): Promise<TestProject> {
+    const res = await this.t.http
+      .post('/api/projects')
+      .set('Authorization', owner.auth)
+      .send({ name, timezone })
+      .expect(201);
+    return res.body as TestProject;
+  }
+
+  /** An administrator with a project of their own and an API key with every scope. */
+  async owner(
+    projectName = 'Test project',
+  ): Promise<{ owner: SignedInUser; project: TestProject; key: string }> {
+    const owner = await this.admin('Owner');
+    const project = await this.project(owner, projectName);
+    return { owner, project, key: await this.apiKey(owner) };
+  }
+
+  /** Creates an API key for an administrator; returns the full key. */
+  async apiKey(
+    admin: SignedInUser,
+    body: { scopes?: string[]; expires_at?: string; name?: string } = {},
+  ): Promise<string> {
+    const res = await this.t.http
+      .post('/api/api-keys')
+      .set('Authorization', admin.auth)
+      .send({ name: 'test key', ...body })
+      .expect(201);
+    return (res.body as { key: string }).key;
+  }
+
+  /** Connects a Telegram bot registered with the stand-in. */
+  async telegramAccount(
+    owner: SignedInUser,
+    project: TestProject,
+  ): Promise<{ id: number; token: string }> {
+    const telegram = this.requireTelegram();
+    const token = telegram.addBot();
+    const res = await this.t.http
+      .post('/api/accounts')
+      .set('Authorization', owner.auth)
+      .send({ project_id: project.id, platform: 'telegram', bot_token: token })
+      .expect(201);
+    return { id: (res.body as { id: number }).id, token };
+  }
+
+  /** Adds a Telegram chat (known to the stand-in) as a channel of the account. */
+  async channel(
+    owner: SignedInUser,
+    accountId: number,
+    chatId = -1001000000000 - ++counter,
+    title = `Channel ${counter}`,
+  ): Promise<TestChannel> {
+    this.requireTelegram().addChat({
+      id: chatId,
+      type: 'channel',
+      title,
+      username: `chan_${counter}_${process.pid}`,
+    });
+    const res = await this.t.http
+      .post(`/api/accounts/${accountId}/channels`)
+      .set('Authorization', owner.auth)
+      .send({ chat: String(chatId) })
+      .expect(201);
+    return res.body as TestChannel;
+  }
+
+  private requireTelegram(): TelegramStandIn {
+    if (!this.telegram) throw new Error('This factory was built without a Telegram stand-in');
+    return this.telegram;
+  }
+}

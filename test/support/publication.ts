@@ -1,0 +1,48 @@
+import { TestApp } from './test-app';
+
+export interface PostState {
+  status: string;
+  published_at: string | null;
+}
+
+/** Polls the post's row until its status is one of `statuses` (the pipeline runs asynchronously). */
+export async function waitForPostStatus(
+  t: TestApp,
+  postId: number,
+  statuses: string[] = ['published', 'failed'],
+  timeoutMs = 15_000,
+): Promise<PostState> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const { rows } = await t.db.query<PostState>(
+      'SELECT status, published_at FROM posts WHERE id = $1',
+      [postId],
+    );
+    if (rows[0] && statuses.includes(rows[0].status)) return rows[0];
+    if (Date.now() > until)
+      throw new Error(
+        `Post ${postId} is ${rows[0]?.status ?? 'missing'}, not ${statuses.join('/')}`,
+      );
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+export interface TargetState {
+  chat_id: string;
+  status: string;
+  error_code: string | null;
+  error_message: string | null;
+  message_ids: number[];
+  published_at: string | null;
+}
+
+export async function targetsOf(t: TestApp, postId: number): Promise<TargetState[]> {
+  const { rows } = await t.db.query<TargetState>(
+    `SELECT chat_id, status, error_code, error_message, message_ids, published_at
+       FROM post_targets WHERE post_id = $1 ORDER BY position, id`,
+    [postId],
+  );
+  return rows;
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

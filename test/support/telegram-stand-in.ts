@@ -1,0 +1,241 @@
+import busboy from 'busboy';
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { AddressInfo } from 'node:net';
+
+export interface RecordedFile {
+  field: string;
+  filename: string;
+  mimeType: string;
+  bytes: Buffer;
+}
+
+export interface RecordedCall {
+  token: string;
+  method: string;
+  /** JSON body, or the multipart text fields (JSON-looking fields are parsed). */
+  params: Record<string, unknown>;
+  files: RecordedFile[];
+  at: number;
+}
+
+export interface ScriptedAnswer {
+  /** HTTP status and Telegram error_code; 200 means success with `result`. */
+  status: number;
+  description?: string;
+  retryAfter?: number;
+  result?: unknown;
+  /** Accept the request and never answer (a send whose outcome is unknown). */
+  hang?: boolean;
+  /** Answer (normally, or with `status`) only after this many milliseconds. */
+  delayMs?: number;
+}
+
+interface Bot {
+  id: number;
+  first_name: string;
+  username: string;
+}
+
+interface Chat {
+  id: number;
+  type: 'channel' | 'supergroup' | 'group' | 'private';
+  title: string;
+  username?: string;
+}
+
+/**
+ * A local Telegram Bot API: getMe, getChat, sendMessage, sendPhoto, sendVideo, sendMediaGroup,
+ * JSON or multipart, answering in Telegram's envelope. Tests register bots and chats, script
+ * failures, and read back every call it received.
+ */
+export class TelegramStandIn {
+  readonly calls: RecordedCall[] = [];
+  private readonly bots = new Map<string, Bot>();
+  private readonly chats = new Map<string, Chat>();
+  private readonly scripts = new Map<string, ScriptedAnswer[]>();
+  private readonly hanging = new Set<ServerResponse>();
+  private server?: Server;
+  private nextMessageId = 1000;
+  private nextBotId = 7_000_000;
+
+  get url(): string {
+    const address = this.server?.address() as AddressInfo;
+    return `http://127.0.0.1:${address.port}`;
+  }
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    for (const res of this.hanging) res.destroy();
+    await new Promise<void>((resolve) =>
+      this.server ? this.server.close(() => resolve()) : resolve(),
+    );
+  }
+
+  /** Registers a bot token that getMe accepts; returns the token. */
+  addBot(username = `herald_test_${this.bots.size + 1}_bot`): string {
+    const id = this.nextBotId++;
+    const token = `${id}:AA${Buffer.from(username).toString('hex').padEnd(33, 'x').slice(0, 33)}`;
+    this.bots.set(token, { id, first_name: `Bot ${username}`, username });
+    return token;
+  }
+
+  /** Registers a chat getChat knows, by numeric id and, if given, @username. */
+  addChat(chat: Chat): Chat {
+    this.chats.set(String(chat.id), chat);
+    if (chat.username) this.chats.set(`@${chat.username}`, chat);
+    return chat;
+  }
+
+  /** The next calls of `method` get these answers, in order, before normal service resumes. */
+  script(method: string, ...answers: ScriptedAnswer[]): void {
+    this.scripts.set(method, [...(this.scripts.get(method) ?? []), ...answers]);
+  }
+
+  callsOf(method: string): RecordedCall[] {
+    return this.calls.filter((call) => call.method === method);
+  }
+
+  reset(): void {
+    this.calls.length = 0;
+    this.scripts.clear();
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(req.url ?? '');
+    if (!match || req.method !== 'POST')
+      return this.reply(res, 404, { ok: false, error_code: 404, description: 'Not Found' });
+    const token = decodeURIComponent(match[1]);
+    const method = match[2];
+    const { params, files } = await readBody(req);
+    this.calls.push({ token, method, params, files, at: Date.now() });
+
+    const scripted = this.scripts.get(method)?.shift();
+    if (scripted?.hang) {
+      this.hanging.add(res);
+      return;
+    }
+    if (scripted?.delayMs) await new Promise((resolve) => setTimeout(resolve, scripted.delayMs));
+    if (scripted && scripted.status !== 200) {
+      return this.reply(res, scripted.status, {
+        ok: false,
+        error_code: scripted.status,
+        description: scripted.description ?? `Error ${scripted.status}`,
+        ...(scripted.retryAfter !== undefined
+          ? { parameters: { retry_after: scripted.retryAfter } }
+          : {}),
+      });
+    }
+    const bot = this.bots.get(token);
+    if (!bot)
+      return this.reply(res, 401, { ok: false, error_code: 401, description: 'Unauthorized' });
+    if (scripted?.result !== undefined)
+      return this.reply(res, 200, { ok: true, result: scripted.result });
+    return this.answer(res, bot, method, params, files);
+  }
+
+  private answer(
+    res: ServerResponse,
+    bot: Bot,
+    method: string,
+    params: Record<string, unknown>,
+    files: RecordedFile[],
+  ): void {
+    if (method === 'getMe')
+      return this.reply(res, 200, {
+        ok: true,
+        result: { id: bot.id, is_bot: true, first_name: bot.first_name, username: bot.username },
+      });
+    const chat = this.chats.get(String(params.chat_id));
+    if (!chat)
+      return this.reply(res, 400, {
+        ok: false,
+        error_code: 400,
+        description: 'Bad Request: chat not found',
+      });
+    const message = () => ({
+      message_id: this.nextMessageId++,
+      date: Math.floor(Date.now() / 1000),
+      chat,
+    });
+    switch (method) {
+      case 'getChat':
+        return this.reply(res, 200, { ok: true, result: chat });
+      case 'sendMessage':
+      case 'sendPhoto':
+      case 'sendVideo':
+        return this.reply(res, 200, { ok: true, result: message() });
+      case 'sendMediaGroup': {
+        const media = Array.isArray(params.media) ? params.media : [];
+        if (media.length < 2 || media.length > 10) {
+          return this.reply(res, 400, {
+            ok: false,
+            error_code: 400,
+            description: 'Bad Request: wrong number of media',
+          });
+        }
+        void files;
+        return this.reply(res, 200, { ok: true, result: media.map(() => message()) });
+      }
+      default:
+        return this.reply(res, 404, {
+          ok: false,
+          error_code: 404,
+          description: 'Not Found: method not found',
+        });
+    }
+  }
+
+  private reply(res: ServerResponse, status: number, body: unknown): void {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  }
+}
+
+async function readBody(
+  req: IncomingMessage,
+): Promise<{ params: Record<string, unknown>; files: RecordedFile[] }> {
+  const type = req.headers['content-type'] ?? '';
+  if (type.startsWith('multipart/form-data')) {
+    return new Promise((resolve, reject) => {
+      const params: Record<string, unknown> = {};
+      const files: RecordedFile[] = [];
+      const parser = busboy({ headers: req.headers });
+      parser.on('field', (name, value) => (params[name] = parseMaybeJson(value)));
+      parser.on('file', (field, stream, info) => {
+        const chunks: Buffer[] = [];
+        stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+        stream.on('end', () =>
+          files.push({
+            field,
+            filename: info.filename ?? '',
+            mimeType: info.mimeType,
+            bytes: Buffer.concat(chunks),
+          }),
+        );
+      });
+      parser.on('close', () => resolve({ params, files }));
+      parser.on('error', reject);
+      req.pipe(parser);
+    });
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  return { params: text ? (JSON.parse(text) as Record<string, unknown>) : {}, files: [] };
+}
+
+function parseMaybeJson(value: string): unknown {
+  if (/^[[{]/.test(value)) {
+    try {
+      return JSON.parse(value);
+    } catch {
+      return value;
+    }
+  }
+  return value;
+}

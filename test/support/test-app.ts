@@ -1,0 +1,95 @@
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import TestAgent from 'supertest/lib/agent';
+import { createHttpApp } from '../../src/app.setup';
+import { AppConfig, loadConfig } from '../../src/config/config';
+import { buildDataSourceOptions } from '../../src/database/data-source';
+import { createTestDatabase, databaseUrl, dropTestDatabase } from './databases';
+
+export const TEST_APP_SECRET = 'test-secret-that-is-long-enough-0123456789';
+export const MIGRATIONS_GLOB = join(__dirname, '..', '..', 'migrations', '*.ts');
+
+/** A database of the test's own, created and migrated. */
+export async function createMigratedDatabase(): Promise<{ name: string; url: string }> {
+  const name = await createTestDatabase();
+  const url = databaseUrl(name);
+  const source = new DataSource(buildDataSourceOptions(url, MIGRATIONS_GLOB));
+  await source.initialize();
+  try {
+    await source.runMigrations({ transaction: 'each' });
+  } finally {
+    await source.destroy();
+  }
+  return { name, url };
+}
+
+export interface TestApp {
+  app: NestExpressApplication;
+  http: TestAgent;
+  config: AppConfig;
+  /** A plain connection to the test's database, for asserting on rows. */
+  db: Client;
+  databaseName: string;
+  mediaDir: string;
+  close(): Promise<void>;
+}
+
+export interface StartTestAppOptions {
+  /**
+   * Another instance of the same deployment: reuse that app's database, Redis key prefix and media
+   * directory (as instances behind one load balancer do). Closing this app leaves them to the first.
+   */
+  shareWith?: TestApp;
+}
+
+/**
+ * Starts the whole AppModule, exactly as production builds it, on a fresh migrated database and a
+ * Redis key prefix of its own. `env` takes the same variables as production (D17).
+ */
+export async function startTestApp(
+  env: Record<string, string> = {},
+  options: StartTestAppOptions = {},
+): Promise<TestApp> {
+  const shared = options.shareWith;
+  const { name, url } = shared
+    ? { name: shared.databaseName, url: shared.config.databaseUrl }
+    : await createMigratedDatabase();
+  const mediaDir = shared?.mediaDir ?? mkdtempSync(join(tmpdir(), 'herald-media-'));
+  const config = loadConfig({
+    DATABASE_URL: url,
+    REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+    REDIS_KEY_PREFIX:
+      shared?.config.redisKeyPrefix ?? `herald-test-${randomBytes(6).toString('hex')}`,
+    APP_SECRET: TEST_APP_SECRET,
+    LOG_LEVEL: 'silent',
+    MEDIA_STORAGE_DIR: mediaDir,
+    PUBLIC_BASE_URL: 'http://herald.test',
+    TELEGRAM_API_BASE_URL: 'http://127.0.0.1:9',
+    ...env,
+  });
+  const app = await createHttpApp(config);
+  await app.init();
+  const db = new Client({ connectionString: url });
+  await db.connect();
+  return {
+    app,
+    http: request(app.getHttpServer()),
+    config,
+    db,
+    databaseName: name,
+    mediaDir,
+    async close() {
+      await db.end();
+      await app.close();
+      if (shared) return;
+      await dropTestDatabase(name);
+      rmSync(mediaDir, { recursive: true, force: true });
+    },
+  };
+}
