@@ -22,11 +22,17 @@ export class PublicationProcessor implements OnModuleInit, BeforeApplicationShut
 
   onModuleInit(): void {
     if (this.config.appRole === 'api') return;
+    this.handleWorkerNameFailures();
     this.queue
       .process(this.config.publication.concurrency, (job: Job<PublicationJob>) =>
         this.publication.run(job.data.postId, job.data.attempt),
       )
-      .catch((error: Error) => this.logger.error(`Publication worker stopped: ${error.message}`));
+      .catch((error?: Error) =>
+        // Bull rejects with the connection's last error, which may be none at all.
+        this.logger.error(
+          `Publication worker stopped: ${error?.message ?? 'Redis connection ended'}`,
+        ),
+      );
     this.queue.on('failed', (job: Job<PublicationJob>, error: Error) => {
       if (error instanceof RetryLater) return;
       if (job.attemptsMade < (job.opts.attempts ?? 1)) {
@@ -40,6 +46,21 @@ export class PublicationProcessor implements OnModuleInit, BeforeApplicationShut
           this.logger.error(`Could not finish post ${job.data.postId}: ${e.message}`),
         );
     });
+  }
+
+  /**
+   * Bull's process() names the worker's blocking connection (CLIENT SETNAME) and drops the
+   * promise; stopping before Redis answers (a shutdown right after start, Redis away) would leave
+   * an unhandled rejection, which ends a Node process. Its outcome only matters for the log.
+   */
+  private handleWorkerNameFailures(): void {
+    const queue = this.queue as Queue<PublicationJob> & { setWorkerName?: () => Promise<void> };
+    const setWorkerName = queue.setWorkerName?.bind(queue);
+    if (!setWorkerName) return;
+    queue.setWorkerName = () =>
+      setWorkerName().catch((error?: Error) =>
+        this.logger.debug(`Worker connection not named: ${error?.message ?? 'connection ended'}`),
+      );
   }
 
   /** Graceful shutdown: stop taking jobs and finish the ones in hand while the database is still open. */
