@@ -1,9 +1,19 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { MediaService } from '../src/media/media.service';
+import { INCOMING_DIR, STALE_PARTIAL_MS } from '../src/storage/local-disk.storage';
 import { Factory, SignedInUser, TestProject } from './support/factories';
 import {
   FIFTY_MB,
@@ -499,5 +509,25 @@ describe('POST /projects/{id}/media, multipart (SERVICE.md 4 #3a, D10)', () => {
     expect(post.responses['400'].description).toContain('too_many_files');
     expect(post.responses['400'].description).toContain('url_not_allowed');
     expect(post.responses['413'].description).toContain('file_too_large');
+  });
+});
+
+describe('Partial files a crashed process left behind', () => {
+  it('are removed at the next start once a day old; younger ones may be uploads in progress', async () => {
+    const mediaDir = mkdtempSync(join(tmpdir(), 'herald-crashed-'));
+    const incoming = join(mediaDir, INCOMING_DIR);
+    mkdirSync(incoming);
+    const twoDaysAgo = new Date(Date.now() - 2 * STALE_PARTIAL_MS);
+    writeFileSync(join(incoming, 'abandoned.part'), 'half a file');
+    utimesSync(join(incoming, 'abandoned.part'), twoDaysAgo, twoDaysAgo);
+    writeFileSync(join(incoming, 'in-progress.part'), 'still arriving');
+    const t = await startTestApp({ MEDIA_STORAGE_DIR: mediaDir });
+    try {
+      await waitFor(() => !existsSync(join(incoming, 'abandoned.part')));
+      expect(filesUnder(mediaDir)).toEqual([join(INCOMING_DIR, 'in-progress.part')]);
+    } finally {
+      await t.close();
+      rmSync(mediaDir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,9 +1,24 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { AppConfig } from '../config/config';
-import { InvalidStoragePathError, isValidStorageKey, LocalDiskStorage } from './local-disk.storage';
+import {
+  INCOMING_DIR,
+  InvalidStoragePathError,
+  isValidStorageKey,
+  LocalDiskStorage,
+  STALE_PARTIAL_MS,
+} from './local-disk.storage';
 
 describe('LocalDiskStorage', () => {
   let root: string;
@@ -48,6 +63,48 @@ describe('LocalDiskStorage', () => {
       storage.put('projects/1/x.png', Readable.from(failing()), 'image/png'),
     ).rejects.toThrow('client went away');
     expect(readdirSync(join(root, 'projects/1'))).toEqual([]);
+    expect(readdirSync(join(root, INCOMING_DIR))).toEqual([]);
+  });
+
+  it('writes into .incoming until complete, so a half-written file is never at its key', async () => {
+    let seenWhileWriting: string[] = [];
+    async function* slow(): AsyncGenerator<Buffer> {
+      yield Buffer.from('half');
+      // The stream pulls ahead of the disk; wait until the partial file exists.
+      for (let i = 0; i < 100 && seenWhileWriting.length === 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        seenWhileWriting = readdirSync(join(root, INCOMING_DIR));
+      }
+      expect(existsSync(join(root, 'projects/1/y.png'))).toBe(false);
+      yield Buffer.from(' and whole');
+    }
+    await storage.put('projects/1/y.png', Readable.from(slow()), 'image/png');
+    expect(seenWhileWriting).toHaveLength(1);
+    expect(seenWhileWriting[0]).toMatch(/^[0-9a-f]{24}\.part$/);
+    expect(readFileSync(join(root, 'projects/1/y.png'), 'utf8')).toBe('half and whole');
+    expect(readdirSync(join(root, INCOMING_DIR))).toEqual([]);
+  });
+
+  it('removes partial files a crashed process left, once they are older than a day', async () => {
+    const incoming = join(root, INCOMING_DIR);
+    mkdirSync(incoming, { recursive: true });
+    const now = Date.now();
+    const age = (ms: number) => new Date(now - ms);
+    writeFileSync(join(incoming, 'abandoned.part'), 'x');
+    utimesSync(
+      join(incoming, 'abandoned.part'),
+      age(STALE_PARTIAL_MS + 1),
+      age(STALE_PARTIAL_MS + 1),
+    );
+    writeFileSync(join(incoming, 'in-progress.part'), 'x');
+    utimesSync(join(incoming, 'in-progress.part'), age(60_000), age(60_000));
+    await storage.put('projects/1/kept.png', Readable.from([Buffer.from('kept')]), 'image/png');
+
+    expect(await storage.removeStalePartials(now)).toBe(1);
+    expect(readdirSync(incoming)).toEqual(['in-progress.part']);
+    expect(readFileSync(join(root, 'projects/1/kept.png'), 'utf8')).toBe('kept');
+    rmSync(incoming, { recursive: true });
+    expect(await storage.removeStalePartials(now)).toBe(0);
   });
 
   it('replaces an existing object, as an object store would', async () => {
@@ -71,6 +128,8 @@ describe('LocalDiskStorage', () => {
     [''],
     ['..'],
     ['a'.repeat(513)],
+    [`${INCOMING_DIR}/abc.part`],
+    ['projects/.hidden.png'],
   ])('refuses the key %j', async (path) => {
     writeFileSync(join(dirname(root), 'outside.txt'), 'secret');
     expect(isValidStorageKey(path)).toBe(false);

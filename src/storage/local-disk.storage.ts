@@ -1,16 +1,16 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { AppConfig } from '../config/config';
 import { InjectConfig } from '../config/config.module';
 import type { StorageDriver, StoredObject } from './storage-driver';
 
-/** A storage key: slash-separated segments of safe characters, none of them `.` or `..`. */
-const STORAGE_KEY = /^(?!.*(?:^|\/)\.{1,2}(?:\/|$))[A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*$/;
+/** A storage key: slash-separated segments of safe characters, none of them starting with a dot. */
+const STORAGE_KEY = /^[A-Za-z0-9_-][A-Za-z0-9._-]*(?:\/[A-Za-z0-9_-][A-Za-z0-9._-]*)*$/;
 export const MAX_STORAGE_KEY_LENGTH = 512;
 
 export class InvalidStoragePathError extends Error {
@@ -24,24 +24,61 @@ export function isValidStorageKey(path: string): boolean {
   return path.length <= MAX_STORAGE_KEY_LENGTH && STORAGE_KEY.test(path);
 }
 
+/** Where files are written until complete: under the root (one file system, so renames are atomic). */
+export const INCOMING_DIR = '.incoming';
+/** A partial file this old belongs to no upload still running (a process died mid-write). */
+export const STALE_PARTIAL_MS = 24 * 60 * 60 * 1000;
+
 /**
- * Files under `MEDIA_STORAGE_DIR`. A file is written to a temporary name beside its target and
- * renamed into place only when complete, so a failed or rejected upload leaves nothing behind.
+ * Files under `MEDIA_STORAGE_DIR`. A file is written to a temporary name in `.incoming/` and
+ * renamed into place only when complete, so a failed or rejected upload leaves nothing behind; what
+ * a crashed process left there is removed at the next start. No storage key can name `.incoming`.
  */
 @Injectable()
-export class LocalDiskStorage implements StorageDriver {
+export class LocalDiskStorage implements StorageDriver, OnApplicationBootstrap {
+  private readonly logger = new Logger(LocalDiskStorage.name);
   private readonly root: string;
+  private readonly incoming: string;
   private readonly publicBase: string;
 
   constructor(@InjectConfig() config: AppConfig) {
     this.root = resolve(config.mediaStorageDir);
+    this.incoming = join(this.root, INCOMING_DIR);
     this.publicBase = `${config.publicBaseUrl}/media/`;
+  }
+
+  onApplicationBootstrap(): void {
+    void this.removeStalePartials().then(
+      (removed) => removed > 0 && this.logger.log(`Removed ${removed} abandoned partial file(s)`),
+      (error: Error) => this.logger.warn(`Could not sweep ${this.incoming}: ${error.message}`),
+    );
+  }
+
+  /** Deletes partial files older than `STALE_PARTIAL_MS`; the number removed. */
+  async removeStalePartials(now = Date.now()): Promise<number> {
+    let names: string[];
+    try {
+      names = await readdir(this.incoming);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw error;
+    }
+    let removed = 0;
+    for (const name of names) {
+      const file = join(this.incoming, name);
+      const { mtimeMs } = await stat(file).catch(() => ({ mtimeMs: now }));
+      if (now - mtimeMs < STALE_PARTIAL_MS) continue;
+      await rm(file, { force: true });
+      removed++;
+    }
+    return removed;
   }
 
   async put(path: string, body: Readable, _contentType: string): Promise<StoredObject> {
     const target = this.resolve(path);
-    const partial = `${target}.${randomBytes(8).toString('hex')}.part`;
+    const partial = join(this.incoming, `${randomBytes(12).toString('hex')}.part`);
     try {
+      await mkdir(this.incoming, { recursive: true });
       await mkdir(dirname(target), { recursive: true });
       // `wx` on the temporary name only: two writers never share one; the rename replaces, like S3.
       const file = createWriteStream(partial, { flags: 'wx' });
