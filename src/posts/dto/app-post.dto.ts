@@ -1,24 +1,25 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import {
-  ArrayMaxSize,
-  ArrayUnique,
-  IsArray,
   IsInt,
   IsOptional,
   IsPositive,
   IsString,
   Max,
   MaxLength,
-  Min,
   Validate,
   ValidateIf,
-  ValidateNested,
 } from 'class-validator';
 import { MAX_DB_ID, parseId } from '../../errors/parse-id.pipe';
 import { MAX_MEDIA_PER_POST, MAX_TARGETS_PER_POST, MAX_TEXT_LENGTH } from '../post-state';
-import { CreatePostDto, PostTargetDto, ScheduledAtRule } from './create-post.dto';
+import {
+  CreatePostDto,
+  MediaIdsList,
+  PostTargetDto,
+  ScheduledAtRule,
+  TargetsList,
+} from './create-post.dto';
 import { ListPostsQuery } from './list-posts.query';
 import { PublishPostDto } from './publish-post.dto';
 
@@ -64,23 +65,11 @@ export class AppUpdatePostDto {
 
   @ApiPropertyOptional({ type: [PostTargetDto], maxItems: MAX_TARGETS_PER_POST })
   @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(MAX_TARGETS_PER_POST)
-  @ArrayUnique((t: PostTargetDto | undefined) => t?.channel_ref, {
-    message: 'targets must not repeat a channel_ref',
-  })
-  @ValidateNested({ each: true })
-  @Type(() => PostTargetDto)
+  @TargetsList()
   targets?: PostTargetDto[];
 
   @ApiPropertyOptional({ type: [Number], maxItems: MAX_MEDIA_PER_POST })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(MAX_MEDIA_PER_POST)
-  @ArrayUnique()
-  @IsInt({ each: true })
-  @Min(1, { each: true })
-  @Max(MAX_DB_ID, { each: true })
+  @MediaIdsList()
   media_ids?: number[];
 
   @ApiPropertyOptional({

@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -41,16 +42,29 @@ export class PostTargetDto {
 }
 
 /** Targets as D8 wants them: unique refs, at most 50. */
-function TargetsList(): PropertyDecorator {
-  return (target, key) => {
-    IsArray()(target, key);
-    ArrayMaxSize(MAX_TARGETS_PER_POST)(target, key);
+export function TargetsList(): PropertyDecorator {
+  return applyDecorators(
+    IsArray(),
+    ArrayMaxSize(MAX_TARGETS_PER_POST),
     ArrayUnique((t: PostTargetDto | undefined) => t?.channel_ref, {
       message: 'targets must not repeat a channel_ref',
-    })(target, key);
-    ValidateNested({ each: true })(target, key);
-    Type(() => PostTargetDto)(target, key);
-  };
+    }),
+    ValidateNested({ each: true }),
+    Type(() => PostTargetDto),
+  );
+}
+
+/** Media as D8 wants them: optional, unique asset ids, at most 10. */
+export function MediaIdsList(): PropertyDecorator {
+  return applyDecorators(
+    IsOptional(),
+    IsArray(),
+    ArrayMaxSize(MAX_MEDIA_PER_POST),
+    ArrayUnique(),
+    IsInt({ each: true }),
+    Min(1, { each: true }),
+    Max(MAX_DB_ID, { each: true }),
+  );
 }
 
 function hasMedia(body: { media_ids?: unknown }): boolean {
@@ -155,13 +169,7 @@ export class CreatePostDto {
     maxItems: MAX_MEDIA_PER_POST,
     description: 'Unique ids of media assets of this project, in album order',
   })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(MAX_MEDIA_PER_POST)
-  @ArrayUnique()
-  @IsInt({ each: true })
-  @Min(1, { each: true })
-  @Max(MAX_DB_ID, { each: true })
+  @MediaIdsList()
   media_ids?: number[];
 
   @ApiPropertyOptional({
