@@ -21,7 +21,7 @@
  *
  * Needs the PostgreSQL and Redis of the tests (TEST_ADMIN_DATABASE_URL, TEST_REDIS_URL).
  */
-import { cpuSeconds, freePort, waitUntilAnswers } from './support';
+import { cpuSeconds, cpuSecondsOfCommand, freePort, waitUntilAnswers } from './support';
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
@@ -89,6 +89,7 @@ async function main(): Promise<void> {
     telegram.reset();
     const children = [herald, worker].filter((c): c is ChildProcess => c !== null);
     const cpuBefore = children.map((c) => cpuSeconds(c.pid) * 1000);
+    const othersBefore = otherCpuMs();
     const started = new Map<string, number>();
     const runStart = performance.now();
     await pool(POSTS, IN_FLIGHT, async (i) => {
@@ -105,6 +106,7 @@ async function main(): Promise<void> {
     const requestsDoneMs = performance.now() - runStart;
     await waitForMessages(telegram, POSTS, 120_000);
     const cpuUsed = children.map((c, i) => cpuSeconds(c.pid) * 1000 - cpuBefore[i]);
+    const othersAfter = otherCpuMs();
     const delays: number[] = [];
     let last = 0;
     for (const call of telegram.callsOf('sendMessage')) {
@@ -130,6 +132,11 @@ async function main(): Promise<void> {
     console.log(
       `Herald CPU per post: ${perPost.map((ms, i) => `${single ? 'all' : ['api', 'worker'][i]} ${ms.toFixed(2)} ms`).join(', ')}` +
         ` (total ${total.toFixed(2)} ms: ${(2000 / total).toFixed(0)} posts/s if two cores were Herald's alone)`,
+    );
+    console.log(
+      `the rest of the machine, CPU per post: ${Object.entries(othersAfter)
+        .map(([who, ms]) => `${who} ${((ms - othersBefore[who]) / POSTS).toFixed(2)} ms`)
+        .join(', ')}`,
     );
     console.log(`machine load average during the run: ${loadavg()[0].toFixed(2)} (2 cores)`);
 
@@ -185,6 +192,16 @@ async function main(): Promise<void> {
     if (keys.length > 0) await redis.del(...keys);
     await redis.quit();
   }
+}
+
+/** CPU ms used so far by what shares the machine with Herald: this process, PostgreSQL, Redis. */
+function otherCpuMs(): Record<string, number> {
+  const usage = process.cpuUsage();
+  return {
+    'bench clients and Telegram stand-in': (usage.user + usage.system) / 1000,
+    PostgreSQL: cpuSecondsOfCommand('postgres') * 1000,
+    Redis: cpuSecondsOfCommand('redis-server') * 1000,
+  };
 }
 
 /** Requests per second of GET /api/public/v1/projects for 3 s, the same clients and concurrency. */

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { AddressInfo, createServer } from 'node:net';
 
 /** Linux's USER_HZ: /proc times are in these ticks. */
@@ -15,6 +15,21 @@ export function cpuSeconds(pid: number | undefined): number {
   } catch {
     return Number.NaN;
   }
+}
+
+/** CPU seconds used so far by every live process whose command name is `comm` (e.g. `postgres`). */
+export function cpuSecondsOfCommand(comm: string): number {
+  let total = 0;
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== comm) continue;
+    } catch {
+      continue; // gone meanwhile
+    }
+    const seconds = cpuSeconds(Number(pid));
+    if (!Number.isNaN(seconds)) total += seconds;
+  }
+  return total;
 }
 
 /** A TCP port free on 127.0.0.1 at the moment of asking. */
