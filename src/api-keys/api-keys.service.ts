@@ -14,6 +14,16 @@ import {
   parseApiKey,
 } from './api-key-format';
 import { Scope, SCOPES } from './scopes';
+import { rowsOf, Statement } from '../database/prepared';
+
+/** D3: a key is found by its public part; the secret is compared in constant time afterwards. */
+const FIND_KEY = new Statement(
+  `SELECT k.id, k.public_id, k.secret_hash, k.scopes, k.user_id, k.last_used_at,
+          u.email, u.name, u.is_admin
+     FROM api_keys k JOIN users u ON u.id = k.user_id
+    WHERE k.public_id = $1 AND k.revoked_at IS NULL
+      AND (k.expires_at IS NULL OR k.expires_at > now())`,
+);
 
 /** `last_used_at` is written at most this often per key (D3). */
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
@@ -108,14 +118,7 @@ export class ApiKeysService {
   async authenticate(token: string | null): Promise<Principal> {
     const parsed = token ? parseApiKey(token) : null;
     if (!parsed) throw AppError.unauthorized();
-    const [row] = (await this.keys.query(
-      `SELECT k.id, k.public_id, k.secret_hash, k.scopes, k.user_id, k.last_used_at,
-              u.email, u.name, u.is_admin
-         FROM api_keys k JOIN users u ON u.id = k.user_id
-        WHERE k.public_id = $1 AND k.revoked_at IS NULL
-          AND (k.expires_at IS NULL OR k.expires_at > now())`,
-      [parsed.publicId],
-    )) as KeyRow[];
+    const [row] = await rowsOf<KeyRow>(this.keys.manager, FIND_KEY, [parsed.publicId]);
     const presented = this.secrets.hashToken(parsed.secret);
     if (!row || !this.secrets.digestsEqual(presented, row.secret_hash))
       throw AppError.unauthorized();

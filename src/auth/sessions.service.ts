@@ -6,6 +6,7 @@ import { SecretsService } from '../crypto/secrets.service';
 import { AppError } from '../errors/error-codes';
 import type { Principal } from './principal';
 import { Session } from './session.entity';
+import { rowsOf, Statement } from '../database/prepared';
 
 const SESSION_TTL_DAYS = 30;
 
@@ -16,6 +17,12 @@ interface SessionRow {
   name: string;
   is_admin: boolean;
 }
+
+const FIND_SESSION = new Statement(
+  `SELECT s.id, s.user_id, u.email, u.name, u.is_admin
+     FROM sessions s JOIN users u ON u.id = s.user_id
+    WHERE s.token_hash = $1 AND s.expires_at > now()`,
+);
 
 @Injectable()
 export class SessionsService {
@@ -37,12 +44,9 @@ export class SessionsService {
 
   async authenticate(token: string | null): Promise<Principal> {
     if (!token || token.length > 128) throw AppError.unauthorized();
-    const [row] = (await this.sessions.query(
-      `SELECT s.id, s.user_id, u.email, u.name, u.is_admin
-         FROM sessions s JOIN users u ON u.id = s.user_id
-        WHERE s.token_hash = $1 AND s.expires_at > now()`,
-      [this.secrets.hashToken(token)],
-    )) as SessionRow[];
+    const [row] = await rowsOf<SessionRow>(this.sessions.manager, FIND_SESSION, [
+      this.secrets.hashToken(token),
+    ]);
     if (!row) throw AppError.unauthorized();
     return {
       kind: 'session',

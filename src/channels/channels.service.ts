@@ -4,6 +4,7 @@ import { Repository } from 'typeorm';
 import { Channel } from './channel.entity';
 import { toChannelRef } from './channel-ref';
 import { ChannelDto } from './dto/channel.dto';
+import { rowsOf, Statement } from '../database/prepared';
 
 interface ChannelRow {
   id: number;
@@ -15,19 +16,20 @@ interface ChannelRow {
   needs_reconnect: boolean;
 }
 
+const LIST_CHANNELS = new Statement(
+  `SELECT c.id, c.account_id, c.platform, c.channel_id, c.title, c.username, a.needs_reconnect
+     FROM channels c JOIN accounts a ON a.id = c.account_id
+    WHERE c.project_id = $1
+    ORDER BY c.account_id, c.id`,
+);
+
 @Injectable()
 export class ChannelsService {
   constructor(@InjectRepository(Channel) private readonly channels: Repository<Channel>) {}
 
   /** Every channel across the project's connected accounts, in the order they were added. */
   async listForProject(projectId: number): Promise<ChannelDto[]> {
-    const rows = (await this.channels.query(
-      `SELECT c.id, c.account_id, c.platform, c.channel_id, c.title, c.username, a.needs_reconnect
-         FROM channels c JOIN accounts a ON a.id = c.account_id
-        WHERE c.project_id = $1
-        ORDER BY c.account_id, c.id`,
-      [projectId],
-    )) as ChannelRow[];
+    const rows = await rowsOf<ChannelRow>(this.channels.manager, LIST_CHANNELS, [projectId]);
     return rows.map(toChannelDto);
   }
 }

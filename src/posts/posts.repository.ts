@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { rowsOf, Statement } from '../database/prepared';
 import type { DbTimestamp } from '../database/timestamps';
 import type { MediaType } from '../media/media-asset.entity';
 import type { PostStatus, TargetStatus } from './post-state';
@@ -83,8 +84,25 @@ export class PostsRepository {
     channels: ResolvedChannel[];
     mediaIds: number[];
   }): Promise<PostRow> {
-    const rows = (await this.db.query(
-      `WITH p AS (
+    const [post] = await rowsOf<PostRow>(this.db, PostsRepository.INSERT_POST, [
+      input.projectId,
+      input.userId,
+      input.text,
+      input.status,
+      input.scheduledAt,
+      input.publishAttempt,
+      input.channels.map((c) => c.id),
+      input.channels.map((c) => c.platform),
+      input.channels.map((c) => c.account_id),
+      input.channels.map((c) => c.channel_id),
+      input.channels.map((_, i) => i),
+      input.mediaIds,
+    ]);
+    return post;
+  }
+
+  private static readonly INSERT_POST = new Statement(
+    `WITH p AS (
          INSERT INTO posts (project_id, created_by_user_id, text, status, scheduled_at, publish_attempt)
          VALUES ($1, $2, $3, $4, $5, $6)
          RETURNING ${POST_COLUMNS.replace(/p\./g, '')}),
@@ -95,23 +113,7 @@ export class PostsRepository {
          INSERT INTO post_media (post_id, media_asset_id, position)
          SELECT p.id, u.id, u.ord - 1 FROM p, unnest($12::int[]) WITH ORDINALITY AS u(id, ord))
        SELECT * FROM p`,
-      [
-        input.projectId,
-        input.userId,
-        input.text,
-        input.status,
-        input.scheduledAt,
-        input.publishAttempt,
-        input.channels.map((c) => c.id),
-        input.channels.map((c) => c.platform),
-        input.channels.map((c) => c.account_id),
-        input.channels.map((c) => c.channel_id),
-        input.channels.map((_, i) => i),
-        input.mediaIds,
-      ],
-    )) as PostRow[];
-    return rows[0];
-  }
+  );
 
   /** The application API's update: `scheduledAt` undefined keeps the stored schedule. */
   async updatePost(
@@ -308,20 +310,21 @@ export class PostsRepository {
     refs: { platform: string; accountId: number; channelId: string }[],
   ): Promise<ResolvedChannel[]> {
     if (refs.length === 0) return [];
-    return (await this.db.query(
-      `SELECT c.id, c.platform, c.account_id, c.channel_id, a.needs_reconnect
+    return rowsOf<ResolvedChannel>(this.db, PostsRepository.FIND_CHANNELS, [
+      projectId,
+      refs.map((r) => r.platform),
+      refs.map((r) => r.accountId),
+      refs.map((r) => r.channelId),
+    ]);
+  }
+
+  private static readonly FIND_CHANNELS = new Statement(
+    `SELECT c.id, c.platform, c.account_id, c.channel_id, a.needs_reconnect
          FROM channels c JOIN accounts a ON a.id = c.account_id
         WHERE c.project_id = $1
           AND (c.platform, c.account_id, c.channel_id) IN
               (SELECT * FROM unnest($2::text[], $3::int[], $4::text[]))`,
-      [
-        projectId,
-        refs.map((r) => r.platform),
-        refs.map((r) => r.accountId),
-        refs.map((r) => r.channelId),
-      ],
-    )) as ResolvedChannel[];
-  }
+  );
 
   async projectOfPost(postId: number): Promise<number | null> {
     const rows = (await this.db.query(`SELECT project_id FROM posts WHERE id = $1`, [postId])) as {

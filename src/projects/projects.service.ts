@@ -10,6 +10,7 @@ import {
 } from '../members/permissions';
 import { Project } from './project.entity';
 import { ProjectAccess } from './project-access';
+import { rowsOf, Statement } from '../database/prepared';
 
 interface AccessRow {
   id: number;
@@ -37,6 +38,13 @@ const ACCESS_SELECT = `
     FROM projects p
     LEFT JOIN project_members m ON m.project_id = p.id AND m.user_id = $1`;
 
+const LIST_ACCESSIBLE = new Statement(
+  `${ACCESS_SELECT} WHERE p.owner_id = $1 OR m.user_id IS NOT NULL ORDER BY p.id`,
+);
+const FIND_ACCESS = new Statement(
+  `${ACCESS_SELECT} WHERE p.id = $2 AND (p.owner_id = $1 OR m.user_id IS NOT NULL)`,
+);
+
 export interface ProjectSettings {
   name?: string;
   timezone?: string;
@@ -50,19 +58,13 @@ export class ProjectsService {
 
   /** Every project the user owns or is a member of, oldest first. */
   async listAccessible(userId: number): Promise<ProjectAccess[]> {
-    const rows = (await this.projects.query(
-      `${ACCESS_SELECT} WHERE p.owner_id = $1 OR m.user_id IS NOT NULL ORDER BY p.id`,
-      [userId],
-    )) as AccessRow[];
+    const rows = await rowsOf<AccessRow>(this.projects.manager, LIST_ACCESSIBLE, [userId]);
     return rows.map((row) => toAccess(row, userId));
   }
 
   /** The user's access to one project, or null when the project is missing or not theirs. */
   async findAccess(userId: number, projectId: number): Promise<ProjectAccess | null> {
-    const [row] = (await this.projects.query(
-      `${ACCESS_SELECT} WHERE p.id = $2 AND (p.owner_id = $1 OR m.user_id IS NOT NULL)`,
-      [userId, projectId],
-    )) as AccessRow[];
+    const [row] = await rowsOf<AccessRow>(this.projects.manager, FIND_ACCESS, [userId, projectId]);
     return row ? toAccess(row, userId) : null;
   }
 

@@ -1,6 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { rowsOf, Statement } from '../database/prepared';
 import { USAGE_SQL } from './usage-query';
+
+const USAGE = new Statement(USAGE_SQL);
 
 /** D12 (one round trip; see usage-query.ts). */
 export interface Usage {
@@ -14,7 +17,7 @@ export class UsageService {
   constructor(private readonly db: DataSource) {}
 
   async forUser(userId: number): Promise<Usage> {
-    const [row] = (await this.db.query(USAGE_SQL, [userId])) as Usage[];
+    const [row] = await rowsOf<Usage>(this.db, USAGE, [userId]);
     return row;
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { execute, rowsOf, Statement } from '../../database/prepared';
 import type { MediaType } from '../../media/media-asset.entity';
 import { PROCESSABLE_FROM, type PostStatus } from '../post-state';
 
@@ -55,8 +56,16 @@ export class PublicationRepository {
    * The claim also loads what delivery needs (pending targets, media), in the same round trip.
    */
   async claim(postId: number, attempt: number): Promise<ClaimedPost | null> {
-    const rows = (await this.db.query(
-      `WITH claimed AS (
+    const [claimed] = await rowsOf<ClaimedPost>(this.db, PublicationRepository.CLAIM, [
+      postId,
+      attempt,
+      PROCESSABLE_FROM,
+    ]);
+    return claimed ?? null;
+  }
+
+  private static readonly CLAIM = new Statement(
+    `WITH claimed AS (
          UPDATE posts SET status = 'publishing', updated_at = now()
           WHERE id = $1 AND publish_attempt = $2 AND status = ANY($3::text[])
           RETURNING id, text)
@@ -72,20 +81,18 @@ export class PublicationRepository {
                    FROM post_media pm JOIN media_assets m ON m.id = pm.media_asset_id
                   WHERE pm.post_id = c.id) y), '[]') AS media
          FROM claimed c`,
-      [postId, attempt, PROCESSABLE_FROM],
-    )) as ClaimedPost[];
-    return rows[0] ?? null;
-  }
+  );
 
   /** Marks a send as in flight; false when another run holds the target or moved it on. */
   async startSend(targetId: number, step: number): Promise<boolean> {
-    const [, count] = (await this.db.query(
-      `UPDATE post_targets SET sending_since = now(), not_before = NULL
-        WHERE id = $1 AND status = 'pending' AND steps_done = $2 AND sending_since IS NULL`,
-      [targetId, step],
-    )) as [unknown, number];
-    return count === 1;
+    const { rowCount } = await execute(this.db, PublicationRepository.START_SEND, [targetId, step]);
+    return rowCount === 1;
   }
+
+  private static readonly START_SEND = new Statement(
+    `UPDATE post_targets SET sending_since = now(), not_before = NULL
+      WHERE id = $1 AND status = 'pending' AND steps_done = $2 AND sending_since IS NULL`,
+  );
 
   /**
    * One step delivered: its message ids kept; the target is published after its last step. When
@@ -97,8 +104,18 @@ export class PublicationRepository {
     messageIds: number[],
     last: boolean,
   ): Promise<boolean> {
-    const [, published] = (await this.db.query(
-      `WITH t AS (
+    const { rowCount } = await execute(this.db, PublicationRepository.STEP_SENT, [
+      target.id,
+      JSON.stringify(messageIds),
+      last,
+      target.postId,
+      target.attempt,
+    ]);
+    return rowCount === 1;
+  }
+
+  private static readonly STEP_SENT = new Statement(
+    `WITH t AS (
          UPDATE post_targets
             SET steps_done = steps_done + 1, message_ids = message_ids || $2::jsonb,
                 sending_since = NULL, failures = 0,
@@ -112,10 +129,7 @@ export class PublicationRepository {
           AND p.publish_attempt = $5 AND p.status = 'publishing'
           AND NOT EXISTS (SELECT 1 FROM post_targets o
                            WHERE o.post_id = $4 AND o.id <> $1 AND o.status <> 'published')`,
-      [target.id, JSON.stringify(messageIds), last, target.postId, target.attempt],
-    )) as [unknown, number];
-    return published === 1;
-  }
+  );
 
   /** The send was not delivered and may be retried; returns the failures counted so far. */
   async sendNotDelivered(targetId: number, countFailure: boolean): Promise<number> {
@@ -155,8 +169,15 @@ export class PublicationRepository {
    * when all targets are, `failed` otherwise. Returns the new status, or null if not final yet.
    */
   async finish(postId: number, attempt: number): Promise<PostStatus | null> {
-    const rows = (await this.db.query(
-      `UPDATE posts p
+    const [row] = await rowsOf<{ status: PostStatus }>(this.db, PublicationRepository.FINISH, [
+      postId,
+      attempt,
+    ]);
+    return row?.status ?? null;
+  }
+
+  private static readonly FINISH = new Statement(
+    `UPDATE posts p
           SET status = CASE WHEN s.failed = 0 THEN 'published' ELSE 'failed' END,
               published_at = CASE WHEN s.failed = 0 THEN coalesce(s.last, now()) ELSE p.published_at END,
               updated_at = now()
@@ -166,10 +187,7 @@ export class PublicationRepository {
                  FROM post_targets WHERE post_id = $1) s
         WHERE p.id = $1 AND p.publish_attempt = $2 AND p.status = 'publishing' AND s.pending = 0
         RETURNING p.status`,
-      [postId, attempt],
-    )) as [{ status: PostStatus }[], number];
-    return rows[0][0]?.status ?? null;
-  }
+  );
 
   /** The job gave up for good (safety net): every pending target fails, then the post. */
   async giveUp(postId: number, attempt: number, message: string): Promise<void> {
