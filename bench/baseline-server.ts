@@ -3,7 +3,8 @@
  * `GET /api/public/v1/projects` and `GET /api/public/v1/usage` with the work Herald does for them
  * (parse the key, SELECT it by public id, HMAC-SHA-256 and constant-time compare, the throttled
  * `last_used_at` write, the same SQL and the same JSON), and nothing else: no framework, no guards,
- * no logging, no rate limits. Started by bench/read-api.ts; configured by PORT, DATABASE_URL and
+ * no logging, no rate limits. Like Herald (src/database/prepared.ts), it sends its statements
+ * named, so PostgreSQL parses and plans them once per connection. Started by bench/read-api.ts; configured by PORT, DATABASE_URL and
  * APP_SECRET.
  */
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
@@ -56,14 +57,15 @@ async function authenticate(header: string | undefined): Promise<KeyRow | null> 
   const bearer = header ? /^Bearer ([^\s]+)$/i.exec(header.trim()) : null;
   const parsed = bearer ? KEY_SHAPE.exec(bearer[1]) : null;
   if (!parsed) return null;
-  const { rows } = await pool.query<KeyRow>(
-    `SELECT k.id, k.public_id, k.secret_hash, k.scopes, k.user_id, k.last_used_at,
+  const { rows } = await pool.query<KeyRow>({
+    name: 'key',
+    text: `SELECT k.id, k.public_id, k.secret_hash, k.scopes, k.user_id, k.last_used_at,
             u.email, u.name, u.is_admin
        FROM api_keys k JOIN users u ON u.id = k.user_id
       WHERE k.public_id = $1 AND k.revoked_at IS NULL
         AND (k.expires_at IS NULL OR k.expires_at > now())`,
-    [parsed[1]],
-  );
+    values: [parsed[1]],
+  });
   const row = rows[0];
   const presented = createHmac('sha256', hashKey).update(parsed[2]).digest();
   const stored = row ? Buffer.from(row.secret_hash, 'hex') : Buffer.alloc(0);
@@ -94,14 +96,15 @@ function formatTimestamp(raw: string): string {
 }
 
 async function projects(userId: number): Promise<unknown> {
-  const { rows } = await pool.query<ProjectRow>(
-    `SELECT p.id, p.name, p.timezone, p.owner_id, p.appearance, p.wallpaper, p.created_at, m.role,
+  const { rows } = await pool.query<ProjectRow>({
+    name: 'projects',
+    text: `SELECT p.id, p.name, p.timezone, p.owner_id, p.appearance, p.wallpaper, p.created_at, m.role,
             ${PERMISSION_FLAGS.map((flag) => `m.${flag}`).join(', ')}
        FROM projects p
        LEFT JOIN project_members m ON m.project_id = p.id AND m.user_id = $1
       WHERE p.owner_id = $1 OR m.user_id IS NOT NULL ORDER BY p.id`,
-    [userId],
-  );
+    values: [userId],
+  });
   const items = rows.map((row) => ({
     id: row.id,
     name: row.name,
@@ -114,7 +117,7 @@ async function projects(userId: number): Promise<unknown> {
 
 async function usage(userId: number): Promise<unknown> {
   // The very statement Herald's UsageService sends (D12, one round trip).
-  const { rows } = await pool.query(USAGE_SQL, [userId]);
+  const { rows } = await pool.query({ name: 'usage', text: USAGE_SQL, values: [userId] });
   return rows[0];
 }
 
