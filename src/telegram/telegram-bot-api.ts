@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { FormData, fetch } from 'undici';
+import { Dispatcher, FormData, request } from 'undici';
 import type { AppConfig } from '../config/config';
 import { InjectConfig } from '../config/config.module';
 
@@ -85,32 +85,39 @@ export class TelegramBotApi {
         : JSON.stringify(
             Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined)),
           );
-    let response;
+    // undici's request(), not fetch(): the same connection pool at a fifth of the CPU per call.
+    let response: Dispatcher.ResponseData;
     try {
-      response = await fetch(url, {
+      response = await request(url, {
         method: 'POST',
         body,
         headers: params instanceof FormData ? undefined : { 'content-type': 'application/json' },
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
-      const cause = (error as { cause?: { code?: string } }).cause?.code;
+      const failure = error as { code?: string; cause?: { code?: string } };
+      const code = failure.code ?? failure.cause?.code;
       // A refused or unresolvable connection never reached Telegram; anything else may have.
-      const sent = !['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'].includes(cause ?? '');
-      // The cause code (ECONNREFUSED, ENOTFOUND, …) or the error's name; never the URL, which holds the token.
-      const reason = cause ?? (error as Error).name;
+      const sent = !['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'].includes(code ?? '');
+      // The error code (ECONNREFUSED, UND_ERR_SOCKET, …) or the error's name; never the URL,
+      // which holds the token.
+      const reason = code ?? (error as Error).name;
       throw new TelegramTransportError(`Telegram ${method} failed: ${reason}`, sent);
     }
     let envelope: TelegramEnvelope<T>;
     try {
-      envelope = (await response.json()) as TelegramEnvelope<T>;
+      envelope = (await response.body.json()) as TelegramEnvelope<T>;
     } catch {
-      throw new TelegramApiError(response.status, `Unreadable answer (HTTP ${response.status})`);
+      response.body.destroy();
+      throw new TelegramApiError(
+        response.statusCode,
+        `Unreadable answer (HTTP ${response.statusCode})`,
+      );
     }
     if (!envelope.ok || envelope.result === undefined) {
       throw new TelegramApiError(
-        envelope.error_code ?? response.status,
-        envelope.description ?? `HTTP ${response.status}`,
+        envelope.error_code ?? response.statusCode,
+        envelope.description ?? `HTTP ${response.statusCode}`,
         envelope.parameters?.retry_after ?? null,
       );
     }
