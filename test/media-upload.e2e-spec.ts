@@ -242,6 +242,65 @@ describe('POST /projects/{id}/media, multipart (SERVICE.md 4 #3a, D10)', () => {
       await expectNothingKept(before);
     });
 
+    it('a refused body that keeps coming is answered at once and cut off, not read for ever', async () => {
+      // multer reads a refused body to its end before answering; a client streaming without end
+      // would hold the request until the server's time-out. Past 50 MB + 1 MB the answer goes out
+      // at once, and the connection is closed two seconds later.
+      const before = await snapshot();
+      const boundary = 'herald-endless-body';
+      const url = new URL(`${baseUrl}${mediaPath()}`);
+      const chunk = Buffer.alloc(256 * 1024);
+      const endless = 64 * 1024 * 1024 * 1024; // never reached: the server cuts the connection
+      let sent = 0;
+      const outcome = await new Promise<{ status?: number; body: string; sentAtAnswer: number }>(
+        (resolve) => {
+          const result = { status: undefined as number | undefined, body: '', sentAtAnswer: -1 };
+          const req = httpRequest({
+            host: url.hostname,
+            port: url.port,
+            path: url.pathname,
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${key}`,
+              'content-type': `multipart/form-data; boundary=${boundary}`,
+            },
+          });
+          req.on('response', (res) => {
+            result.status = res.statusCode;
+            result.sentAtAnswer = sent;
+            res.setEncoding('utf8');
+            res.on('data', (text: string) => (result.body += text));
+          });
+          req.on('error', () => undefined); // the cut itself
+          req.on('close', () => resolve(result));
+          req.write(
+            `--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="endless.png"\r\n` +
+              'Content-Type: image/png\r\n\r\n',
+          );
+          req.write(PNG_SIGNATURE);
+          const pump = (): void => {
+            while (sent < endless && !req.destroyed) {
+              sent += chunk.length;
+              if (!req.write(chunk)) {
+                req.once('drain', pump);
+                return;
+              }
+            }
+          };
+          pump();
+        },
+      );
+      expect(outcome.status).toBe(413);
+      expect(JSON.parse(outcome.body)).toEqual({
+        error: { code: 'file_too_large', message: expect.any(String) },
+      });
+      // Answered near the cap (socket buffers hold a few MB more), and cut off well before the end.
+      expect(outcome.sentAtAnswer).toBeLessThan(FIFTY_MB + 16 * 1024 * 1024);
+      expect(sent).toBeLessThan(endless);
+      await waitFor(async () => (await snapshot()).files.length === before.files.length);
+      await expectNothingKept(before);
+    });
+
     it('a text file renamed .png and declared image/png: 415 unsupported_media_type (D10)', async () => {
       const before = await snapshot();
       const res = await upload()

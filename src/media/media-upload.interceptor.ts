@@ -21,6 +21,15 @@ export const UPLOAD_FIELD = 'files';
 /** SERVICE.md 8: files per multipart upload request. */
 export const MAX_FILES_PER_UPLOAD = 1;
 
+/**
+ * multer reads a refused multipart body to its end before it answers. Past one file's limit plus
+ * this much framing, the body is answered at once and its connection closed soon after.
+ */
+const MULTIPART_FRAMING_BYTES = 1024 * 1024;
+const MAX_MULTIPART_BODY_BYTES = MAX_MEDIA_BYTES + MULTIPART_FRAMING_BYTES;
+/** How long a client cut off that way has to read the answer before its connection is closed. */
+const CUT_OFF_LINGER_MS = 2_000;
+
 interface UploadRequest extends HeraldRequest {
   mediaUpload?: MediaUploadInput;
   file?: Express.Multer.File & { stored?: StoredMediaFile };
@@ -64,16 +73,25 @@ export class MediaUploadInterceptor implements NestInterceptor {
   private async receiveFile(req: UploadRequest, res: Response): Promise<MediaUploadInput> {
     const projectId = req.projectAccess?.project.id;
     if (projectId === undefined) throw new Error('Media upload without a resolved project');
+    let fileOverLimit = false;
     const receive = multer({
-      storage: new MediaStorageEngine(this.media, projectId),
+      storage: new MediaStorageEngine(this.media, projectId, () => (fileOverLimit = true)),
       limits: { files: MAX_FILES_PER_UPLOAD, fileSize: MAX_MEDIA_BYTES, fields: 0 },
       defParamCharset: 'utf8',
     }).single(UPLOAD_FIELD);
     try {
-      // multer drains the rest of a refused body before it answers, and removes what it stored.
-      await new Promise<void>((resolve, reject) =>
-        receive(req as Request, res, (error?: unknown) => (error ? reject(error) : resolve())),
-      );
+      // multer drains the rest of a refused body before it answers, and removes what it stored;
+      // a body that goes on past any acceptable size is answered without waiting for its end.
+      await new Promise<void>((resolve, reject) => {
+        const release = cutOffPast(req, res, MAX_MULTIPART_BODY_BYTES, () =>
+          reject(fileOverLimit ? fileTooLarge() : bodyTooLarge()),
+        );
+        receive(req as Request, res, (error?: unknown) => {
+          release();
+          if (error) reject(error);
+          else resolve();
+        });
+      });
     } catch (error) {
       throw multipartError(error);
     }
@@ -110,6 +128,7 @@ class MediaStorageEngine implements StorageEngine {
   constructor(
     private readonly media: MediaService,
     private readonly projectId: number,
+    private readonly onFileOverLimit: () => void,
   ) {}
 
   _handleFile(
@@ -117,6 +136,8 @@ class MediaStorageEngine implements StorageEngine {
     file: Express.Multer.File,
     callback: (error?: unknown, info?: Partial<Express.Multer.File>) => void,
   ): void {
+    // busboy's signal that the file passed `fileSize`.
+    file.stream.once('limit', this.onFileOverLimit);
     this.media.storeFile(this.projectId, file.stream).then(
       (stored) =>
         callback(null, { stored, size: stored.sizeBytes } as Partial<Express.Multer.File>),
@@ -136,6 +157,31 @@ class MediaStorageEngine implements StorageEngine {
       (error: Error) => callback(error),
     );
   }
+}
+
+/**
+ * Counts the body as it arrives; past `limit` bytes calls `refuse` (the answer goes out at once)
+ * and closes the connection `CUT_OFF_LINGER_MS` after the answer, whatever the client still sends.
+ * Returns the function that stops counting.
+ */
+function cutOffPast(req: Request, res: Response, limit: number, refuse: () => void): () => void {
+  let received = 0;
+  const count = (chunk: Buffer) => {
+    received += chunk.length;
+    if (received <= limit) return;
+    req.off('data', count);
+    res.once('finish', () => setTimeout(() => req.socket.destroy(), CUT_OFF_LINGER_MS).unref());
+    refuse();
+  };
+  req.on('data', count);
+  return () => req.off('data', count);
+}
+
+function bodyTooLarge(): AppError {
+  return new AppError(
+    'payload_too_large',
+    `A multipart upload carries one file of at most ${MAX_MEDIA_BYTES} bytes (50 MB)`,
+  );
 }
 
 /** Maps what multer and busboy raise to the codes of D10; storage failures stay 500. */
