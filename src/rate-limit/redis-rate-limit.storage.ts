@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import type Redis from 'ioredis';
-import { createHash } from 'node:crypto';
+import { RedisScript } from '../redis/redis-script';
 
 /**
  * A fixed window per key, in one atomic round-trip. The first hit starts the window: it stores the
@@ -25,6 +25,8 @@ if ends == nil or ends <= now then
 end
 return { hits, ends - now, ends }
 `;
+
+const FIXED_WINDOW = new RedisScript(FIXED_WINDOW_SCRIPT, 1);
 
 /** A Redis that does not answer within this time counts as unreachable. */
 export const RATE_LIMIT_REDIS_TIMEOUT_MS = 1_000;
@@ -56,7 +58,6 @@ export class RateLimitStoreUnavailable extends Error {}
  */
 export class RedisRateLimitStorage implements ThrottlerStorage {
   private readonly logger = new Logger('RateLimit');
-  private readonly sha = createHash('sha1').update(FIXED_WINDOW_SCRIPT).digest('hex');
   private lastOutageLog = 0;
   private suppressedOutages = 0;
 
@@ -102,7 +103,7 @@ export class RedisRateLimitStorage implements ThrottlerStorage {
       );
     });
     try {
-      const reply = await Promise.race([this.runScript(key, windowMs), timeout]);
+      const reply = await Promise.race([FIXED_WINDOW.run(this.redis, [key, windowMs]), timeout]);
       if (!Array.isArray(reply) || reply.length !== 3 || reply.some((n) => typeof n !== 'number')) {
         throw new Error(`Unexpected rate-limit script reply: ${JSON.stringify(reply)}`);
       }
@@ -111,16 +112,6 @@ export class RedisRateLimitStorage implements ThrottlerStorage {
       throw this.noteOutage(error as Error);
     } finally {
       clearTimeout(timer);
-    }
-  }
-
-  private async runScript(key: string, windowMs: number): Promise<unknown> {
-    try {
-      return await this.redis.evalsha(this.sha, 1, key, windowMs);
-    } catch (error) {
-      // First use on this Redis (or after SCRIPT FLUSH): send the script itself once.
-      if (!(error as Error).message?.startsWith('NOSCRIPT')) throw error;
-      return this.redis.eval(FIXED_WINDOW_SCRIPT, 1, key, windowMs);
     }
   }
 

@@ -3,6 +3,7 @@ import Redis from 'ioredis';
 import type { AppConfig } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
 import { InjectRedis } from '../../redis/redis.module';
+import { RedisScript } from '../../redis/redis-script';
 
 /**
  * Strict spacing over two keys (the bot, and the bot in one chat): each key keeps the moment it is
@@ -10,7 +11,8 @@ import { InjectRedis } from '../../redis/redis.module';
  * intervals, so no second or minute ever sees more than its limit. Answers the wait in ms. Times
  * are ms since the epoch, written with `%.3f` so Lua's number-to-string never rounds them.
  */
-const RESERVE = `
+const RESERVE = new RedisScript(
+  `
 local now = tonumber(ARGV[1])
 local cost = tonumber(ARGV[2])
 local intervals = { tonumber(ARGV[3]), tonumber(ARGV[4]) }
@@ -25,7 +27,9 @@ for i = 1, 2 do
   redis.call('SET', KEYS[i], string.format('%.3f', nxt), 'PX', math.ceil(nxt - now) + 1000)
 end
 return math.ceil(at - now)
-`;
+`,
+  2,
+);
 
 /**
  * Telegram's limits (about 30 messages a second per bot, 20 a minute per group or channel),
@@ -45,16 +49,14 @@ export class TelegramPacing {
     const { botMessagesPerSecond, chatMessagesPerMinute } = this.config.publication;
     const prefix = this.config.redisKeyPrefix;
     try {
-      const wait = await this.redis.eval(
-        RESERVE,
-        2,
+      const wait = await RESERVE.run(this.redis, [
         `${prefix}:pacing:bot:${accountId}`,
         `${prefix}:pacing:chat:${accountId}:${chatId}`,
         Date.now(),
         cost,
         1000 / botMessagesPerSecond,
         60_000 / chatMessagesPerMinute,
-      );
+      ]);
       return Math.max(0, Number(wait));
     } catch (error) {
       // Without Redis there is no shared pacing; sending beats stalling, and a 429 is still honoured.

@@ -1,0 +1,31 @@
+import Redis from 'ioredis';
+import { createHash, randomBytes } from 'node:crypto';
+import { RedisScript } from './redis-script';
+
+describe('RedisScript (real Redis)', () => {
+  let redis: Redis;
+
+  beforeAll(() => {
+    redis = new Redis(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
+  });
+  afterAll(async () => {
+    await redis.quit();
+  });
+
+  it('sends its text once, when Redis does not know it, then runs by SHA1', async () => {
+    // A comment no other run has used: this script is new to the server.
+    const lua = `-- ${randomBytes(8).toString('hex')}\nreturn { KEYS[1], ARGV[1] + 1 }`;
+    const sha = createHash('sha1').update(lua).digest('hex');
+    const script = new RedisScript(lua, 1);
+    expect(await redis.script('EXISTS', sha)).toEqual([0]);
+
+    expect(await script.run(redis, ['a-key', 41])).toEqual(['a-key', 42]);
+    expect(await redis.script('EXISTS', sha)).toEqual([1]);
+    expect(await script.run(redis, ['b-key', 1])).toEqual(['b-key', 2]);
+  });
+
+  it('passes on errors that are not NOSCRIPT', async () => {
+    const script = new RedisScript(`return redis.error_reply('herald test failure')`, 0);
+    await expect(script.run(redis, [])).rejects.toThrow('herald test failure');
+  });
+});
