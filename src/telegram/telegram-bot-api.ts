@@ -95,8 +95,10 @@ export class TelegramBotApi {
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
-      const failure = error as { code?: string; cause?: { code?: string } };
-      const code = failure.code ?? failure.cause?.code;
+      // Socket errors carry a string code (a DOMException's is a number: use its name instead).
+      const failure = error as { code?: unknown; cause?: { code?: unknown } };
+      const code = [failure.code, failure.cause?.code].find((c) => typeof c === 'string') as
+        string | undefined;
       // A refused or unresolvable connection never reached Telegram; anything else may have.
       const sent = !['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'].includes(code ?? '');
       // The error code (ECONNREFUSED, UND_ERR_SOCKET, …) or the error's name; never the URL,
