@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Redis from 'ioredis';
 import { Client } from 'pg';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
@@ -89,7 +90,28 @@ export async function startTestApp(
       await app.close();
       if (shared) return;
       await dropTestDatabase(name);
+      await deleteRedisKeys(
+        process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+        config.redisKeyPrefix,
+      );
       rmSync(mediaDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Removes what a test app left in Redis under its key prefix (Bull's queue keys do not expire). */
+async function deleteRedisKeys(url: string, prefix: string): Promise<void> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  redis.on('error', () => undefined); // a test that took Redis away has nothing to clean here
+  try {
+    await redis.connect();
+    const stream = redis.scanStream({ match: `${prefix}:*`, count: 500 });
+    for await (const keys of stream as AsyncIterable<string[]>) {
+      if (keys.length > 0) await redis.unlink(...keys);
+    }
+  } catch {
+    // Best effort: keys left behind hold no test's outcome.
+  } finally {
+    redis.disconnect();
+  }
 }
