@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import type { AuthUser, Principal } from '../auth/principal';
 import { SecretsService } from '../crypto/secrets.service';
+import { rowsOf, Statement } from '../database/prepared';
 import { formatTimestamp, parseInputTimestamp } from '../database/timestamps';
 import { AppError } from '../errors/error-codes';
 import { validationFailed } from '../errors/validation';
@@ -14,7 +15,6 @@ import {
   parseApiKey,
 } from './api-key-format';
 import { Scope, SCOPES } from './scopes';
-import { rowsOf, Statement } from '../database/prepared';
 
 /** D3: a key is found by its public part; the secret is compared in constant time afterwards. */
 const FIND_KEY = new Statement(

@@ -3,10 +3,10 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import { Repository } from 'typeorm';
 import { SecretsService } from '../crypto/secrets.service';
+import { rowsOf, Statement } from '../database/prepared';
 import { AppError } from '../errors/error-codes';
 import type { Principal } from './principal';
 import { Session } from './session.entity';
-import { rowsOf, Statement } from '../database/prepared';
 
 const SESSION_TTL_DAYS = 30;
 

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
+import { rowsOf, Statement } from '../database/prepared';
 import { Channel } from './channel.entity';
 import { toChannelRef } from './channel-ref';
 import { ChannelDto } from './dto/channel.dto';
-import { rowsOf, Statement } from '../database/prepared';
 
 interface ChannelRow {
   id: number;

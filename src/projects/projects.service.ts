@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
+import { rowsOf, Statement } from '../database/prepared';
 import { formatTimestamp } from '../database/timestamps';
 import {
   MemberRole,
@@ -10,7 +11,6 @@ import {
 } from '../members/permissions';
 import { Project } from './project.entity';
 import { ProjectAccess } from './project-access';
-import { rowsOf, Statement } from '../database/prepared';
 
 interface AccessRow {
   id: number;
