@@ -73,18 +73,19 @@ export class MediaUploadInterceptor implements NestInterceptor {
   private async receiveFile(req: UploadRequest, res: Response): Promise<MediaUploadInput> {
     const projectId = req.projectAccess?.project.id;
     if (projectId === undefined) throw new Error('Media upload without a resolved project');
-    let fileOverLimit = false;
+    let refusal: AppError | undefined;
     const receive = multer({
-      storage: new MediaStorageEngine(this.media, projectId, () => (fileOverLimit = true)),
+      storage: new MediaStorageEngine(this.media, projectId, (error) => (refusal ??= error)),
       limits: { files: MAX_FILES_PER_UPLOAD, fileSize: MAX_MEDIA_BYTES, fields: 0 },
       defParamCharset: 'utf8',
     }).single(UPLOAD_FIELD);
     try {
       // multer drains the rest of a refused body before it answers, and removes what it stored;
-      // a body that goes on past any acceptable size is answered without waiting for its end.
+      // a body that goes on past any acceptable size is answered without waiting for its end,
+      // with the file's own refusal when one is known (too large, not a supported type).
       await new Promise<void>((resolve, reject) => {
         const release = cutOffPast(req, res, MAX_MULTIPART_BODY_BYTES, () =>
-          reject(fileOverLimit ? fileTooLarge() : bodyTooLarge()),
+          reject(refusal ?? bodyTooLarge()),
         );
         receive(req as Request, res, (error?: unknown) => {
           release();
@@ -128,7 +129,8 @@ class MediaStorageEngine implements StorageEngine {
   constructor(
     private readonly media: MediaService,
     private readonly projectId: number,
-    private readonly onFileOverLimit: () => void,
+    /** The file's refusal, as soon as it is known (multer answers only at the body's end). */
+    private readonly onRefused: (error: AppError) => void,
   ) {}
 
   _handleFile(
@@ -137,12 +139,14 @@ class MediaStorageEngine implements StorageEngine {
     callback: (error?: unknown, info?: Partial<Express.Multer.File>) => void,
   ): void {
     // busboy's signal that the file passed `fileSize`.
-    file.stream.once('limit', this.onFileOverLimit);
+    file.stream.once('limit', () => this.onRefused(fileTooLarge()));
     this.media.storeFile(this.projectId, file.stream).then(
       (stored) =>
         callback(null, { stored, size: stored.sizeBytes } as Partial<Express.Multer.File>),
-      (error: unknown) =>
-        callback(error instanceof AppError ? error : new UploadStorageFailure(error)),
+      (error: unknown) => {
+        if (error instanceof AppError) this.onRefused(error);
+        callback(error instanceof AppError ? error : new UploadStorageFailure(error));
+      },
     );
   }
 
