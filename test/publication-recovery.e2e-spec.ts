@@ -7,11 +7,9 @@ import { Factory, TestChannel, TestProject } from './support/factories';
 import { waitFor } from './support/expectations';
 import { sleep, waitForPostStatus } from './support/publication';
 import { TelegramStandIn } from './support/telegram-stand-in';
-import { startTestApp, TEST_APP_SECRET, TestApp } from './support/test-app';
+import { startTestApp, TEST_APP_SECRET, TEST_REDIS_URL, TestApp } from './support/test-app';
 
-const REDIS_PORT = Number(
-  new URL(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379').port || 6379,
-);
+const REDIS_PORT = Number(new URL(TEST_REDIS_URL).port || 6379);
 
 /** A TCP proxy to the real Redis that can be switched off: connections are refused or cut. */
 class SwitchableRedis {

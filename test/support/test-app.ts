@@ -14,6 +14,7 @@ import { buildDataSourceOptions } from '../../src/database/data-source';
 import { createTestDatabase, databaseUrl, dropTestDatabase } from './databases';
 
 export const TEST_APP_SECRET = 'test-secret-that-is-long-enough-0123456789';
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 export const MIGRATIONS_GLOB = join(__dirname, '..', '..', 'migrations', '*.ts');
 
 /** A database of the test's own, created and migrated. */
@@ -64,7 +65,7 @@ export async function startTestApp(
   const mediaDir = shared?.mediaDir ?? mkdtempSync(join(tmpdir(), 'herald-media-'));
   const config = loadConfig({
     DATABASE_URL: url,
-    REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+    REDIS_URL: TEST_REDIS_URL,
     REDIS_KEY_PREFIX:
       shared?.config.redisKeyPrefix ?? `herald-test-${randomBytes(6).toString('hex')}`,
     APP_SECRET: TEST_APP_SECRET,
@@ -90,10 +91,7 @@ export async function startTestApp(
       await app.close();
       if (shared) return;
       await dropTestDatabase(name);
-      await deleteRedisKeys(
-        process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
-        config.redisKeyPrefix,
-      );
+      await deleteRedisKeys(TEST_REDIS_URL, config.redisKeyPrefix);
       rmSync(mediaDir, { recursive: true, force: true });
     },
   };
