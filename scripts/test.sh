@@ -8,13 +8,8 @@ cd "$(dirname "$0")/.."
 stamp=node_modules/.herald-lock-hash
 want=$(sha256sum package-lock.json | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-  # npm 11 writes lock files without other platforms' optional packages and then refuses them in
-  # `npm ci` (npm/cli#4828); `npm install --no-save` installs the same locked versions untouched.
-  if ! npm ci --no-audit --no-fund > .npm-ci.log 2>&1; then
-    echo "npm ci refused the lock file ($(grep -m1 -o 'Missing: [^ ]*' .npm-ci.log || echo 'see .npm-ci.log')); installing the locked versions with npm install --no-save"
-    npm install --no-save --no-audit --no-fund
-  fi
-  rm -f .npm-ci.log
+  # Plain `npm ci`: the lock holds every platform's packages (scripts/complete-lock.js).
+  npm ci --no-audit --no-fund
   echo "$want" > "$stamp"
 fi
 
