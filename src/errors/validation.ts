@@ -1,4 +1,4 @@
-import { ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { AppError, ErrorDetail } from './error-codes';
 
 /** Flattens class-validator's tree into `{field, message}` pairs with dotted paths. */
@@ -22,8 +22,19 @@ export function validationFailed(details: ErrorDetail[]): AppError {
   return new AppError('validation_failed', message || 'Request is not valid', details);
 }
 
+/**
+ * Path parameters are left as the text they arrived as: a `number`-typed id would otherwise be
+ * converted with Number() before ParseIdPipe sees it, and `01` or ` 1` would name post 1 (D18).
+ */
+class BodyAndQueryValidationPipe extends ValidationPipe {
+  override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'param') return Promise.resolve(value);
+    return super.transform(value, metadata) as Promise<unknown>;
+  }
+}
+
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new BodyAndQueryValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,

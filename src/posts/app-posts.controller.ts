@@ -21,7 +21,7 @@ import {
 import {
   PostCreatedDto,
   PostListDto,
-  PostListItemDto,
+  PostObjectDto,
   PublishResultDto,
 } from './dto/post-response.dto';
 import { PostsService } from './posts.service';
@@ -81,13 +81,13 @@ export class AppPostsController {
   @RequirePermission('can_edit_content', BY_POST)
   @WhenBodySets({ fields: ['scheduled_at'], flag: 'can_publish' })
   @ApiOperation({ summary: 'Change a draft or scheduled post' })
-  @ApiOkResponse({ type: PostListItemDto })
+  @ApiOkResponse({ type: PostObjectDto })
   @ApiErrors('post_not_found', 'invalid_state', 'channel_not_found', 'media_not_found')
   update(
     @CurrentProject() project: ProjectAccess,
     @Param('id', POST_ID) id: number,
     @Body() dto: AppUpdatePostDto,
-  ): Promise<PostListItemDto> {
+  ): Promise<PostObjectDto> {
     return this.posts.update(project, id, dto);
   }
 

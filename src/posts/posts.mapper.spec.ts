@@ -1,4 +1,4 @@
-import { toPostCreated, toPostListItem } from './posts.mapper';
+import { toPostCreated, toPostListItem, toPostObject } from './posts.mapper';
 import type { PostWithDetails } from './posts.repository';
 
 const post: PostWithDetails = {
@@ -11,7 +11,12 @@ const post: PostWithDetails = {
   published_at: null,
   publish_attempt: 2,
   created_at: '2026-11-22 07:47:01.123456+00',
+  updated_at: '2026-11-22 08:00:00.000001+00',
   media_ids: [5, 4],
+  media: [
+    { id: 5, type: 'video', mime_type: 'video/mp4', storage_path: 'projects/3/2026/11/b.mp4' },
+    { id: 4, type: 'image', mime_type: 'image/png', storage_path: 'projects/3/2026/11/a.png' },
+  ],
   targets: [
     {
       id: 1,
@@ -95,6 +100,28 @@ describe('posts mappers (SERVICE.md 2, D1, D9)', () => {
     expect(toPostListItem({ ...post, targets: [] })).toMatchObject({
       platform: null,
       channel_ids: [],
+    });
+  });
+
+  it('post object (D19): every list item field, updated_at, media in album order with its URL', () => {
+    const object = toPostObject(post, (path) => `https://h.test/media/${path}`);
+    expect(object).toEqual({
+      ...toPostListItem(post),
+      updated_at: '2026-11-22T08:00:00.000001',
+      media: [
+        {
+          id: 5,
+          type: 'video',
+          mime_type: 'video/mp4',
+          url: 'https://h.test/media/projects/3/2026/11/b.mp4',
+        },
+        {
+          id: 4,
+          type: 'image',
+          mime_type: 'image/png',
+          url: 'https://h.test/media/projects/3/2026/11/a.png',
+        },
+      ],
     });
   });
 });

@@ -1,7 +1,16 @@
 import { toChannelRef } from '../channels/channel-ref';
 import { formatTimestamp } from '../database/timestamps';
-import type { PostCreatedDto, PostListItemDto, PostTargetStateDto } from './dto/post-response.dto';
-import type { PostRow, PostWithDetails, TargetRow } from './posts.repository';
+import type {
+  PostCreatedDto,
+  PostListItemDto,
+  PostMediaDto,
+  PostObjectDto,
+  PostTargetStateDto,
+} from './dto/post-response.dto';
+import type { PostMediaRow, PostRow, PostWithDetails, TargetRow } from './posts.repository';
+
+/** Turns a storage key into the URL clients fetch it from (StorageDriver.publicUrl). */
+export type MediaUrl = (storagePath: string) => string;
 
 /** SERVICE.md "Response of post creation". */
 export function toPostCreated(post: PostRow): PostCreatedDto {
@@ -43,5 +52,26 @@ export function toPostListItem(post: PostWithDetails): PostListItemDto {
     project_id: post.project_id,
     media_ids: post.media_ids,
     targets: post.targets.map(toTargetState),
+  };
+}
+
+export function toPostMedia(media: PostMediaRow, mediaUrl: MediaUrl): PostMediaDto {
+  return {
+    id: media.id,
+    type: media.type,
+    mime_type: media.mime_type,
+    url: mediaUrl(media.storage_path),
+  };
+}
+
+/**
+ * The post object (D19): every list item field plus `updated_at` and `media` in album order.
+ * GET/PATCH answer it; webhook events carry it (D21).
+ */
+export function toPostObject(post: PostWithDetails, mediaUrl: MediaUrl): PostObjectDto {
+  return {
+    ...toPostListItem(post),
+    updated_at: formatTimestamp(post.updated_at),
+    media: post.media.map((m) => toPostMedia(m, mediaUrl)),
   };
 }

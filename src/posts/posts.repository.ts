@@ -17,6 +17,7 @@ export interface PostRow {
   published_at: DbTimestamp | null;
   publish_attempt: number;
   created_at: DbTimestamp;
+  updated_at: DbTimestamp;
 }
 
 export interface TargetRow {
@@ -53,13 +54,22 @@ export interface MediaRow {
   storage_path: string;
 }
 
+/** A media asset of a post, in album order (what the post object shows of it). */
+export interface PostMediaRow {
+  id: number;
+  type: MediaType;
+  mime_type: string;
+  storage_path: string;
+}
+
 export interface PostWithDetails extends PostRow {
   targets: TargetRow[];
   media_ids: number[];
+  media: PostMediaRow[];
 }
 
 const POST_COLUMNS = `p.id, p.project_id, p.created_by_user_id, p.text, p.status, p.scheduled_at,
-  p.published_at, p.publish_attempt, p.created_at`;
+  p.published_at, p.publish_attempt, p.created_at, p.updated_at`;
 
 const TARGET_COLUMNS = `t.id, t.post_id, t.channel_id, t.platform, t.account_id, t.chat_id, t.position,
   t.status, t.error_code, t.error_message, t.message_ids, t.steps_done, t.published_at`;
@@ -292,16 +302,24 @@ export class PostsRepository {
         [ids],
       ) as Promise<TargetRow[]>,
       this.db.query(
-        `SELECT post_id, media_asset_id FROM post_media WHERE post_id = ANY($1::int[])
-          ORDER BY post_id, position`,
+        `SELECT pm.post_id, m.id, m.type, m.mime_type, m.storage_path
+           FROM post_media pm JOIN media_assets m ON m.id = pm.media_asset_id
+          WHERE pm.post_id = ANY($1::int[])
+          ORDER BY pm.post_id, pm.position`,
         [ids],
-      ) as Promise<{ post_id: number; media_asset_id: number }[]>,
+      ) as Promise<(PostMediaRow & { post_id: number })[]>,
     ]);
-    return posts.map((post) => ({
-      ...post,
-      targets: targets.filter((t) => t.post_id === post.id),
-      media_ids: media.filter((m) => m.post_id === post.id).map((m) => m.media_asset_id),
-    }));
+    return posts.map((post) => {
+      const album = media
+        .filter((m) => m.post_id === post.id)
+        .map(({ id, type, mime_type, storage_path }) => ({ id, type, mime_type, storage_path }));
+      return {
+        ...post,
+        targets: targets.filter((t) => t.post_id === post.id),
+        media_ids: album.map((m) => m.id),
+        media: album,
+      };
+    });
   }
 
   /** The project's channels among these (platform, account, chat) triples. */

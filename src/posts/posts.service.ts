@@ -8,10 +8,10 @@
  * - `create(access, who, dto)`: D8 rules; draft, `scheduled` (delayed job) or `queued` (job now).
  *   Scheduling or publish_now needs can_publish (checked here too, as 403 forbidden).
  * - `list(access, limit)`: D9, newest first, with per-target state.
- * - `get(access, postId)`: one list item.
+ * - `get(access, postId)`: the post object of D19 (list item fields, updated_at, media).
  * - `update(access, postId, dto)`: only `draft` and `scheduled` posts (else 409 invalid_state).
  *   Fields given replace the stored ones; `scheduled_at` reschedules (the old delayed job is
- *   dropped), `scheduled_at: null` turns a scheduled post back into a draft. Answers a list item.
+ *   dropped), `scheduled_at: null` turns a scheduled post back into a draft. Answers the post object.
  * - `remove(access, postId)`: any state but `queued` and `publishing` (a job is in hand: 409).
  *   Removing a post never deletes what was already sent to a platform.
  * - `publish(access, postId, dto)`: D7 from draft, scheduled or failed; body targets replace the
@@ -20,7 +20,7 @@
  * It also registers the `post` project resolver: `@RequirePermission(flag, { resource: 'post',
  * param: 'id' })` finds a post's project (404 post_not_found when there is none).
  */
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import type { Principal } from '../auth/principal';
 import { type ChannelRefParts, parseChannelRef, toChannelRef } from '../channels/channel-ref';
 import { parseInputTimestamp } from '../database/timestamps';
@@ -31,7 +31,7 @@ import type { CreatePostDto, PostTargetDto } from './dto/create-post.dto';
 import type {
   PostCreatedDto,
   PostListDto,
-  PostListItemDto,
+  PostObjectDto,
   PublishResultDto,
 } from './dto/post-response.dto';
 import type { PublishPostDto } from './dto/publish-post.dto';
@@ -44,7 +44,8 @@ import {
   PUBLISHABLE_FROM,
 } from './post-state';
 import { MediaService } from '../media/media.service';
-import { toPostCreated, toPostListItem } from './posts.mapper';
+import { STORAGE_DRIVER, type StorageDriver } from '../storage/storage-driver';
+import { toPostCreated, toPostListItem, toPostObject } from './posts.mapper';
 import { PostsRepository, type PostRow, type ResolvedChannel } from './posts.repository';
 import { PublicationProducer } from './publication/publication.queue';
 
@@ -63,6 +64,7 @@ export class PostsService implements OnModuleInit {
     private readonly producer: PublicationProducer,
     private readonly resolvers: ProjectResolvers,
     private readonly media: MediaService,
+    @Inject(STORAGE_DRIVER) private readonly storage: StorageDriver,
   ) {}
 
   onModuleInit(): void {
@@ -102,10 +104,11 @@ export class PostsService implements OnModuleInit {
     return { items, count: items.length };
   }
 
-  async get(access: ProjectAccess, postId: number): Promise<PostListItemDto> {
+  /** The post object (D19). */
+  async get(access: ProjectAccess, postId: number): Promise<PostObjectDto> {
     const post = await this.posts.findWithDetails(access.project.id, postId);
     if (!post) throw postNotFound();
-    return toPostListItem(post);
+    return toPostObject(post, (path) => this.storage.publicUrl(path));
   }
 
   async publish(
@@ -142,7 +145,7 @@ export class PostsService implements OnModuleInit {
     access: ProjectAccess,
     postId: number,
     input: UpdatePostInput,
-  ): Promise<PostListItemDto> {
+  ): Promise<PostObjectDto> {
     const projectId = access.project.id;
     const post = await this.findPost(projectId, postId);
     assertState(post, EDITABLE_FROM);

@@ -15,7 +15,12 @@ import type { ProjectAccess } from '../projects/project-access';
 import { RateLimitCategory } from '../rate-limit/rate-limit-category';
 import { CreatePostDto } from './dto/create-post.dto';
 import { ListPostsQuery } from './dto/list-posts.query';
-import { PostCreatedDto, PostListDto, PublishResultDto } from './dto/post-response.dto';
+import {
+  PostCreatedDto,
+  PostListDto,
+  PostObjectDto,
+  PublishResultDto,
+} from './dto/post-response.dto';
 import { PublishPostDto } from './dto/publish-post.dto';
 import { PostsService } from './posts.service';
 
@@ -82,6 +87,29 @@ export class PublicPostsController {
     @Query() query: ListPostsQuery,
   ): Promise<PostListDto> {
     return this.posts.list(project, query.limit);
+  }
+
+  @Get(':postId')
+  @RequireScope('posts:read')
+  @RequirePermission('can_view_content')
+  @ApiOperation({
+    summary: 'One post: its state, each target’s delivery and its media in album order',
+  })
+  @ApiParam({ name: 'postId', type: Number })
+  @ApiOkResponse({ type: PostObjectDto })
+  @ApiErrors(
+    'unauthorized',
+    'insufficient_scope',
+    'forbidden',
+    'project_not_found',
+    'post_not_found',
+    'rate_limit_exceeded',
+  )
+  get(
+    @CurrentProject() project: ProjectAccess,
+    @Param('postId', PostIdPipe) postId: number,
+  ): Promise<PostObjectDto> {
+    return this.posts.get(project, postId);
   }
 
   @Post(':postId/publish')

@@ -46,6 +46,20 @@ export class PostListItemDto {
   @ApiPropertyOptional({ type: [PostTargetStateDto] }) targets!: PostTargetStateDto[];
 }
 
+export class PostMediaDto {
+  @ApiProperty() id!: number;
+  @ApiProperty({ enum: ['image', 'video'] }) type!: string;
+  @ApiProperty({ example: 'image/jpeg' }) mime_type!: string;
+  @ApiProperty({ example: 'https://herald.example.com/media/projects/1/2026/11/abc.jpg' })
+  url!: string;
+}
+
+/** One post: every list item field plus updated_at and its media in album order. */
+export class PostObjectDto extends PostListItemDto {
+  @ApiProperty({ example: '2026-11-22T07:47:01.123456' }) updated_at!: string;
+  @ApiProperty({ type: [PostMediaDto], description: 'In album order' }) media!: PostMediaDto[];
+}
+
 export class PostListDto {
   @ApiProperty({ type: [PostListItemDto] }) items!: PostListItemDto[];
   @ApiProperty() count!: number;
