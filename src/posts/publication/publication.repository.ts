@@ -23,7 +23,7 @@ export interface DeliveryTarget {
   steps_done: number;
   /** Set when a previous send's outcome was never recorded. */
   sending_since: string | null;
-  /** Milliseconds since the epoch of a reserved pacing slot, or null. */
+  /** Milliseconds since the epoch of the chat's pacing slot this target holds, or null. */
   not_before_ms: number | null;
   needs_reconnect: boolean;
   credentials_encrypted: string;
@@ -142,7 +142,8 @@ export class PublicationRepository {
     return rows[0][0]?.failures ?? 0;
   }
 
-  async reserveSlot(targetId: number, atMs: number): Promise<void> {
+  /** The chat slot the target waits for in the queue (its pacing reservation, kept across runs). */
+  async holdChatSlot(targetId: number, atMs: number): Promise<void> {
     await this.db.query(
       `UPDATE post_targets SET not_before = to_timestamp($2::float8 / 1000) WHERE id = $1`,
       [targetId, atMs],

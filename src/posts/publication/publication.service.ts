@@ -5,7 +5,6 @@ import { SecretsService } from '../../crypto/secrets.service';
 import {
   DeliveryError,
   PLATFORM_PUBLISHERS,
-  type DeliveryStep,
   type OutgoingMedia,
   type PlatformPublisher,
 } from './platform-publisher';
@@ -17,8 +16,18 @@ import {
 } from './publication.repository';
 import { TelegramPacing } from './telegram-pacing';
 
-/** A pacing wait up to this long is slept in the job; a longer one puts the job back in the queue. */
+/**
+ * A wait for a busy chat up to this long is a timer in the job; a longer one puts the job back in
+ * the queue with the chat's slot kept on the target. Waits for the bot are always timers: a job
+ * books at most one bot slot at a time, so they stay within jobs in hand × the bot's interval.
+ */
 export const PACING_INLINE_MAX_MS = 1_000;
+
+/** The send's in-flight mark is written this long before its slot, so it is done when the slot comes. */
+const MARK_IN_FLIGHT_LEAD_MS = 250;
+
+const sleep = (ms: number) =>
+  ms > 0 ? new Promise<void>((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
 
 /** What one run did with one target. */
 type TargetOutcome = { done: true; postPublished?: boolean } | { done: false; retryInMs: number };
@@ -101,12 +110,33 @@ export class PublicationService {
     }
     const steps = publisher.plan(text, media);
     const credentials = this.secrets.open(target.credentials_encrypted);
-    let reserved = target.not_before_ms;
-    for (let step = target.steps_done; step < steps.length; step++) {
-      const wait = await this.waitForSlot(target, steps[step], reserved);
-      reserved = null;
-      if (wait !== 0) return { done: false, retryInMs: wait };
-      if (!(await this.repo.startSend(target.id, step))) return DONE; // another run has it
+    // A target that comes back from the queue holds the chat slot it waited for.
+    let holdsChat = target.not_before_ms !== null;
+    if (target.not_before_ms !== null && target.not_before_ms - Date.now() > 0) {
+      // Back before its slot (a sweep re-enqueued it): wait for the slot it already holds.
+      const early = target.not_before_ms - Date.now();
+      if (early > PACING_INLINE_MAX_MS) return { done: false, retryInMs: early };
+      await sleep(early);
+    }
+    for (let step = target.steps_done; step < steps.length;) {
+      const slot = await this.pacing.reserve(
+        target.account_id,
+        target.chat_id,
+        steps[step].cost,
+        holdsChat,
+      );
+      if (!slot.sendAtSlot) {
+        // The chat is busy: its next slot is held for this send, the bot is not (issue 14, a).
+        if (slot.waitMs > PACING_INLINE_MAX_MS) {
+          await this.repo.holdChatSlot(target.id, Date.now() + slot.waitMs);
+          return { done: false, retryInMs: slot.waitMs };
+        }
+        await sleep(slot.waitMs);
+        holdsChat = true;
+        continue;
+      }
+      holdsChat = false;
+      if (!(await this.startSendAt(target.id, step, slot.waitMs))) return DONE; // another run has it
       try {
         const ids = await publisher.send(credentials, target.chat_id, steps[step]);
         const last = step === steps.length - 1;
@@ -115,30 +145,23 @@ export class PublicationService {
       } catch (error) {
         return this.failed(target, error);
       }
+      step++;
     }
     return DONE;
   }
 
   /**
-   * Holds the send until its pacing slot: a short wait here, a long one back in the queue with the
-   * slot kept on the target. Returns 0 when the send may go now, else the ms to wait in the queue.
+   * Marks the send in flight and lets it go the moment its pacing slot comes: the mark is written
+   * while the slot is still ahead, so the send does not leave a database write after its slot
+   * (issue 14: late sends bunch up and provoke 429s). The wait is a timer, not work: a job holds
+   * no connection or CPU while it waits. False when another run holds the target.
    */
-  private async waitForSlot(
-    target: DeliveryTarget,
-    step: DeliveryStep,
-    reservedAtMs: number | null,
-  ): Promise<number> {
-    const now = Date.now();
-    const at =
-      reservedAtMs ??
-      now + (await this.pacing.reserve(target.account_id, target.chat_id, step.cost));
-    const wait = at - now;
-    if (wait > PACING_INLINE_MAX_MS) {
-      if (reservedAtMs === null) await this.repo.reserveSlot(target.id, at);
-      return wait;
-    }
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    return 0;
+  private async startSendAt(targetId: number, step: number, waitMs: number): Promise<boolean> {
+    const slot = sleep(waitMs);
+    await sleep(waitMs - MARK_IN_FLIGHT_LEAD_MS);
+    const started = await this.repo.startSend(targetId, step);
+    await slot;
+    return started;
   }
 
   private async failed(target: DeliveryTarget, error: unknown): Promise<TargetOutcome> {
