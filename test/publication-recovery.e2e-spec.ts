@@ -1,8 +1,11 @@
 import { INestApplicationContext } from '@nestjs/common';
+import { getQueueToken } from '@nestjs/bull';
 import { NestFactory } from '@nestjs/core';
+import type { Job, Queue } from 'bull';
 import { createConnection, createServer, Server, Socket } from 'node:net';
 import { AppModule } from '../src/app.module';
 import { loadConfig } from '../src/config/config';
+import { PublicationSweeper } from '../src/posts/publication/publication.sweeper';
 import { Factory, TestChannel, TestProject } from './support/factories';
 import { waitFor } from './support/expectations';
 import { sleep, waitForPostStatus } from './support/publication';
@@ -174,6 +177,46 @@ describe('Publication when Redis is away, worker roles, graceful shutdown (issue
       expect(at).toHaveLength(3);
       expect(at[1] - at[0]).toBeGreaterThanOrEqual(1_400);
       expect(at[2] - at[1]).toBeGreaterThanOrEqual(1_400);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('the recovery sweep goes on past a job it cannot remove (issue 14, defect b)', async () => {
+    // An api process: it enqueues but neither consumes nor sweeps by itself.
+    const t = await startTestApp({ ...FAST, APP_ROLE: 'api', TELEGRAM_API_BASE_URL: telegram.url });
+    try {
+      const { project, key, channel } = await setUp(t, telegram);
+      const ids: number[] = [];
+      for (const text of ['stuck behind a locked job', 'lost its job']) {
+        const res = await t.http
+          .post(`/api/public/v1/projects/${project.id}/posts`)
+          .set('Authorization', `Bearer ${key}`)
+          .send({ text, targets: [{ channel_ref: channel.id }], publish_now: true })
+          .expect(201);
+        ids.push(res.body.id);
+      }
+      const queue = t.app.get<Queue>(getQueueToken('publication'));
+      // The second post's job is gone (Redis lost it). The first post's job finished but is still
+      // locked (as when Bull removes it at that very moment): removing it fails.
+      await (await queue.getJob(`post:${ids[1]}:1`))!.remove();
+      await (await queue.getJob(`post:${ids[0]}:1`))!.remove();
+      await queue.add(
+        { postId: ids[0], attempt: 1 },
+        { jobId: `post:${ids[0]}:1`, removeOnFail: false },
+      );
+      const locked = (await queue.getNextJob()) as Job; // taken as a worker takes it
+      expect(locked.id).toBe(`post:${ids[0]}:1`);
+      void locked.discard();
+      await locked.moveToFailed({ message: 'finished elsewhere' }, true);
+      await queue.client.set(queue.toKey(`${locked.id}:lock`), 'another-worker');
+      await expect(locked.remove()).rejects.toThrow('Could not remove job');
+      await sleep(1_500); // past the sweep's grace for posts a request may still be enqueuing
+
+      await t.app.get(PublicationSweeper).sweep();
+
+      const job = await queue.getJob(`post:${ids[1]}:1`);
+      expect(await job?.getState()).toBe('waiting');
     } finally {
       await t.close();
     }

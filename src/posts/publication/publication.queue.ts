@@ -41,6 +41,9 @@ export function publicationJobId(postId: number, attempt: number): string {
   return `post:${postId}:${attempt}`;
 }
 
+/** Redis did not answer a queue call in time (PUBLICATION_ENQUEUE_TIMEOUT_MS). */
+export class QueueUnavailable extends Error {}
+
 /** Redis errors repeat while it is away; one line per interval is enough. */
 const ERROR_LOG_INTERVAL_MS = 30_000;
 
@@ -119,7 +122,10 @@ export class PublicationProducer {
     const limit = this.config.publication.enqueueTimeoutMs;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`Redis did not answer in ${limit} ms`)), limit);
+      timer = setTimeout(
+        () => reject(new QueueUnavailable(`Redis did not answer in ${limit} ms`)),
+        limit,
+      );
     });
     return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
   }

@@ -6,8 +6,8 @@ import {
 } from '@nestjs/common';
 import type { AppConfig } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
-import { PublicationProducer } from './publication.queue';
-import { PublicationRepository } from './publication.repository';
+import { PublicationProducer, QueueUnavailable } from './publication.queue';
+import { PublicationRepository, type SweepCandidate } from './publication.repository';
 
 const SWEEP_BATCH = 500;
 
@@ -52,14 +52,22 @@ export class PublicationSweeper implements OnApplicationBootstrap, BeforeApplica
   private async sweepOnce(): Promise<number> {
     const graceMs = this.config.publication.enqueueTimeoutMs + 1_000;
     let enqueued = 0;
+    let skipped = 0;
     let afterId = 0;
     try {
       for (;;) {
         const batch = await this.repo.sweepCandidates(afterId, graceMs, SWEEP_BATCH);
         for (const post of batch) {
-          if (await this.producer.hasLiveJob(post.id, post.publish_attempt)) continue;
-          const fireAt = post.status === 'scheduled' ? post.fire_at_ms : null;
-          if (await this.producer.enqueue(post.id, post.publish_attempt, fireAt)) enqueued++;
+          try {
+            if (await this.enqueueIfMissing(post)) enqueued++;
+          } catch (error) {
+            // Redis away: every other post would wait out the same time-out; the next pass retries.
+            if (error instanceof QueueUnavailable) throw error;
+            // One job in the way (issue 14, defect b: a finished job Bull was removing at that
+            // moment cannot be removed) must not cost the rest of the pass; the next pass retries it.
+            skipped++;
+            this.logger.warn(`Recovery sweep skipped post ${post.id}: ${(error as Error).message}`);
+          }
         }
         if (batch.length < SWEEP_BATCH) break;
         afterId = batch[batch.length - 1].id;
@@ -67,7 +75,14 @@ export class PublicationSweeper implements OnApplicationBootstrap, BeforeApplica
     } catch (error) {
       this.logger.warn(`Recovery sweep stopped early: ${(error as Error).message}`);
     }
-    if (enqueued > 0) this.logger.log(`Recovery sweep enqueued ${enqueued} post(s)`);
+    if (enqueued > 0 || skipped > 0)
+      this.logger.log(`Recovery sweep enqueued ${enqueued} post(s), skipped ${skipped}`);
     return enqueued;
+  }
+
+  private async enqueueIfMissing(post: SweepCandidate): Promise<boolean> {
+    if (await this.producer.hasLiveJob(post.id, post.publish_attempt)) return false;
+    const fireAt = post.status === 'scheduled' ? post.fire_at_ms : null;
+    return this.producer.enqueue(post.id, post.publish_attempt, fireAt);
   }
 }
