@@ -18,9 +18,17 @@ export interface RateLimitConfig {
   enabled: boolean;
 }
 
+/**
+ * A job in hand spends its time waiting: for Telegram's answer (100–300 ms) and for its pacing
+ * slot (a timer). It costs memory, not a CPU, so a worker holds enough of them to keep every bot
+ * at Telegram's ceiling (issue 14: 20 jobs capped a worker near 100 sends/s whatever its bots):
+ * 30 messages/s per bot × about a second of answer and wait, for ten busy bots at once, with room.
+ */
+export const PUBLICATION_CONCURRENCY_DEFAULT = 400;
+
 /** The publication pipeline (issue 4): queue worker, retries, recovery sweep, Telegram pacing. */
 export interface PublicationConfig {
-  /** Jobs one worker process runs at once. */
+  /** Jobs one worker process holds at once (sized for I/O: see PUBLICATION_CONCURRENCY_DEFAULT). */
   concurrency: number;
   /** Bound on `queue.add`, which otherwise hangs while Redis is away. */
   enqueueTimeoutMs: number;
@@ -111,7 +119,12 @@ export function loadConfig(env: Env): AppConfig {
       enabled: read.oneOf('RATE_LIMIT_ENABLED', 'true', ['true', 'false']) === 'true',
     },
     publication: {
-      concurrency: read.integer('PUBLICATION_CONCURRENCY', 20, 1, 1000),
+      concurrency: read.integer(
+        'PUBLICATION_CONCURRENCY',
+        PUBLICATION_CONCURRENCY_DEFAULT,
+        1,
+        10_000,
+      ),
       enqueueTimeoutMs: read.integer('PUBLICATION_ENQUEUE_TIMEOUT_MS', 2_000, 50, 60_000),
       sweepIntervalMs: read.integer('PUBLICATION_SWEEP_INTERVAL_MS', 30_000, 100, 3_600_000),
       maxTries: read.integer('PUBLICATION_MAX_TRIES', 5, 1, 100),
