@@ -1,6 +1,9 @@
+import { getQueueToken } from '@nestjs/bull';
+import type { Queue } from 'bull';
 import { Factory, SignedInUser, TestChannel, TestProject } from './support/factories';
 import { fixture } from './support/media-helpers';
-import { waitForPostStatus } from './support/publication';
+import { sleep, waitForPostStatus } from './support/publication';
+import { addMember } from './support/team';
 import { startWithTelegram, TelegramWorld } from './support/telegram-world';
 import { TestApp } from './support/test-app';
 import { MICROS } from './support/expectations';
@@ -22,6 +25,7 @@ describe('Posts API for integrators: the post object (D19)', () => {
       RATE_LIMIT_PUBLISH: '10000',
       RATE_LIMIT_OTHER: '10000',
       RATE_LIMIT_UPLOAD: '10000',
+      TELEGRAM_CHAT_MESSAGES_PER_MINUTE: '100000',
     });
     ({ t, make } = world);
     ({ owner, project, key } = await make.owner('Post object'));
@@ -38,11 +42,47 @@ describe('Posts API for integrators: the post object (D19)', () => {
     `/api/public/v1/projects/${projectId}${rest}`;
   const get = (id: number | string, apiKey = key, projectId: number | string = project.id) =>
     t.http.get(path(`/posts/${id}`, projectId)).set('Authorization', `Bearer ${apiKey}`);
-  const create = async (body: object) => {
-    const res = await t.http.post(path('/posts')).set('Authorization', `Bearer ${key}`).send(body);
+  const create = async (body: object, apiKey = key) => {
+    const res = await t.http
+      .post(path('/posts'))
+      .set('Authorization', `Bearer ${apiKey}`)
+      .send(body);
     expect({ status: res.status, error: res.body.error }).toEqual({ status: 201 });
     return res;
   };
+  const patch = (id: number | string, body: unknown, apiKey = key) =>
+    t.http
+      .patch(path(`/posts/${id}`))
+      .set('Authorization', `Bearer ${apiKey}`)
+      .send(body as object);
+  const remove = (id: number | string, apiKey = key) =>
+    t.http.delete(path(`/posts/${id}`)).set('Authorization', `Bearer ${apiKey}`);
+  const inSeconds = (s: number) => new Date(Date.now() + s * 1000).toISOString();
+  const expectError = (
+    res: { status: number; body: { error?: { code: string; message: string } } },
+    status: number,
+    code: string,
+  ) => expect({ status: res.status, code: res.body.error?.code }).toEqual({ status, code });
+  /** What the Telegram stand-in was sent with this text, to any chat. */
+  const sentWith = (text: string) =>
+    world.telegram.callsOf('sendMessage').filter((c) => c.params.text === text);
+  const row = async (id: number) =>
+    (
+      await t.db.query(
+        `SELECT status, text, publish_attempt, scheduled_at IS NOT NULL AS has_time
+           FROM posts WHERE id = $1`,
+        [id],
+      )
+    ).rows[0];
+  const queue = () => t.app.get<Queue>(getQueueToken('publication'));
+  const scheduled = async (text: string, seconds: number, target = channel) =>
+    (
+      await create({
+        text,
+        targets: [{ channel_ref: target.id }],
+        scheduled_at: inSeconds(seconds),
+      })
+    ).body as { id: number };
   const upload = async (name: string) =>
     (
       (
@@ -134,8 +174,8 @@ describe('Posts API for integrators: the post object (D19)', () => {
 
     it('a failed target carries its error { code, message }', async () => {
       world.telegram.script('sendMessage', {
-        status: 403,
-        description: 'Forbidden: bot was kicked from the channel chat',
+        status: 400,
+        description: 'Bad Request: message is too weird',
       });
       const created = (
         await create({ text: 'Refused', targets: [{ channel_ref: other.id }], publish_now: true })
@@ -147,7 +187,7 @@ describe('Posts API for integrators: the post object (D19)', () => {
         channel_ref: other.id,
         channel_id: other.channel_id,
         status: 'failed',
-        error: { code: expect.any(String), message: expect.stringContaining('kicked') },
+        error: { code: expect.any(String), message: expect.stringContaining('too weird') },
         message_ids: [],
         published_at: null,
       });
@@ -182,6 +222,325 @@ describe('Posts API for integrators: the post object (D19)', () => {
       }
       // The other project's own path finds it.
       await get(theirs.id, key, otherProject.id).expect(200);
+    });
+  });
+
+  describe('PATCH /projects/{project_id}/posts/{post_id}', () => {
+    it('changes text, media and targets of a draft: 200 with the post object; fields not given stay', async () => {
+      const png = await upload('sample.png');
+      const jpg = await upload('sample.jpg');
+      const id = (await create({ text: 'Before', targets: [{ channel_ref: channel.id }] })).body.id;
+      const res = await patch(id, {
+        text: 'After',
+        media_ids: [jpg.id, png.id],
+        targets: [{ channel_ref: other.id }],
+      }).expect(200);
+      expect(res.body).toMatchObject({
+        id,
+        status: 'draft',
+        text: 'After',
+        media_ids: [jpg.id, png.id],
+        media: [{ id: jpg.id }, { id: png.id }],
+        channel_ids: [other.channel_id],
+        targets: [{ channel_ref: other.id, status: 'pending' }],
+        updated_at: expect.stringMatching(MICROS),
+      });
+      expect(res.body).toEqual((await get(id).expect(200)).body);
+      const again = await patch(id, { text: 'Only the text' }).expect(200);
+      expect(again.body).toMatchObject({
+        text: 'Only the text',
+        media_ids: [jpg.id, png.id],
+        channel_ids: [other.channel_id],
+      });
+      // Media may be emptied while the post keeps a text.
+      expect((await patch(id, { media_ids: [] }).expect(200)).body.media).toEqual([]);
+    });
+
+    it.each<[string, unknown, string]>([
+      ['an empty body', {}, 'text'],
+      ['an unknown field', { txt: 'typo' }, 'txt'],
+      ['a text over 4096 characters', { text: 'x'.repeat(4097) }, 'text'],
+      ['a text that is not a string', { text: 5 }, 'text'],
+      ['a past scheduled_at', { scheduled_at: '2020-01-01T00:00:00Z' }, 'scheduled_at'],
+      ['a scheduled_at that is no date', { scheduled_at: 'tomorrow' }, 'scheduled_at'],
+      ['repeated targets', { targets: [{ channel_ref: 'a' }, { channel_ref: 'a' }] }, 'targets'],
+      ['eleven media ids', { media_ids: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] }, 'media_ids'],
+      ['a JSON array', [], ''],
+    ])('400 validation_failed for %s, and the post stays as it was', async (_, body, field) => {
+      const id = (await create({ text: 'Stays' })).body.id;
+      const before = await row(id);
+      const res = await patch(id, body);
+      expectError(res, 400, 'validation_failed');
+      expect(res.body.error.message).toContain(field);
+      expect(await row(id)).toEqual(before);
+    });
+
+    it('applies the creation rules to the post as it would become (D8)', async () => {
+      const png = await upload('sample.png');
+      const mediaOnly = (await create({ media_ids: [png.id] })).body.id;
+      // Dropping the media of a post without text leaves nothing to send.
+      let res = await patch(mediaOnly, { media_ids: [] });
+      expectError(res, 400, 'validation_failed');
+      expect(res.body.error.message).toContain('text');
+      // Scheduling a draft without targets.
+      const bare = (await create({ text: 'No targets' })).body.id;
+      res = await patch(bare, { scheduled_at: inSeconds(3600) });
+      expectError(res, 400, 'validation_failed');
+      expect(res.body.error.message).toContain('targets');
+      // Emptying the targets of a scheduled post.
+      const timed = (await scheduled('Timed', 3600)).id;
+      expectError(await patch(timed, { targets: [] }), 400, 'validation_failed');
+      expectError(
+        await patch(bare, { targets: [{ channel_ref: 'telegram:1:-100' }] }),
+        400,
+        'channel_not_found',
+      );
+      expectError(await patch(bare, { media_ids: [2_000_000_000] }), 400, 'media_not_found');
+      expect(await row(bare)).toMatchObject({ status: 'draft', text: 'No targets' });
+      expect(await row(timed)).toMatchObject({ status: 'scheduled', publish_attempt: 1 });
+    });
+
+    it('400 channel_needs_reconnect when the post would be scheduled to such a channel; a draft may keep it', async () => {
+      const project2 = await make.project(owner, 'Reconnect');
+      const account = await make.telegramAccount(owner, project2);
+      const stale = await make.channel(owner, account.id);
+      const id = (
+        await t.http
+          .post(path('/posts', project2.id))
+          .set('Authorization', `Bearer ${key}`)
+          .send({ text: 'x', targets: [{ channel_ref: stale.id }] })
+          .expect(201)
+      ).body.id;
+      await t.db.query('UPDATE accounts SET needs_reconnect = true WHERE id = $1', [account.id]);
+      const send = (body: object) =>
+        t.http
+          .patch(path(`/posts/${id}`, project2.id))
+          .set('Authorization', `Bearer ${key}`)
+          .send(body);
+      expectError(await send({ scheduled_at: inSeconds(3600) }), 400, 'channel_needs_reconnect');
+      await send({ text: 'still a draft' }).expect(200);
+    });
+
+    it.each(['queued', 'publishing', 'published', 'failed'])(
+      '409 invalid_state while the post is %s, and nothing changes',
+      async (status) => {
+        const id = (await create({ text: 'Frozen' })).body.id;
+        await t.db.query('UPDATE posts SET status = $2 WHERE id = $1', [id, status]);
+        expectError(await patch(id, { text: 'changed' }), 409, 'invalid_state');
+        expect(await row(id)).toMatchObject({ status, text: 'Frozen' });
+      },
+    );
+
+    it('404 post_not_found for another project’s post or a malformed id', async () => {
+      const otherProject = await make.project(owner, 'Elsewhere');
+      const theirs = (
+        await t.http
+          .post(path('/posts', otherProject.id))
+          .set('Authorization', `Bearer ${key}`)
+          .send({ text: 'Theirs' })
+          .expect(201)
+      ).body.id;
+      for (const id of [theirs, 2_000_000_000, '01', 'x'])
+        expectError(await patch(id, { text: 'mine' }), 404, 'post_not_found');
+      expect((await t.db.query('SELECT text FROM posts WHERE id = $1', [theirs])).rows).toEqual([
+        { text: 'Theirs' },
+      ]);
+    });
+
+    it('reschedules earlier: the new time fires, once, and the old job is gone', async () => {
+      const { id } = await scheduled('Earlier', 3600);
+      const res = await patch(id, { scheduled_at: inSeconds(1) }).expect(200);
+      expect(res.body.status).toBe('scheduled');
+      expect(await queue().getJob(`post:${id}:1`)).toBeNull();
+      expect((await waitForPostStatus(t, id)).status).toBe('published');
+      expect(sentWith('Earlier')).toHaveLength(1);
+      expect(sentWith('Earlier')[0].params.chat_id).toBe(channel.channel_id);
+    });
+
+    it('reschedules later: the old time does not fire', async () => {
+      const { id } = await scheduled('Later', 1);
+      await patch(id, { scheduled_at: inSeconds(3600) }).expect(200);
+      await sleep(2500);
+      expect(sentWith('Later')).toEqual([]);
+      expect(await row(id)).toMatchObject({ status: 'scheduled', publish_attempt: 2 });
+      expect(await (await queue().getJob(`post:${id}:2`))?.getState()).toBe('delayed');
+    });
+
+    it('unschedules with scheduled_at: null: a draft again, nothing sent', async () => {
+      const { id } = await scheduled('Unscheduled', 1);
+      const res = await patch(id, { scheduled_at: null }).expect(200);
+      expect(res.body).toMatchObject({ status: 'draft', scheduled_at: null });
+      await sleep(2500);
+      expect(sentWith('Unscheduled')).toEqual([]);
+      expect(await row(id)).toMatchObject({ status: 'draft', has_time: false });
+    });
+
+    it('an edit of a scheduled post keeps its time and sends the edited text, once', async () => {
+      const { id } = await scheduled('Draft wording', 1);
+      const res = await patch(id, { text: 'Final wording' }).expect(200);
+      expect(res.body.status).toBe('scheduled');
+      expect((await waitForPostStatus(t, id)).status).toBe('published');
+      expect(sentWith('Final wording')).toHaveLength(1);
+      expect(sentWith('Draft wording')).toEqual([]);
+    });
+
+    it('PATCH racing the firing job: either the edit is applied and sent, or 409 and the post went out as it was', async () => {
+      const { id } = await scheduled('race-0', 1);
+      let lastApplied = 'race-0';
+      let refused = false;
+      for (let i = 1; i <= 300 && !refused; i++) {
+        const res = await patch(id, { text: `race-${i}` });
+        if (res.status === 200) lastApplied = `race-${i}`;
+        else {
+          expectError(res, 409, 'invalid_state');
+          refused = true;
+        }
+      }
+      expect((await waitForPostStatus(t, id)).status).toBe('published');
+      const sent = world.telegram
+        .callsOf('sendMessage')
+        .filter((c) => String(c.params.text).startsWith('race-'));
+      expect(sent.map((c) => c.params.text)).toEqual([lastApplied]);
+      expect((await row(id)).text).toBe(lastApplied);
+      // Once it is out, every edit is refused.
+      expectError(await patch(id, { text: 'too late' }), 409, 'invalid_state');
+    });
+  });
+
+  describe('DELETE /projects/{project_id}/posts/{post_id}', () => {
+    it('204 for a draft; then GET, PATCH and DELETE answer 404 post_not_found', async () => {
+      const id = (await create({ text: 'Bye' })).body.id;
+      const res = await remove(id).expect(204);
+      expect(res.text).toBe('');
+      expectError(await get(id), 404, 'post_not_found');
+      expectError(await patch(id, { text: 'x' }), 404, 'post_not_found');
+      expectError(await remove(id), 404, 'post_not_found');
+      expect((await t.db.query('SELECT 1 FROM posts WHERE id = $1', [id])).rowCount).toBe(0);
+    });
+
+    it('a deleted scheduled post never fires', async () => {
+      const { id } = await scheduled('Cancelled', 1);
+      await remove(id).expect(204);
+      await sleep(2500);
+      expect(sentWith('Cancelled')).toEqual([]);
+      expect(await queue().getJob(`post:${id}:1`)).toBeNull();
+    });
+
+    it('204 for a failed post', async () => {
+      const id = (await create({ text: 'Failed once' })).body.id;
+      await t.db.query(`UPDATE posts SET status = 'failed' WHERE id = $1`, [id]);
+      await remove(id).expect(204);
+    });
+
+    it.each(['queued', 'publishing', 'published'])(
+      '409 invalid_state while the post is %s, and it stays',
+      async (status) => {
+        const id = (await create({ text: 'Kept' })).body.id;
+        await t.db.query('UPDATE posts SET status = $2 WHERE id = $1', [id, status]);
+        expectError(await remove(id), 409, 'invalid_state');
+        expect(await row(id)).toMatchObject({ status });
+      },
+    );
+
+    it('404 post_not_found for another project’s post, which stays', async () => {
+      const otherProject = await make.project(owner, 'Not yours');
+      const theirs = (
+        await t.http
+          .post(path('/posts', otherProject.id))
+          .set('Authorization', `Bearer ${key}`)
+          .send({ text: 'Theirs' })
+          .expect(201)
+      ).body.id;
+      expectError(await remove(theirs), 404, 'post_not_found');
+      expect((await t.db.query('SELECT 1 FROM posts WHERE id = $1', [theirs])).rowCount).toBe(1);
+    });
+  });
+
+  describe('scopes and member flags of GET, PATCH and DELETE one post (D4–D6, D19)', () => {
+    const PUBLISH = 'Недостаточно прав для публикации';
+    const EDIT = 'Недостаточно прав для редактирования контента';
+    const VIEW = 'Недостаточно прав для просмотра контента';
+    type Call = 'get' | 'patch text' | 'patch schedule' | 'patch unschedule' | 'delete';
+    const run = async (what: Call, apiKey: string) => {
+      const id = (await create({ text: 'Guarded', targets: [{ channel_ref: channel.id }] })).body
+        .id;
+      if (what === 'patch unschedule')
+        await patch(id, { scheduled_at: inSeconds(3600) }).expect(200);
+      const res = await {
+        get: () => get(id, apiKey),
+        'patch text': () => patch(id, { text: 'Changed' }, apiKey),
+        'patch schedule': () => patch(id, { scheduled_at: inSeconds(3600) }, apiKey),
+        'patch unschedule': () => patch(id, { scheduled_at: null }, apiKey),
+        delete: () => remove(id, apiKey),
+      }[what]();
+      return { res, id };
+    };
+    const OK: Record<Call, number> = {
+      get: 200,
+      'patch text': 200,
+      'patch schedule': 200,
+      'patch unschedule': 200,
+      delete: 204,
+    };
+
+    it.each<[Call, string[], number, string | null]>([
+      ['get', ['posts:read'], 200, null],
+      ['get', ['posts:write', 'posts:publish'], 403, 'insufficient_scope'],
+      ['patch text', ['posts:write'], 200, null],
+      ['patch text', ['posts:read', 'posts:publish'], 403, 'insufficient_scope'],
+      ['patch schedule', ['posts:write'], 403, 'insufficient_scope'],
+      ['patch schedule', ['posts:publish'], 403, 'insufficient_scope'],
+      ['patch schedule', ['posts:write', 'posts:publish'], 200, null],
+      ['patch unschedule', ['posts:write'], 200, null],
+      ['delete', ['posts:write'], 204, null],
+      ['delete', ['posts:read', 'posts:publish'], 403, 'insufficient_scope'],
+    ])('%s with scopes %j → %i', async (what, scopes, status, code) => {
+      const limited = await make.apiKey(owner, { scopes });
+      const { res, id } = await run(what, limited);
+      expect({ status: res.status, code: res.body.error?.code ?? null }).toEqual({ status, code });
+      if (status >= 400) expect(await row(id)).toMatchObject({ text: 'Guarded' });
+    });
+
+    it.each<[string, Partial<Record<string, boolean>>, Call, string | null]>([
+      ['observer', {}, 'get', null],
+      ['observer', {}, 'patch text', EDIT],
+      ['observer', {}, 'delete', EDIT],
+      ['editor without can_view_content', { can_view_content: false }, 'get', VIEW],
+      ['editor without can_publish', { can_publish: false }, 'patch text', null],
+      ['editor without can_publish', { can_publish: false }, 'patch schedule', PUBLISH],
+      ['editor without can_publish', { can_publish: false }, 'patch unschedule', null],
+      ['editor without can_publish', { can_publish: false }, 'delete', null],
+      ['editor without can_edit_content', { can_edit_content: false }, 'patch text', EDIT],
+      ['editor without can_edit_content', { can_edit_content: false }, 'delete', EDIT],
+      ['editor', {}, 'patch schedule', null],
+    ])('a member (%s, %j): %s', async (role, flags, what, message) => {
+      const member = await make.admin(role);
+      await addMember(
+        t,
+        owner,
+        project,
+        member,
+        role === 'observer' ? 'observer' : 'editor',
+        Object.keys(flags).length > 0 ? flags : undefined,
+      );
+      const { res } = await run(what, await make.apiKey(member));
+      if (message === null) expect(res.status).toBe(OK[what]);
+      else
+        expect({ status: res.status, error: res.body.error }).toEqual({
+          status: 403,
+          error: { code: 'forbidden', message },
+        });
+    });
+
+    it('404 project_not_found for a non-member, before the post is looked at (D5)', async () => {
+      const stranger = await make.apiKey(await make.admin('Stranger'));
+      const id = (await create({ text: 'Not theirs' })).body.id;
+      for (const res of [
+        await get(id, stranger),
+        await patch(id, { text: 'x' }, stranger),
+        await remove(id, stranger),
+      ])
+        expectError(res, 404, 'project_not_found');
     });
   });
 });

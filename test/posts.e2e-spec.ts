@@ -645,7 +645,7 @@ describe('Public posts API (SERVICE.md 4 #4–#7; D4–D9, D12)', () => {
       expect(await queue().getJob(`post:${id}:2`)).toBeNull();
     });
 
-    it('refuses to update or delete while a job is in hand or after publication (409 invalid_state)', async () => {
+    it('refuses to update or delete while a job is in hand or after publication (409 invalid_state, D19)', async () => {
       const posts = t.app.get(PostsService);
       const id = (await create({ text: 'Locked' }).expect(201)).body.id;
       for (const status of ['queued', 'publishing']) {
@@ -657,10 +657,15 @@ describe('Public posts API (SERVICE.md 4 #4–#7; D4–D9, D12)', () => {
           code: 'invalid_state',
         });
       }
+      // D19: a published post can be neither changed nor deleted; a failed one can be deleted.
       await t.db.query(`UPDATE posts SET status = 'published' WHERE id = $1`, [id]);
       await expect(posts.update(await access(), id, { text: 'x' })).rejects.toMatchObject({
         code: 'invalid_state',
       });
+      await expect(posts.remove(await access(), id)).rejects.toMatchObject({
+        code: 'invalid_state',
+      });
+      await t.db.query(`UPDATE posts SET status = 'failed' WHERE id = $1`, [id]);
       await posts.remove(await access(), id);
       expect((await t.db.query('SELECT 1 FROM posts WHERE id = $1', [id])).rowCount).toBe(0);
     });

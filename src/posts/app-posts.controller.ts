@@ -94,7 +94,7 @@ export class AppPostsController {
   @Delete(':id')
   @HttpCode(204)
   @RequirePermission('can_edit_content', BY_POST)
-  @ApiOperation({ summary: 'Delete a post (not while it is queued or publishing)' })
+  @ApiOperation({ summary: 'Delete a draft, scheduled or failed post' })
   @ApiNoContentResponse()
   @ApiErrors('post_not_found', 'invalid_state')
   remove(

@@ -18,9 +18,9 @@ export const PUBLISHABLE_FROM: readonly PostStatus[] = ['draft', 'scheduled', 'f
 /** The processor moves a post to `publishing` only from these (the state guard of every job). */
 export const PROCESSABLE_FROM: readonly PostStatus[] = ['queued', 'scheduled', 'publishing'];
 
-/** Update and delete (application API): not while a job is in hand. */
+/** D19: PATCH only before publication starts; DELETE also after a failure, never once sent. */
 export const EDITABLE_FROM: readonly PostStatus[] = ['draft', 'scheduled'];
-export const DELETABLE_FROM: readonly PostStatus[] = ['draft', 'scheduled', 'published', 'failed'];
+export const DELETABLE_FROM: readonly PostStatus[] = ['draft', 'scheduled', 'failed'];
 
 /** SERVICE.md 8 and D8. */
 export const MAX_TEXT_LENGTH = 4096;

@@ -174,10 +174,14 @@ export class PostsRepository {
   }
 
   /** Deletes the post if its status is one of `from`; false when it was not. */
-  async deletePost(postId: number, from: readonly PostStatus[]): Promise<boolean> {
+  async deletePost(
+    projectId: number,
+    postId: number,
+    from: readonly PostStatus[],
+  ): Promise<boolean> {
     const [, deleted] = (await this.db.query(
-      `DELETE FROM posts WHERE id = $1 AND status = ANY($2::text[])`,
-      [postId, from],
+      `DELETE FROM posts WHERE project_id = $1 AND id = $2 AND status = ANY($3::text[])`,
+      [projectId, postId, from],
     )) as [unknown, number];
     return deleted > 0;
   }

@@ -10,9 +10,10 @@
  * - `list(access, limit)`: D9, newest first, with per-target state.
  * - `get(access, postId)`: the post object of D19 (list item fields, updated_at, media).
  * - `update(access, postId, dto)`: only `draft` and `scheduled` posts (else 409 invalid_state).
- *   Fields given replace the stored ones; `scheduled_at` reschedules (the old delayed job is
- *   dropped), `scheduled_at: null` turns a scheduled post back into a draft. Answers the post object.
- * - `remove(access, postId)`: any state but `queued` and `publishing` (a job is in hand: 409).
+ *   Fields given replace the stored ones and D8 applies to the result; `scheduled_at` reschedules
+ *   (the old delayed job never fires), `scheduled_at: null` turns a scheduled post back into a
+ *   draft. Answers the post object (D19). Both APIs use it (PATCH and PUT).
+ * - `remove(access, postId)`: `draft`, `scheduled` or `failed` (D19; else 409 invalid_state).
  *   Removing a post never deletes what was already sent to a platform.
  * - `publish(access, postId, dto)`: D7 from draft, scheduled or failed; body targets replace the
  *   post's targets, but targets already published stay and are never sent again; 202 publishing.
@@ -23,7 +24,7 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import type { Principal } from '../auth/principal';
 import { type ChannelRefParts, parseChannelRef, toChannelRef } from '../channels/channel-ref';
-import { parseInputTimestamp } from '../database/timestamps';
+import { formatTimestamp, parseInputTimestamp } from '../database/timestamps';
 import { AppError } from '../errors/error-codes';
 import { ProjectResolvers } from '../members/project-resolvers';
 import type { ProjectAccess } from '../projects/project-access';
@@ -42,6 +43,7 @@ import {
   initialStatus,
   MAX_MEDIA_PER_POST,
   PUBLISHABLE_FROM,
+  type PostStatus,
 } from './post-state';
 import { MediaService } from '../media/media.service';
 import { STORAGE_DRIVER, type StorageDriver } from '../storage/storage-driver';
@@ -141,53 +143,105 @@ export class PostsService implements OnModuleInit {
     return { id: postId, status: 'publishing' };
   }
 
+  /**
+   * D19 PATCH (and the application API's PUT). Any edit of a post that is or becomes scheduled
+   * starts a new publish attempt with a new delayed job: a job of the old attempt finds its
+   * attempt gone and does nothing (PublicationRepository.claim), so the old time never fires and
+   * a job firing during the edit either wins the row first (then this answers 409 invalid_state)
+   * or waits for the row lock and then finds nothing to claim.
+   */
   async update(
     access: ProjectAccess,
     postId: number,
     input: UpdatePostInput,
   ): Promise<PostObjectDto> {
+    if (UPDATE_FIELDS.every((field) => input[field] === undefined))
+      throw new AppError(
+        'validation_failed',
+        `The body must change at least one of ${UPDATE_FIELDS.join(', ')}`,
+      );
+    for (let round = 1; ; round++) {
+      const done = await this.tryUpdate(access, postId, input);
+      if (done) return this.get(access, postId);
+      // Another change committed between our read and our lock: check the rules again on it.
+      if (round === MAX_UPDATE_ROUNDS)
+        throw new AppError('invalid_state', 'The post is being changed by another request');
+    }
+  }
+
+  /** One round of update(); false when the post changed after it was read. */
+  private async tryUpdate(
+    access: ProjectAccess,
+    postId: number,
+    input: UpdatePostInput,
+  ): Promise<boolean> {
     const projectId = access.project.id;
-    const post = await this.findPost(projectId, postId);
+    const post = await this.posts.findWithDetails(projectId, postId);
+    if (!post) throw postNotFound();
     assertState(post, EDITABLE_FROM);
     const reschedule = input.scheduled_at !== undefined;
-    // AppUpdatePostDto has checked it (ScheduledAtRule: ISO 8601, future, at most a year ahead).
+    // The DTO has checked it (ScheduledAtRule: ISO 8601, future, at most a year ahead).
     const schedule = input.scheduled_at ? parseInputTimestamp(input.scheduled_at) : null;
-    const status = reschedule ? (schedule ? 'scheduled' : 'draft') : post.status;
-    if (reschedule && schedule) this.requirePublish(access);
-    const channels =
-      input.targets === undefined
-        ? null
-        : await this.resolveTargets(projectId, input.targets, status === 'scheduled');
-    const mediaIds =
-      input.media_ids === undefined ? null : await this.resolveMedia(projectId, input.media_ids);
+    if (schedule) this.requirePublish(access);
+    const status: PostStatus = reschedule ? (schedule ? 'scheduled' : 'draft') : post.status;
+    const fireAtMs = schedule?.epochMs ?? storedEpochMs(post.scheduled_at);
 
-    const updated = await this.posts.transaction(async (m) => {
+    // D8 on the post as it would become.
+    const text = input.text ?? post.text;
+    const mediaIds = input.media_ids ?? post.media_ids;
+    if (text.trim().length === 0 && mediaIds.length === 0)
+      throw new AppError('validation_failed', 'text is required unless media_ids is non-empty', [
+        { field: 'text', message: 'text is required unless media_ids is non-empty' },
+      ]);
+    const refs =
+      input.targets ??
+      post.targets.map((t) => ({ channel_ref: toChannelRef(t.platform, t.account_id, t.chat_id) }));
+    if (status === 'scheduled' && refs.length === 0)
+      throw new AppError('validation_failed', 'targets must be non-empty for a scheduled post', [
+        { field: 'targets', message: 'targets must be non-empty for a scheduled post' },
+      ]);
+    const channels =
+      input.targets !== undefined || status === 'scheduled'
+        ? await this.resolveTargets(projectId, refs, status === 'scheduled')
+        : null;
+    if (input.media_ids !== undefined) await this.resolveMedia(projectId, input.media_ids);
+
+    const newAttempt = post.status === 'scheduled' || status === 'scheduled';
+    const attempt = newAttempt ? post.publish_attempt + 1 : post.publish_attempt;
+    const applied = await this.posts.transaction(async (m) => {
       const locked = await this.posts.findPost(projectId, postId, m, true);
       if (!locked) throw postNotFound();
       assertState(locked, EDITABLE_FROM);
-      const attempt = reschedule ? locked.publish_attempt + 1 : locked.publish_attempt;
+      if (locked.updated_at !== post.updated_at || locked.publish_attempt !== post.publish_attempt)
+        return false;
       await this.posts.updatePost(m, postId, {
         text: input.text ?? null,
         status,
         scheduledAt: reschedule ? (schedule?.iso ?? null) : undefined,
         publishAttempt: attempt,
       });
-      if (channels) await this.posts.replaceTargets(m, postId, channels);
-      if (mediaIds) await this.posts.replaceMedia(m, postId, mediaIds);
-      return { before: locked, attempt };
+      if (input.targets !== undefined && channels)
+        await this.posts.replaceTargets(m, postId, channels);
+      if (input.media_ids !== undefined) await this.posts.replaceMedia(m, postId, mediaIds);
+      return true;
     });
-    if (reschedule) {
-      if (updated.before.status === 'scheduled')
-        await this.producer.cancel(postId, updated.before.publish_attempt);
-      if (schedule) await this.producer.enqueue(postId, updated.attempt, schedule.epochMs);
+    if (!applied) return false;
+    if (newAttempt) {
+      if (post.status === 'scheduled') await this.producer.cancel(postId, post.publish_attempt);
+      if (status === 'scheduled') await this.producer.enqueue(postId, attempt, fireAtMs);
     }
-    return this.get(access, postId);
+    return true;
   }
 
+  /** D19: draft, scheduled or failed; a scheduled post's job then finds no post and sends nothing. */
   async remove(access: ProjectAccess, postId: number): Promise<void> {
-    const post = await this.findPost(access.project.id, postId);
+    const projectId = access.project.id;
+    const post = await this.findPost(projectId, postId);
     assertState(post, DELETABLE_FROM);
-    if (!(await this.posts.deletePost(postId, DELETABLE_FROM))) throw invalidState(post);
+    if (!(await this.posts.deletePost(projectId, postId, DELETABLE_FROM))) {
+      const now = await this.findPost(projectId, postId);
+      throw invalidState(now);
+    }
     if (post.status === 'scheduled') await this.producer.cancel(postId, post.publish_attempt);
   }
 
@@ -250,6 +304,18 @@ export class PostsService implements OnModuleInit {
       );
     return ids;
   }
+}
+
+/** The fields of an update; an update that names none of them is refused. */
+const UPDATE_FIELDS = ['text', 'media_ids', 'targets', 'scheduled_at'] as const;
+
+/** Rounds of update() when concurrent edits keep changing the post under it. */
+const MAX_UPDATE_ROUNDS = 3;
+
+/** Epoch milliseconds of a stored timestamp (the database's text), or null. */
+function storedEpochMs(raw: string | null): number | null {
+  const formatted = formatTimestamp(raw);
+  return formatted === null ? null : (parseInputTimestamp(formatted)?.epochMs ?? null);
 }
 
 function postNotFound(): AppError {

@@ -1,7 +1,8 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiCreatedResponse,
+  ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
@@ -22,6 +23,7 @@ import {
   PublishResultDto,
 } from './dto/post-response.dto';
 import { PublishPostDto } from './dto/publish-post.dto';
+import { UpdatePostDto } from './dto/update-post.dto';
 import { PostsService } from './posts.service';
 
 const PostIdPipe = new ParseIdPipe('post_not_found', 'Post not found');
@@ -110,6 +112,68 @@ export class PublicPostsController {
     @Param('postId', PostIdPipe) postId: number,
   ): Promise<PostObjectDto> {
     return this.posts.get(project, postId);
+  }
+
+  @Patch(':postId')
+  @RequireScope('posts:write')
+  @RequirePermission('can_edit_content')
+  @WhenBodySets({ fields: ['scheduled_at'], scopes: ['posts:publish'], flag: 'can_publish' })
+  @ApiOperation({
+    summary: 'Change a draft or scheduled post: text, media, targets, or its time',
+    description:
+      'Only while the post is draft or scheduled. Fields given replace the stored ones, and the creation rules apply to the post as it would become. A non-null scheduled_at (which also needs posts:publish and the publish permission) schedules the post for that time, and an earlier time no longer fires; scheduled_at: null turns a scheduled post back into a draft.',
+  })
+  @ApiParam({ name: 'postId', type: Number })
+  @ApiOkResponse({ type: PostObjectDto })
+  @ApiErrors(
+    'validation_failed',
+    'invalid_json',
+    'channel_not_found',
+    'mixed_platforms',
+    'channel_needs_reconnect',
+    'media_not_found',
+    'unauthorized',
+    'insufficient_scope',
+    'forbidden',
+    'project_not_found',
+    'post_not_found',
+    'invalid_state',
+    'payload_too_large',
+    'rate_limit_exceeded',
+  )
+  update(
+    @CurrentProject() project: ProjectAccess,
+    @Param('postId', PostIdPipe) postId: number,
+    @Body() dto: UpdatePostDto,
+  ): Promise<PostObjectDto> {
+    return this.posts.update(project, postId, dto);
+  }
+
+  @Delete(':postId')
+  @HttpCode(204)
+  @RequireScope('posts:write')
+  @RequirePermission('can_edit_content')
+  @ApiOperation({
+    summary: 'Delete a draft, scheduled or failed post',
+    description:
+      'A scheduled post is never published afterwards. Messages already sent to a channel stay there.',
+  })
+  @ApiParam({ name: 'postId', type: Number })
+  @ApiNoContentResponse({ description: 'Deleted' })
+  @ApiErrors(
+    'unauthorized',
+    'insufficient_scope',
+    'forbidden',
+    'project_not_found',
+    'post_not_found',
+    'invalid_state',
+    'rate_limit_exceeded',
+  )
+  remove(
+    @CurrentProject() project: ProjectAccess,
+    @Param('postId', PostIdPipe) postId: number,
+  ): Promise<void> {
+    return this.posts.remove(project, postId);
   }
 
   @Post(':postId/publish')
