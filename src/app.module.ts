@@ -16,6 +16,7 @@ import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
 import { MediaModule } from './media/media.module';
 import { MembersModule } from './members/members.module';
+import { MetricsModule } from './metrics/metrics.module';
 import { PermissionGuard } from './members/permission.guard';
 import { AppPostsModule } from './posts/app-posts.module';
 import { PostsModule } from './posts/posts.module';
@@ -36,6 +37,7 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         LoggingModule,
+        MetricsModule,
         DatabaseModule,
         RedisModule,
         RateLimitModule,

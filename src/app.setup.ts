@@ -12,6 +12,8 @@ import { AppConfig } from './config/config';
 import { sendError, toAppError } from './errors/all-exceptions.filter';
 import { createValidationPipe } from './errors/validation';
 import { ROOT_LOGGER } from './logging/logging.module';
+import { httpMetrics } from './metrics/http-metrics';
+import { Metrics } from './metrics/metrics.service';
 import { requestLogger } from './logging/request-log';
 
 /** D8: a JSON body over 1 MB is refused with 413 payload_too_large. */
@@ -33,6 +35,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   // The client address (per-IP limits on failed authentication) comes through these proxies only.
   app.set('trust proxy', config.trustProxy);
   const errorLogger = new NestLogger('Errors');
+  app.use(httpMetrics(app.get(Metrics)));
   app.use(requestLogger(app.get<PinoInstance>(ROOT_LOGGER)));
   app.use(json({ limit: MAX_JSON_BODY }));
   // Body-parser failures happen before Nest's filters; answer them in the same shape.

@@ -4,6 +4,8 @@ import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { createHttpApp } from './app.setup';
 import { ConfigError, loadConfig } from './config/config';
+import { startMetricsServer } from './metrics/metrics-server';
+import { Metrics } from './metrics/metrics.service';
 
 async function bootstrap(): Promise<void> {
   let config;
@@ -24,7 +26,14 @@ async function bootstrap(): Promise<void> {
     });
     context.useLogger(context.get(Logger));
     context.enableShutdownHooks();
-    context.get(Logger).log(`Herald worker started`);
+    if (config.ops.metricsToken === null) {
+      context.get(Logger).log(`Herald worker started`);
+      return;
+    }
+    // A worker serves no API; Prometheus scrapes it on METRICS_PORT.
+    const metrics = await startMetricsServer(context.get(Metrics), config);
+    process.once('SIGTERM', () => metrics.server.close());
+    context.get(Logger).log(`Herald worker started; metrics on port ${metrics.port}`);
     return;
   }
 

@@ -78,10 +78,53 @@ describe('loadConfig (D17)', () => {
     ],
     [{ AI_API_BASE_URL: 'not a url' }, 'AI_API_BASE_URL must be a URL'],
     [{ TRUST_PROXY: 'everyone; rm -rf' }, 'TRUST_PROXY must match'],
+    [{ MEDIA_STORAGE_DRIVER: 'ftp' }, 'MEDIA_STORAGE_DRIVER must be one of: local, s3'],
+    [{ MEDIA_STORAGE_DRIVER: 's3' }, 'S3_BUCKET is required when MEDIA_STORAGE_DRIVER is s3'],
+    [{ MEDIA_STORAGE_DRIVER: 's3', S3_BUCKET: 'Bad_Bucket' }, 'S3_BUCKET must match'],
+    [
+      { MEDIA_STORAGE_DRIVER: 's3', S3_BUCKET: 'media', S3_ACCESS_KEY_ID: 'AKIA' },
+      'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together',
+    ],
+    [
+      { MEDIA_STORAGE_DRIVER: 's3', S3_BUCKET: 'media', S3_ENDPOINT: 'minio:9000' },
+      'S3_ENDPOINT must be a URL',
+    ],
+    [{ METRICS_TOKEN: 'short' }, 'METRICS_TOKEN must be at least 16 characters long'],
+    [{ METRICS_PORT: '70000' }, 'METRICS_PORT must be a whole number from 0 to 65535'],
   ])('refuses %p with one clear line', (override, message) => {
     const found = problems({ ...base, ...override });
     expect(found).toHaveLength(1);
     expect(found[0]).toContain(message);
+  });
+
+  it('reads the operations variables (D23): metrics and an S3 bucket', () => {
+    const config = loadConfig({
+      ...base,
+      METRICS_TOKEN: 'metrics-token-0123456789',
+      METRICS_PORT: '9100',
+      MEDIA_STORAGE_DRIVER: 's3',
+      S3_BUCKET: 'herald-media',
+      S3_REGION: 'eu-central-1',
+      S3_ENDPOINT: 'http://minio:9000/',
+      S3_ACCESS_KEY_ID: 'access',
+      S3_SECRET_ACCESS_KEY: 'secret-key',
+      S3_FORCE_PATH_STYLE: 'true',
+    });
+    expect(config.ops).toEqual({ metricsToken: 'metrics-token-0123456789', metricsPort: 9100 });
+    expect(config.mediaStorageDriver).toBe('s3');
+    expect(config.s3).toEqual({
+      bucket: 'herald-media',
+      region: 'eu-central-1',
+      endpoint: 'http://minio:9000',
+      accessKeyId: 'access',
+      secretAccessKey: 'secret-key',
+      forcePathStyle: true,
+    });
+    expect(loadConfig(base)).toMatchObject({
+      mediaStorageDriver: 'local',
+      s3: null,
+      ops: { metricsToken: null, metricsPort: 9464 },
+    });
   });
 
   it('lists every problem at once and never echoes a value', () => {

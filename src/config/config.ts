@@ -45,6 +45,29 @@ export interface PublicationConfig {
   chatMessagesPerMinute: number;
 }
 
+export type MediaStorageDriverName = 'local' | 's3';
+export const MEDIA_STORAGE_DRIVERS: readonly MediaStorageDriverName[] = ['local', 's3'];
+
+/** An S3-compatible bucket for media (D23); present only when MEDIA_STORAGE_DRIVER is `s3`. */
+export interface S3Config {
+  bucket: string;
+  region: string;
+  /** Endpoint of an S3-compatible store (MinIO, R2…); null for AWS itself. */
+  endpoint: string | null;
+  accessKeyId: string | null;
+  secretAccessKey: string | null;
+  /** `https://endpoint/bucket/key` instead of `https://bucket.endpoint/key`. */
+  forcePathStyle: boolean;
+}
+
+/** Operations (D23): metrics and the queue dashboard. */
+export interface OpsConfig {
+  /** Bearer token of GET /metrics; null turns the route off (404). */
+  metricsToken: string | null;
+  /** Port of a worker's metrics listener (a worker serves no other HTTP); 0 picks a free one. */
+  metricsPort: number;
+}
+
 export interface AppConfig {
   port: number;
   databaseUrl: string;
@@ -52,7 +75,10 @@ export interface AppConfig {
   /** Prefix of every Redis key Herald writes (queues, rate limits), so instances of one deployment share them. */
   redisKeyPrefix: string;
   publicBaseUrl: string;
+  mediaStorageDriver: MediaStorageDriverName;
   mediaStorageDir: string;
+  /** Set when `mediaStorageDriver` is `s3`. */
+  s3: S3Config | null;
   mediaFetchAllowCidrs: readonly string[];
   mediaFetchTimeoutMs: number;
   telegramApiBaseUrl: string;
@@ -71,6 +97,7 @@ export interface AppConfig {
   trustProxy: string;
   rateLimits: RateLimitConfig;
   publication: PublicationConfig;
+  ops: OpsConfig;
 }
 
 export class ConfigError extends Error {
@@ -94,7 +121,9 @@ export function loadConfig(env: Env): AppConfig {
     publicBaseUrl: read
       .url('PUBLIC_BASE_URL', 'http://localhost:3000', ['http:', 'https:'])
       .replace(/\/+$/, ''),
+    mediaStorageDriver: read.oneOf('MEDIA_STORAGE_DRIVER', 'local', MEDIA_STORAGE_DRIVERS),
     mediaStorageDir: read.string('MEDIA_STORAGE_DIR', './.herald/media'),
+    s3: null,
     mediaFetchAllowCidrs: read.cidrList('MEDIA_FETCH_ALLOW_CIDRS'),
     mediaFetchTimeoutMs: read.integer('MEDIA_FETCH_TIMEOUT_MS', 30_000, 1, 600_000),
     telegramApiBaseUrl: read
@@ -133,15 +162,43 @@ export function loadConfig(env: Env): AppConfig {
       botMessagesPerSecond: read.integer('TELEGRAM_BOT_MESSAGES_PER_SECOND', 30, 1, 1_000_000),
       chatMessagesPerMinute: read.integer('TELEGRAM_CHAT_MESSAGES_PER_MINUTE', 20, 1, 1_000_000),
     },
+    ops: {
+      metricsToken: read.optionalSecret('METRICS_TOKEN', 16),
+      metricsPort: read.integer('METRICS_PORT', 9464, 0, 65535),
+    },
   };
+  if (config.mediaStorageDriver === 's3') config.s3 = readS3(read);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     ...config,
+    s3: config.s3 && Object.freeze(config.s3),
+    ops: Object.freeze(config.ops),
     mediaFetchAllowCidrs: Object.freeze([...config.mediaFetchAllowCidrs]),
     rateLimits: Object.freeze(config.rateLimits),
     publication: Object.freeze(config.publication),
   });
+}
+
+const S3_BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+function readS3(read: EnvReader): S3Config {
+  const accessKeyId = read.optionalString('S3_ACCESS_KEY_ID');
+  const secretAccessKey = read.optionalString('S3_SECRET_ACCESS_KEY');
+  // Both or neither: without them the SDK's own chain (instance role, AWS_* variables) applies.
+  if ((accessKeyId === null) !== (secretAccessKey === null))
+    read.problem('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together');
+  const bucket = read.optionalString('S3_BUCKET');
+  if (bucket === null) read.problem('S3_BUCKET is required when MEDIA_STORAGE_DRIVER is s3');
+  return {
+    // Bucket naming rules of S3 (3 to 63 lower-case letters, digits, dots and hyphens).
+    bucket: bucket === null ? '' : read.pattern('S3_BUCKET', '', S3_BUCKET_NAME),
+    region: read.pattern('S3_REGION', 'us-east-1', /^[a-z0-9-]{1,40}$/),
+    endpoint: read.optionalUrl('S3_ENDPOINT')?.replace(/\/+$/, '') ?? null,
+    accessKeyId,
+    secretAccessKey,
+    forcePathStyle: read.oneOf('S3_FORCE_PATH_STYLE', 'false', ['true', 'false']) === 'true',
+  };
 }
 
 /** Only the database address, for the TypeORM CLI, which needs nothing else. */
@@ -169,6 +226,18 @@ class EnvReader {
 
   optionalString(name: string): string | null {
     return this.raw(name) ?? null;
+  }
+
+  problem(message: string): void {
+    this.problems.push(message);
+  }
+
+  optionalSecret(name: string, minLength: number): string | null {
+    const value = this.raw(name);
+    if (value === undefined) return null;
+    if (value.length < minLength)
+      this.problems.push(`${name} must be at least ${minLength} characters long`);
+    return value;
   }
 
   integer(name: string, fallback: number, min: number, max: number): number {

@@ -3,6 +3,8 @@ import Redis from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../config/config';
 import { AppError } from '../errors/error-codes';
+import { Metrics } from '../metrics/metrics.service';
+import type { QueueRegistry } from '../metrics/queue-registry';
 import { AuthFailureLimiter } from './auth-failure-limiter';
 import { RedisRateLimitStorage } from './redis-rate-limit.storage';
 
@@ -12,6 +14,7 @@ const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 describe('AuthFailureLimiter', () => {
   let redis: Redis;
   let limiter: AuthFailureLimiter;
+  let metrics: Metrics;
   const prefix = `herald-test-${randomBytes(6).toString('hex')}`;
   const from = (ip: string) => ({ ip, socket: {} }) as unknown as Request;
   const fail = (ip: string) => limiter.failed(from(ip), AppError.unauthorized());
@@ -24,7 +27,8 @@ describe('AuthFailureLimiter', () => {
       APP_SECRET: 'x'.repeat(32),
       RATE_LIMIT_AUTH_FAILURES: '2',
     });
-    limiter = new AuthFailureLimiter(new RedisRateLimitStorage(redis, prefix), config);
+    metrics = new Metrics({ queues: () => [] } as unknown as QueueRegistry);
+    limiter = new AuthFailureLimiter(new RedisRateLimitStorage(redis, prefix), config, metrics);
   });
 
   afterAll(async () => {
@@ -41,6 +45,10 @@ describe('AuthFailureLimiter', () => {
     expect(Number(refused.headers?.['Retry-After'])).toBeGreaterThanOrEqual(1);
     expect(() => limiter.assertNotBlocked(from('198.51.100.20'))).toThrow(AppError);
     expect(() => limiter.assertNotBlocked(from('198.51.100.21'))).not.toThrow();
+    // D23: both refusals are counted under the auth_failures category.
+    expect((await metrics.render()).body).toMatch(
+      /^herald_rate_limited_total\{category="auth_failures"\} 2$/m,
+    );
   });
 
   it('counts an IPv4-mapped IPv6 address as its IPv4 address, and IPv6 per /64', async () => {

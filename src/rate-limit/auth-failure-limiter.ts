@@ -4,6 +4,7 @@ import type { Request } from 'express';
 import type { AppConfig } from '../config/config';
 import { InjectConfig } from '../config/config.module';
 import { AppError } from '../errors/error-codes';
+import { Metrics } from '../metrics/metrics.service';
 import {
   RateLimitStoreUnavailable,
   RedisRateLimitStorage,
@@ -12,6 +13,8 @@ import {
 
 export const AUTH_FAILURE_MESSAGE =
   'Too many failed authentications from this address; retry later';
+/** The `category` label of `herald_rate_limited_total` for refused authentications. */
+export const AUTH_FAILURE_CATEGORY = 'auth_failures';
 /** IPv6 clients are counted per /64, as one subscriber usually holds a whole /64. */
 const IPV6_SUBNET_PREFIX = 64;
 /** Bound on the per-process memory of blocked addresses. */
@@ -30,6 +33,7 @@ export class AuthFailureLimiter {
   constructor(
     @InjectThrottlerStorage() private readonly storage: RedisRateLimitStorage,
     @InjectConfig() private readonly config: AppConfig,
+    private readonly metrics: Metrics,
   ) {}
 
   /** Throws 429 when this address is known to be blocked; costs no Redis round-trip. */
@@ -43,6 +47,7 @@ export class AuthFailureLimiter {
       this.blockedUntil.delete(address);
       return;
     }
+    this.metrics.rateLimit(AUTH_FAILURE_CATEGORY);
     throw blockedError(left);
   }
 
@@ -60,6 +65,7 @@ export class AuthFailureLimiter {
       );
       if (!record.isBlocked) return error;
       this.remember(address, Date.now() + record.msToReset);
+      this.metrics.rateLimit(AUTH_FAILURE_CATEGORY);
       return blockedError(record.msToReset);
     } catch (failure) {
       // Fail open, as for the key limits: the 401 stands.

@@ -13,6 +13,7 @@ import type { HeraldRequest } from '../auth/principal';
 import type { AppConfig } from '../config/config';
 import { InjectConfig } from '../config/config.module';
 import { AppError } from '../errors/error-codes';
+import { Metrics } from '../metrics/metrics.service';
 import { rateLimitCategoryOf } from './rate-limit-category';
 import {
   RateLimitRecord,
@@ -47,6 +48,7 @@ export class RateLimitGuard extends ThrottlerGuard {
     @InjectThrottlerStorage() private readonly storage: RedisRateLimitStorage,
     reflector: Reflector,
     @InjectConfig() private readonly config: AppConfig,
+    private readonly metrics: Metrics,
   ) {
     super(options, storage, reflector);
   }
@@ -91,6 +93,7 @@ export class RateLimitGuard extends ThrottlerGuard {
     const headers = rateLimitHeaders(limit, record);
     for (const [name, value] of Object.entries(headers)) (res as Response).setHeader(name, value);
     if (record.isBlocked) {
+      this.metrics.rateLimit(throttler.name ?? 'other');
       throw new AppError('rate_limit_exceeded', RATE_LIMIT_MESSAGE, undefined, {
         'Retry-After': String(retryAfterSeconds(record.msToReset)),
       });

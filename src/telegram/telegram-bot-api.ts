@@ -1,7 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { Dispatcher, FormData, request } from 'undici';
 import type { AppConfig } from '../config/config';
 import { InjectConfig } from '../config/config.module';
+import { Metrics, type TelegramCallOutcome } from '../metrics/metrics.service';
 
 /** Default wait for one Bot API call. */
 const TELEGRAM_TIMEOUT_MS = 15_000;
@@ -61,7 +62,10 @@ export type TelegramParams = Record<string, string | number | boolean | undefine
 /** A thin Bot API client at TELEGRAM_API_BASE_URL (D15, D17). */
 @Injectable()
 export class TelegramBotApi {
-  constructor(@InjectConfig() private readonly config: AppConfig) {}
+  constructor(
+    @InjectConfig() private readonly config: AppConfig,
+    @Optional() private readonly metrics?: Metrics,
+  ) {}
 
   getMe(token: string): Promise<TelegramUser> {
     return this.call<TelegramUser>(token, 'getMe', {});
@@ -77,6 +81,24 @@ export class TelegramBotApi {
     method: string,
     params: TelegramParams | FormData,
     timeoutMs = TELEGRAM_TIMEOUT_MS,
+  ): Promise<T> {
+    const started = performance.now();
+    let outcome: TelegramCallOutcome = 'ok';
+    try {
+      return await this.send<T>(token, method, params, timeoutMs);
+    } catch (error) {
+      outcome = error instanceof TelegramApiError ? 'api_error' : 'transport_error';
+      throw error;
+    } finally {
+      this.metrics?.telegramCall(method, outcome, (performance.now() - started) / 1000);
+    }
+  }
+
+  private async send<T>(
+    token: string,
+    method: string,
+    params: TelegramParams | FormData,
+    timeoutMs: number,
   ): Promise<T> {
     const url = `${this.config.telegramApiBaseUrl}/bot${encodeURIComponent(token)}/${method}`;
     const body =

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { execute, rowsOf, Statement } from '../../database/prepared';
 import type { MediaType } from '../../media/media-asset.entity';
+import { Metrics } from '../../metrics/metrics.service';
 import { PROCESSABLE_FROM, type PostStatus } from '../post-state';
 
 export interface ClaimedPost {
@@ -48,7 +49,10 @@ export interface SweepCandidate {
 /** The publication pipeline's queries; every write is guarded by the state it expects. */
 @Injectable()
 export class PublicationRepository {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly metrics: Metrics,
+  ) {}
 
   /**
    * The state guard of every job (STYLE 11): only the post's current attempt, only from queued,
@@ -151,13 +155,15 @@ export class PublicationRepository {
   }
 
   async failTarget(targetId: number, code: string, message: string): Promise<void> {
-    await this.db.query(
+    const [failed] = (await this.db.query(
       `UPDATE post_targets
           SET status = 'failed', error_code = $2, error_message = $3, sending_since = NULL,
               not_before = NULL
-        WHERE id = $1 AND status = 'pending'`,
+        WHERE id = $1 AND status = 'pending' RETURNING platform`,
       [targetId, code, message],
-    );
+    )) as [{ platform: string }[], number];
+    // Counted where the state changes, so a target is counted once whichever path failed it.
+    for (const { platform } of failed) this.metrics.publicationTarget(platform, 'failed', code);
   }
 
   /** D15: Telegram refused the bot; its channels need reconnecting. */
@@ -192,15 +198,17 @@ export class PublicationRepository {
 
   /** The job gave up for good (safety net): every pending target fails, then the post. */
   async giveUp(postId: number, attempt: number, message: string): Promise<void> {
-    await this.db.query(
+    const [failed] = (await this.db.query(
       `UPDATE post_targets t
           SET status = 'failed', error_code = 'delivery_failed', error_message = $3,
               sending_since = NULL, not_before = NULL
          FROM posts p
         WHERE t.post_id = p.id AND p.id = $1 AND p.publish_attempt = $2
-          AND p.status = 'publishing' AND t.status = 'pending'`,
+          AND p.status = 'publishing' AND t.status = 'pending' RETURNING t.platform`,
       [postId, attempt, message],
-    );
+    )) as [{ platform: string }[], number];
+    for (const { platform } of failed)
+      this.metrics.publicationTarget(platform, 'failed', 'delivery_failed');
     await this.finish(postId, attempt);
   }
 

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { AppConfig } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
 import { SecretsService } from '../../crypto/secrets.service';
+import { Metrics } from '../../metrics/metrics.service';
 import {
   DeliveryError,
   PLATFORM_PUBLISHERS,
@@ -50,6 +51,7 @@ export class PublicationService {
     private readonly secrets: SecretsService,
     @InjectConfig() private readonly config: AppConfig,
     @Inject(PLATFORM_PUBLISHERS) publishers: PlatformPublisher[],
+    private readonly metrics: Metrics,
   ) {
     this.publishers = new Map(publishers.map((p) => [p.platform, p]));
   }
@@ -140,8 +142,9 @@ export class PublicationService {
       try {
         const ids = await publisher.send(credentials, target.chat_id, steps[step]);
         const last = step === steps.length - 1;
-        if (await this.repo.stepSent({ id: target.id, ...job }, ids, last))
-          return { done: true, postPublished: true };
+        const postPublished = await this.repo.stepSent({ id: target.id, ...job }, ids, last);
+        if (last) this.metrics.publicationTarget(target.platform, 'published', null);
+        if (postPublished) return { done: true, postPublished: true };
       } catch (error) {
         return this.failed(target, error);
       }

@@ -1,0 +1,143 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { QueueRegistry } from './queue-registry';
+
+/** A route no handler matched: one label value for all of them, so raw paths never become series. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/** Bull job states reported by `herald_queue_jobs`. */
+export const QUEUE_STATES = [
+  'waiting',
+  'active',
+  'delayed',
+  'completed',
+  'failed',
+  'paused',
+] as const;
+
+/** How long a scrape waits for Redis before it leaves the queue gauges out. */
+const QUEUE_READ_TIMEOUT_MS = 2_000;
+
+/** Bot API methods Herald calls; anything else is counted as `other` (bounded labels). */
+const TELEGRAM_METHODS = new Set([
+  'getMe',
+  'getChat',
+  'sendMessage',
+  'sendPhoto',
+  'sendVideo',
+  'sendMediaGroup',
+]);
+
+export type PublicationOutcome = 'published' | 'failed';
+/** What became of one webhook delivery attempt. */
+export type WebhookDeliveryOutcome = 'delivered' | 'retrying' | 'failed';
+export type TelegramCallOutcome = 'ok' | 'api_error' | 'transport_error';
+
+/**
+ * The Prometheus series of D23, in one registry per application instance (tests run several in
+ * one process). Labels are closed sets or templates, never ids or raw paths. Queue gauges are read
+ * from Redis when Prometheus scrapes, so the request path never pays for them.
+ */
+@Injectable()
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly logger = new Logger(Metrics.name);
+
+  private readonly httpDuration = new Histogram({
+    name: 'herald_http_request_duration_seconds',
+    help: 'HTTP requests by method, route template and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  private readonly publicationTargets = new Counter({
+    name: 'herald_publication_targets_total',
+    help: 'Publication targets that reached a final state, by platform, outcome and error code',
+    labelNames: ['platform', 'outcome', 'error_code'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly webhookDeliveries = new Counter({
+    name: 'herald_webhook_deliveries_total',
+    help: 'Webhook delivery attempts by outcome',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly rateLimited = new Counter({
+    name: 'herald_rate_limited_total',
+    help: 'Requests refused with 429, by rate limit category',
+    labelNames: ['category'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly telegramDuration = new Histogram({
+    name: 'herald_telegram_request_duration_seconds',
+    help: 'Telegram Bot API calls by method and outcome',
+    labelNames: ['method', 'outcome'] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+
+  constructor(queues: QueueRegistry) {
+    collectDefaultMetrics({ register: this.registry });
+    const logger = this.logger;
+    new Gauge({
+      name: 'herald_queue_jobs',
+      help: 'Jobs in each queue by state, read from Redis at scrape time',
+      labelNames: ['queue', 'state'] as const,
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const queue of queues.queues()) {
+          try {
+            const counts = await withTimeout(queue.getJobCounts(), QUEUE_READ_TIMEOUT_MS);
+            const paused = await withTimeout(queue.getPausedCount(), QUEUE_READ_TIMEOUT_MS);
+            const byState: Record<string, number> = { ...counts, paused };
+            for (const state of QUEUE_STATES)
+              this.set({ queue: queue.name, state }, byState[state] ?? 0);
+          } catch (error) {
+            // Redis away: the gauge is absent for this queue rather than a stale or false zero.
+            logger.warn(`Queue ${queue.name} not measured: ${(error as Error).message}`);
+          }
+        }
+      },
+    });
+  }
+
+  /** `route` must be a template (`/api/posts/:id`) or UNMATCHED_ROUTE. */
+  httpRequest(method: string, route: string, status: number, seconds: number): void {
+    this.httpDuration.observe({ method, route, status: String(status) }, seconds);
+  }
+
+  publicationTarget(platform: string, outcome: PublicationOutcome, errorCode: string | null): void {
+    this.publicationTargets.inc({ platform, outcome, error_code: errorCode ?? '' });
+  }
+
+  webhookDelivery(outcome: WebhookDeliveryOutcome): void {
+    this.webhookDeliveries.inc({ outcome });
+  }
+
+  rateLimit(category: string): void {
+    this.rateLimited.inc({ category });
+  }
+
+  telegramCall(method: string, outcome: TelegramCallOutcome, seconds: number): void {
+    const label = TELEGRAM_METHODS.has(method) ? method : 'other';
+    this.telegramDuration.observe({ method: label, outcome }, seconds);
+  }
+
+  /** The exposition text and its content type. */
+  async render(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Redis did not answer in ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
