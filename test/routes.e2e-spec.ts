@@ -63,7 +63,9 @@ describe('Route declarations and guard order', () => {
   it('keeps public routes public on purpose only', () => {
     const open = routes.filter((r) => r.kind === 'public').map((r) => r.name.split(' (')[0]);
     for (const name of open)
-      expect(name).toMatch(/^(GET \/health\/|POST \/api\/auth\/(register|login)|GET \/media\/)/);
+      expect(name).toMatch(
+        /^(GET \/health\/|POST \/api\/auth\/(register|login)|GET \/media\/|GET \/metrics$)/,
+      );
   });
 
   it('runs the global guards in the order of D5: key, (rate limit), scope, permission', () => {

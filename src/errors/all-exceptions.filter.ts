@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Response } from 'express';
+import { StorageUnavailableError } from '../storage/storage-driver';
 import { AppError, errorBody } from './error-codes';
 
 const HTTP_STATUS_CODES: Record<number, AppError['code']> = {
@@ -22,6 +23,9 @@ interface MiddlewareError {
 }
 
 /** Turns anything thrown into `{ error: { code, message } }`; unknown errors become a bare 500. */
+/** Retry-After of a 503 while media storage is away. */
+const STORAGE_RETRY_AFTER_SECONDS = 5;
+
 export function toAppError(exception: unknown, logger: Logger, requestId?: string): AppError {
   if (exception instanceof AppError) return exception;
   const middleware = exception as MiddlewareError;
@@ -31,6 +35,15 @@ export function toAppError(exception: unknown, logger: Logger, requestId?: strin
     return new AppError('payload_too_large', 'Request body is too large');
   if (middleware?.type === 'encoding.unsupported' || middleware?.type === 'charset.unsupported') {
     return new AppError('unsupported_media_type', 'Unsupported request body encoding');
+  }
+  if (exception instanceof StorageUnavailableError) {
+    logger.warn(exception.message);
+    return new AppError(
+      'service_unavailable',
+      'Media storage is unavailable; retry later',
+      undefined,
+      { 'Retry-After': String(STORAGE_RETRY_AFTER_SECONDS) },
+    );
   }
   if (exception instanceof HttpException) {
     const status = exception.getStatus();

@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { Public } from '../auth/decorators';
 import { AppError } from '../errors/error-codes';
 import { isValidStorageKey } from '../storage/local-disk.storage';
+import { StorageUnavailableError } from '../storage/storage-driver';
 import { MediaService } from './media.service';
 
 /** Stored names are random and never rewritten, so a served file never changes. */
@@ -31,7 +32,8 @@ export class MediaFilesController {
     let body: Readable;
     try {
       body = await this.media.openRead(asset);
-    } catch {
+    } catch (error) {
+      if (error instanceof StorageUnavailableError) throw error;
       throw notFound();
     }
     res.status(200);

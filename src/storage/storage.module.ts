@@ -1,11 +1,24 @@
 import { Global, Module } from '@nestjs/common';
+import type { AppConfig } from '../config/config';
+import { APP_CONFIG } from '../config/config.module';
 import { LocalDiskStorage } from './local-disk.storage';
+import { S3Storage } from './s3.storage';
 import { STORAGE_DRIVER } from './storage-driver';
 
-/** Provides the `StorageDriver` everywhere: local disk at `MEDIA_STORAGE_DIR` (the default driver). */
+/**
+ * Provides the `StorageDriver` everywhere, chosen by MEDIA_STORAGE_DRIVER (D23): local disk at
+ * `MEDIA_STORAGE_DIR` (the default), or an S3-compatible bucket shared by every machine.
+ */
 @Global()
 @Module({
-  providers: [{ provide: STORAGE_DRIVER, useClass: LocalDiskStorage }],
+  providers: [
+    {
+      provide: STORAGE_DRIVER,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) =>
+        config.mediaStorageDriver === 's3' ? new S3Storage(config) : new LocalDiskStorage(config),
+    },
+  ],
   exports: [STORAGE_DRIVER],
 })
 export class StorageModule {}

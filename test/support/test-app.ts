@@ -12,6 +12,8 @@ import { createHttpApp } from '../../src/app.setup';
 import { AppConfig, loadConfig } from '../../src/config/config';
 import { buildDataSourceOptions } from '../../src/database/data-source';
 import { createTestDatabase, databaseUrl, dropTestDatabase } from './databases';
+import { localStore, MediaDriver, MediaStore, s3Store } from './media-store';
+import { S3TestServer } from './s3-server';
 
 export const TEST_APP_SECRET = 'test-secret-that-is-long-enough-0123456789';
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -39,6 +41,10 @@ export interface TestApp {
   db: Client;
   databaseName: string;
   mediaDir: string;
+  /** Where the media files are, whichever the driver. */
+  media: MediaStore;
+  /** The S3 server of an app started with `storage: 's3'`. */
+  s3?: S3TestServer;
   close(): Promise<void>;
 }
 
@@ -48,6 +54,8 @@ export interface StartTestAppOptions {
    * directory (as instances behind one load balancer do). Closing this app leaves them to the first.
    */
   shareWith?: TestApp;
+  /** The media storage driver; `s3` starts an S3-protocol server of the app's own. */
+  storage?: MediaDriver;
 }
 
 /**
@@ -63,6 +71,8 @@ export async function startTestApp(
     ? { name: shared.databaseName, url: shared.config.databaseUrl }
     : await createMigratedDatabase();
   const mediaDir = shared?.mediaDir ?? mkdtempSync(join(tmpdir(), 'herald-media-'));
+  const s3 =
+    shared?.s3 ?? (options.storage === 's3' ? await new S3TestServer().start() : undefined);
   const config = loadConfig({
     DATABASE_URL: url,
     REDIS_URL: TEST_REDIS_URL,
@@ -73,6 +83,7 @@ export async function startTestApp(
     MEDIA_STORAGE_DIR: mediaDir,
     PUBLIC_BASE_URL: 'http://herald.test',
     TELEGRAM_API_BASE_URL: 'http://127.0.0.1:9',
+    ...s3?.env(),
     ...env,
   });
   const app = await createHttpApp(config);
@@ -86,6 +97,8 @@ export async function startTestApp(
     db,
     databaseName: name,
     mediaDir,
+    media: s3 ? s3Store(s3) : localStore(mediaDir),
+    s3,
     async close() {
       await db.end();
       await app.close();
@@ -93,6 +106,7 @@ export async function startTestApp(
       await dropTestDatabase(name);
       await deleteRedisKeys(TEST_REDIS_URL, config.redisKeyPrefix);
       rmSync(mediaDir, { recursive: true, force: true });
+      await s3?.stop();
     },
   };
 }

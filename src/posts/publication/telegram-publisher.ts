@@ -4,7 +4,11 @@ import { Readable } from 'node:stream';
 import { FormData } from 'undici';
 import type { AppConfig } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
-import { STORAGE_DRIVER, type StorageDriver } from '../../storage/storage-driver';
+import {
+  STORAGE_DRIVER,
+  StorageUnavailableError,
+  type StorageDriver,
+} from '../../storage/storage-driver';
 import {
   TelegramApiError,
   TelegramBotApi,
@@ -121,7 +125,9 @@ export class TelegramPublisher implements PlatformPublisher {
     let stream: Readable;
     try {
       stream = await this.storage.openRead(medium.storagePath);
-    } catch {
+    } catch (error) {
+      if (error instanceof StorageUnavailableError)
+        throw new DeliveryError('transient', error.message);
       throw new DeliveryError(
         'media_unavailable',
         `Media file ${medium.filename} is not in storage`,

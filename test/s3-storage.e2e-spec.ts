@@ -1,0 +1,260 @@
+import { once } from 'node:events';
+import { AddressInfo, createServer } from 'node:net';
+import { Readable } from 'node:stream';
+import type { AppConfig } from '../src/config/config';
+import { InvalidStoragePathError } from '../src/storage/local-disk.storage';
+import { S3_PART_SIZE, S3Storage } from '../src/storage/s3.storage';
+import { StorageUnavailableError } from '../src/storage/storage-driver';
+import { Factory } from './support/factories';
+import { fixture, generatedBytes } from './support/media-helpers';
+import { waitFor } from './support/expectations';
+import { waitForPostStatus } from './support/publication';
+import { S3TestServer, TEST_BUCKET } from './support/s3-server';
+import { TelegramStandIn } from './support/telegram-stand-in';
+import { startTestApp, TestApp } from './support/test-app';
+
+async function closedPort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function readAll(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** D23: media in an S3-compatible bucket, against a real S3-protocol server (s3rver). */
+describe('S3 media storage (D23)', () => {
+  describe('S3Storage, the driver', () => {
+    let s3: S3TestServer;
+    let storage: S3Storage;
+    const driverFor = (endpoint: string, bucket = TEST_BUCKET) =>
+      new S3Storage({
+        publicBaseUrl: 'https://herald.example.com',
+        s3: {
+          bucket,
+          region: 'us-east-1',
+          endpoint,
+          accessKeyId: 'S3RVER',
+          secretAccessKey: 'S3RVER',
+          forcePathStyle: true,
+        },
+      } as AppConfig);
+
+    beforeAll(async () => {
+      s3 = await new S3TestServer().start();
+      storage = driverFor(s3.endpoint);
+    });
+
+    afterAll(async () => {
+      storage?.onApplicationShutdown();
+      await s3?.stop();
+    });
+
+    it('streams an object in, reads it back, and deletes it; a missing object deletes quietly', async () => {
+      const path = 'projects/1/2026/11/abc.png';
+      const { size } = await storage.put(
+        path,
+        Readable.from([Buffer.from('hello '), Buffer.from('world')]),
+        'image/png',
+      );
+      expect(size).toBe(11);
+      expect((await s3.read(path)).toString()).toBe('hello world');
+      expect((await readAll(await storage.openRead(path))).toString()).toBe('hello world');
+      expect(storage.publicUrl(path)).toBe(
+        'https://herald.example.com/media/projects/1/2026/11/abc.png',
+      );
+      await storage.delete(path);
+      await storage.delete(path);
+      expect(await s3.keys()).toEqual([]);
+      await expect(storage.openRead(path)).rejects.not.toBeInstanceOf(StorageUnavailableError);
+    });
+
+    it('uploads a file of several parts (multipart) byte for byte', async () => {
+      const size = 2 * S3_PART_SIZE + 12345;
+      const head = fixture('sample.png').subarray(0, 64);
+      const { size: stored } = await storage.put(
+        'projects/1/big.png',
+        Readable.from(generatedBytes(head, size)),
+        'image/png',
+      );
+      expect(stored).toBe(size);
+      const back = await s3.read('projects/1/big.png');
+      expect(back.length).toBe(size);
+      expect(back.subarray(0, 64).equals(head)).toBe(true);
+      await storage.delete('projects/1/big.png');
+    });
+
+    it.each([
+      ['in its first part (one PutObject)', 1024],
+      ['after several parts (multipart)', 2 * S3_PART_SIZE + 1],
+    ])(
+      'a body that fails %s leaves no object and rejects with its own error',
+      async (_when, failAfter) => {
+        async function* failing(): AsyncGenerator<Buffer> {
+          yield* generatedBytes(Buffer.alloc(0), failAfter);
+          throw new Error('client went away');
+        }
+        await expect(
+          storage.put('projects/1/cut.png', Readable.from(failing()), 'image/png'),
+        ).rejects.toThrow('client went away');
+        expect(await s3.keys()).toEqual([]);
+      },
+    );
+
+    it('refuses keys that are not storage keys, without asking the store', async () => {
+      for (const path of ['../x.png', '/etc/passwd', 'projects//a.png', '.incoming/a.part']) {
+        await expect(storage.openRead(path)).rejects.toBeInstanceOf(InvalidStoragePathError);
+        await expect(storage.delete(path)).rejects.toBeInstanceOf(InvalidStoragePathError);
+        await expect(
+          storage.put(path, Readable.from([Buffer.from('x')]), 'image/png'),
+        ).rejects.toBeInstanceOf(InvalidStoragePathError);
+      }
+    });
+
+    it('a store that does not answer, or has no such bucket, is StorageUnavailableError', async () => {
+      const away = driverFor(`http://127.0.0.1:${await closedPort()}`);
+      const wrongKey = driverFor(s3.endpoint, 'no-such-bucket');
+      try {
+        for (const driver of [away, wrongKey]) {
+          await expect(
+            driver.put('projects/1/a.png', Readable.from([Buffer.from('x')]), 'image/png'),
+          ).rejects.toBeInstanceOf(StorageUnavailableError);
+          await expect(driver.openRead('projects/1/a.png')).rejects.toBeInstanceOf(
+            StorageUnavailableError,
+          );
+        }
+        expect(await s3.keys()).toEqual([]);
+      } finally {
+        away.onApplicationShutdown();
+        wrongKey.onApplicationShutdown();
+      }
+    });
+  });
+
+  describe('Herald on S3', () => {
+    let t: TestApp;
+    let telegram: TelegramStandIn;
+    let make: Factory;
+    let key: string;
+    let projectId: number;
+    let channelRef: string;
+
+    beforeAll(async () => {
+      telegram = await new TelegramStandIn().start();
+      t = await startTestApp(
+        {
+          TELEGRAM_API_BASE_URL: telegram.url,
+          RATE_LIMIT_UPLOAD: '1000',
+          RATE_LIMIT_CREATE_POST: '1000',
+          RATE_LIMIT_PUBLISH: '1000',
+        },
+        { storage: 's3' },
+      );
+      make = new Factory(t, telegram);
+      const { owner, project, key: apiKey } = await make.owner('On S3');
+      key = apiKey;
+      projectId = project.id;
+      const account = await make.telegramAccount(owner, project);
+      channelRef = (await make.channel(owner, account.id)).id;
+    });
+
+    afterAll(async () => {
+      await t?.close();
+      await telegram?.stop();
+    });
+
+    const upload = (app: TestApp, name: string) =>
+      app.http
+        .post(`/api/public/v1/projects/${projectId}/media`)
+        .set('Authorization', `Bearer ${key}`)
+        .attach('files', fixture(name), name);
+
+    it('the worker streams the photos from the bucket to Telegram', async () => {
+      const png = (await upload(t, 'sample.png').expect(201)).body.items[0];
+      const jpg = (await upload(t, 'sample.jpg').expect(201)).body.items[0];
+      expect(await t.s3!.keys()).toEqual(
+        expect.arrayContaining([png.storage_path, jpg.storage_path]),
+      );
+      const res = await t.http
+        .post(`/api/public/v1/projects/${projectId}/posts`)
+        .set('Authorization', `Bearer ${key}`)
+        .send({
+          text: 'From the bucket',
+          media_ids: [png.id, jpg.id],
+          targets: [{ channel_ref: channelRef }],
+          publish_now: true,
+        })
+        .expect(201);
+      expect((await waitForPostStatus(t, res.body.id as number)).status).toBe('published');
+      const [album] = telegram.callsOf('sendMediaGroup');
+      expect(album.files.map((f) => f.bytes.equals(fixture(f.filename)))).toEqual([true, true]);
+    });
+
+    describe('with the store away', () => {
+      let away: TestApp;
+      beforeAll(async () => {
+        away = await startTestApp(
+          {
+            S3_ENDPOINT: `http://127.0.0.1:${await closedPort()}`,
+            TELEGRAM_API_BASE_URL: telegram.url,
+            RATE_LIMIT_UPLOAD: '1000',
+            RATE_LIMIT_CREATE_POST: '1000',
+            // A queue of its own: only this instance, which cannot reach the store, takes its jobs.
+            REDIS_KEY_PREFIX: `${t.config.redisKeyPrefix}:away`,
+          },
+          { shareWith: t },
+        );
+      });
+      afterAll(() => away?.close());
+
+      it('an upload answers 503 service_unavailable with Retry-After, and keeps no row', async () => {
+        const before = await t.db.query('SELECT count(*)::int AS n FROM media_assets');
+        const res = await upload(away, 'sample.gif').expect(503);
+        expect(res.body).toEqual({
+          error: { code: 'service_unavailable', message: expect.any(String) },
+        });
+        expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+        expect((await t.db.query('SELECT count(*)::int AS n FROM media_assets')).rows).toEqual(
+          before.rows,
+        );
+      });
+
+      it('GET /media/<path> answers 503, not 404: the file is there, the store is not', async () => {
+        const stored = (await upload(t, 'sample.webp').expect(201)).body.items[0];
+        const path = new URL(stored.url as string).pathname;
+        await t.http.get(path).expect(200);
+        const res = await away.http.get(path).expect(503);
+        expect(res.body.error.code).toBe('service_unavailable');
+      });
+
+      it('a publication whose photo cannot be read yet is retried, not failed for good', async () => {
+        const stored = (await upload(t, 'sample.png').expect(201)).body.items[0];
+        telegram.reset();
+        const res = await away.http
+          .post(`/api/public/v1/projects/${projectId}/posts`)
+          .set('Authorization', `Bearer ${key}`)
+          .send({
+            media_ids: [stored.id],
+            targets: [{ channel_ref: channelRef }],
+            publish_now: true,
+          })
+          .expect(201);
+        const failures = async () =>
+          (
+            await t.db.query<{ failures: number; status: string; error_code: string | null }>(
+              'SELECT failures, status, error_code FROM post_targets WHERE post_id = $1',
+              [res.body.id],
+            )
+          ).rows[0];
+        await waitFor(async () => (await failures()).failures >= 1, 10_000);
+        expect(await failures()).toMatchObject({ status: 'pending', error_code: null });
+        expect(telegram.callsOf('sendPhoto')).toEqual([]);
+      });
+    });
+  });
+});
