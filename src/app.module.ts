@@ -13,6 +13,7 @@ import { CryptoModule } from './crypto/crypto.module';
 import { DatabaseModule } from './database/database.module';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter';
 import { HealthModule } from './health/health.module';
+import { RequestInputGuard } from './input/request-input.guard';
 import { LoggingModule } from './logging/logging.module';
 import { MediaModule } from './media/media.module';
 import { MembersModule } from './members/members.module';
@@ -61,12 +62,14 @@ export class AppModule {
       ],
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
-        // D5 order: key → rate limit → scope → project and permission. Nest runs APP_GUARDs in this order.
+        // D5 order: key → rate limit → scope → project and permission → the body and query's own
+        // errors (held body errors, NUL). Nest runs APP_GUARDs in this order.
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         { provide: APP_GUARD, useClass: RateLimitGuard },
         { provide: APP_GUARD, useClass: SessionGuard },
         { provide: APP_GUARD, useClass: ScopeGuard },
         { provide: APP_GUARD, useClass: PermissionGuard },
+        { provide: APP_GUARD, useClass: RequestInputGuard },
       ],
     };
   }

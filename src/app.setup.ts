@@ -3,7 +3,6 @@ import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
-import { json } from 'express';
 import { Logger } from 'nestjs-pino';
 import type { Logger as PinoInstance } from 'pino';
 import { AppModule } from './app.module';
@@ -11,13 +10,11 @@ import { APP_API_TAG, PUBLIC_API_PREFIX, PUBLIC_API_TAG } from './auth/decorator
 import { AppConfig } from './config/config';
 import { sendError, toAppError } from './errors/all-exceptions.filter';
 import { createValidationPipe } from './errors/validation';
+import { jsonBody } from './input/json-body';
 import { ROOT_LOGGER } from './logging/logging.module';
 import { httpMetrics } from './metrics/http-metrics';
 import { Metrics } from './metrics/metrics.service';
 import { requestLogger } from './logging/request-log';
-
-/** D8: a JSON body over 1 MB is refused with 413 payload_too_large. */
-export const MAX_JSON_BODY = '1mb';
 
 /** Builds the HTTP application exactly as production runs it; tests call this too. */
 export async function createHttpApp(config: AppConfig): Promise<NestExpressApplication> {
@@ -37,8 +34,9 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   const errorLogger = new NestLogger('Errors');
   app.use(httpMetrics(app.get(Metrics)));
   app.use(requestLogger(app.get<PinoInstance>(ROOT_LOGGER)));
-  app.use(json({ limit: MAX_JSON_BODY }));
-  // Body-parser failures happen before Nest's filters; answer them in the same shape.
+  // Body errors are held on the request and raised by RequestInputGuard, after the guards (D18).
+  app.use(jsonBody());
+  // Anything another middleware fails with happens before Nest's filters; same shape.
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
     sendError(res, toAppError(error, errorLogger));
   });

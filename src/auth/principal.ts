@@ -1,6 +1,6 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
-import type { Request } from 'express';
 import type { Scope } from '../api-keys/scopes';
+import type { BodyRequest } from '../input/json-body';
 import type { ProjectAccess } from '../projects/project-access';
 
 export interface AuthUser {
@@ -19,7 +19,7 @@ export interface Principal {
 }
 
 /** What the guards learn about a request, handed to controllers through param decorators. */
-export interface HeraldRequest extends Request {
+export interface HeraldRequest extends BodyRequest {
   principal?: Principal;
   projectAccess?: ProjectAccess;
 }

@@ -1,17 +1,52 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { AppError, ErrorDetail } from './error-codes';
 
-/** Flattens class-validator's tree into `{field, message}` pairs with dotted paths. */
+/**
+ * class-validator constraints from the most telling to the least: a missing or unexpected field
+ * first, then a wrong type, then the field's range or format. One message per field is shown.
+ */
+const CONSTRAINT_PRIORITY = [
+  'whitelistValidation',
+  'isDefined',
+  'isNotEmpty',
+  'isString',
+  'isInt',
+  'isNumber',
+  'isBoolean',
+  'isArray',
+  'isObject',
+  'isEnum',
+  'isIn',
+  'nestedValidation',
+];
+
+function rank(constraint: string): number {
+  const index = CONSTRAINT_PRIORITY.indexOf(constraint);
+  return index < 0 ? CONSTRAINT_PRIORITY.length : index;
+}
+
+/** The one message shown for a field: the highest-ranked constraint that failed. */
+export function mostUsefulMessage(constraints: Record<string, string>): string | null {
+  const names = Object.keys(constraints);
+  if (names.length === 0) return null;
+  const best = names.reduce((a, b) => (rank(b) < rank(a) ? b : a));
+  return constraints[best].replace(/^property (\S+) should not exist$/, 'is not allowed');
+}
+
+/** Flattens class-validator's tree into one `{field, message}` per bad field, dotted paths. */
 export function flattenValidationErrors(errors: ValidationError[], parent = ''): ErrorDetail[] {
   const details: ErrorDetail[] = [];
   for (const error of errors) {
     const field = parent ? `${parent}.${error.property}` : error.property;
-    for (const message of Object.values(error.constraints ?? {})) {
-      details.push({
-        field,
-        message: message.replace(/^property (\S+) should not exist$/, 'is not allowed'),
-      });
-    }
+    const constraints = error.constraints ?? {};
+    // A field that is simply absent says so, rather than listing what its value would need.
+    const missing = error.value === undefined && !('whitelistValidation' in constraints);
+    const message =
+      missing && Object.keys(constraints).length > 0
+        ? `${error.property} is required`
+        : mostUsefulMessage(constraints);
+    if (message !== null && !details.some((d) => d.field === field))
+      details.push({ field, message });
     if (error.children?.length) details.push(...flattenValidationErrors(error.children, field));
   }
   return details;

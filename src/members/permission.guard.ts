@@ -65,6 +65,8 @@ export class PermissionGuard implements CanActivate {
     if (request.params.projectId !== undefined) return parseId(request.params.projectId);
     const fromQuery = (request.query as Record<string, unknown>).project_id;
     if (fromQuery !== undefined) return parseId(fromQuery);
+    // A body that could not be read names no project: its own error is the answer (D18).
+    if (request.heldBodyError) throw request.heldBodyError;
     const fromBody = (request.body as Record<string, unknown> | undefined)?.project_id;
     if (fromBody === undefined) {
       throw validationFailed([{ field: 'project_id', message: 'project_id is required' }]);

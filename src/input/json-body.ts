@@ -1,0 +1,89 @@
+import { createHash } from 'node:crypto';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { raw } from 'express';
+import { AppError } from '../errors/error-codes';
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from './json-depth';
+
+/** D8: a JSON body over 1 MB is refused with 413 payload_too_large. */
+export const MAX_JSON_BODY_BYTES = 1024 * 1024;
+
+/** What the body layer leaves on a request for the guards and handlers after it. */
+export interface BodyRequest extends Request {
+  /**
+   * D18: an error of the body (not JSON, too large, too deep, not an object) is held here and
+   * raised only at D5's last step by RequestInputGuard, after key, rate limit, scope, project and
+   * flag have passed.
+   */
+  heldBodyError?: AppError;
+  /**
+   * Hex SHA-256 of the raw JSON body bytes exactly as received (before decoding), set for every
+   * JSON body that was read in full. For the Idempotency-Key fingerprint (D20): hash what the
+   * client sent, not a re-serialisation of the parsed value.
+   */
+  rawBodySha256?: string;
+}
+
+const readJsonBytes = raw({ type: 'application/json', limit: MAX_JSON_BODY_BYTES });
+
+/**
+ * The JSON body parser. Reads `application/json` bodies up to 1 MB as bytes, then decodes, checks
+ * the nesting depth without recursion, parses, and requires an object. It never answers the
+ * request itself: whatever is wrong is held for RequestInputGuard (D5, D18).
+ */
+export function jsonBody(): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    readJsonBytes(req, res, (error?: unknown) => {
+      const request = req as BodyRequest;
+      if (error) {
+        request.body = undefined;
+        request.heldBodyError = bodyReadError(error);
+        return next();
+      }
+      if (!Buffer.isBuffer(request.body)) return next();
+      const bytes = request.body;
+      request.body = undefined;
+      request.rawBodySha256 = createHash('sha256').update(bytes).digest('hex');
+      const parsed = parseJsonObject(bytes, req.headers['content-type']);
+      if (parsed instanceof AppError) request.heldBodyError = parsed;
+      else request.body = parsed;
+      next();
+    });
+  };
+}
+
+const UTF8 = /^utf-?8$/i;
+
+/** The body as a JSON object, or the error that D18 gives it. Exported for unit tests. */
+export function parseJsonObject(
+  bytes: Buffer,
+  contentType: string | undefined,
+): Record<string, unknown> | AppError {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType ?? '')?.[1];
+  if (charset !== undefined && !UTF8.test(charset))
+    return new AppError('unsupported_media_type', 'Unsupported request body encoding');
+  const text = bytes.toString('utf8');
+  if (jsonDepthExceeds(text, MAX_JSON_DEPTH))
+    return new AppError(
+      'invalid_json',
+      `Request body is nested deeper than ${MAX_JSON_DEPTH} levels`,
+    );
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return new AppError('invalid_json', 'Request body is not valid JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return new AppError('validation_failed', 'Request body must be a JSON object');
+  return value as Record<string, unknown>;
+}
+
+/** Errors of reading the bytes (body-parser's), in the shape of the error table. */
+function bodyReadError(error: unknown): AppError {
+  const type = (error as { type?: string })?.type;
+  if (type === 'entity.too.large')
+    return new AppError('payload_too_large', 'Request body is too large');
+  if (type === 'encoding.unsupported' || type === 'charset.unsupported')
+    return new AppError('unsupported_media_type', 'Unsupported request body encoding');
+  return new AppError('invalid_json', 'Request body could not be read');
+}

@@ -1,0 +1,35 @@
+/** D18: JSON nested deeper than this is `400 invalid_json`. */
+export const MAX_JSON_DEPTH = 32;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_OBJECT = 0x7b;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_OBJECT = 0x7d;
+const CLOSE_ARRAY = 0x5d;
+
+/**
+ * Whether JSON text opens more than `max` objects or arrays inside each other. One pass, no
+ * recursion, so any depth is measured without touching the stack; brackets inside strings (and
+ * escaped quotes) do not count. The text need not be valid JSON.
+ */
+export function jsonDepthExceeds(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) inString = false;
+    } else if (c === QUOTE) {
+      inString = true;
+    } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+      depth++;
+      if (depth > max) return true;
+    } else if ((c === CLOSE_OBJECT || c === CLOSE_ARRAY) && depth > 0) {
+      // Stray closers cannot bank depth for later openers.
+      depth--;
+    }
+  }
+  return false;
+}

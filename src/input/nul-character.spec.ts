@@ -1,0 +1,25 @@
+import { fieldWithNul } from './nul-character';
+
+describe('fieldWithNul (D18)', () => {
+  it.each([
+    ['nothing', { a: 'b', n: 1, z: null, t: true }, null],
+    ['undefined', undefined, null],
+    ['a top-level field', { text: 'a\u0000b' }, 'text'],
+    ['at the very end', { text: 'ab\u0000' }, 'text'],
+    ['at the very start', { text: '\u0000' }, 'text'],
+    [
+      'a nested field',
+      { targets: [{ channel_id: 'ok' }, { channel_id: 'x\u0000' }] },
+      'targets.1.channel_id',
+    ],
+    ['an array item', { list: ['a', 'b\u0000'] }, 'list.1'],
+    ['a key', { ['k\u0000']: 'v' }, 'k\u0000'],
+    ['a nested key', { a: { ['\u0000']: 1 } }, 'a.\u0000'],
+    ['the first in document order', { a: 'x\u0000', b: 'y\u0000' }, 'a'],
+    ['a bare string', 'x\u0000', 'body'],
+    ['a query array', { q: ['ok', 'n\u0000'] }, 'q.1'],
+    ['other control characters are fine', { a: '\u0001\u001f\u007f' }, null],
+  ])('%s', (_name, value, field) => {
+    expect(fieldWithNul(value)).toBe(field);
+  });
+});

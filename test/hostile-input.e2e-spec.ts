@@ -1,0 +1,503 @@
+import { Reflector } from '@nestjs/core';
+import type { Response, Test } from 'supertest';
+import { AUTH_KIND, type AuthKind } from '../src/auth/decorators';
+import { PermissionMetadata, type PermissionRequirement } from '../src/members/require-permission';
+import { Factory, SignedInUser, TestProject } from './support/factories';
+import { registeredRoutes } from './support/routes';
+import { addMember } from './support/team';
+import { startWithTelegram, TelegramWorld } from './support/telegram-world';
+import { TestApp } from './support/test-app';
+
+/**
+ * Issue 9, D5, D18: hostile input gets a clear 4xx at the right step, on every route. The route
+ * lists come from the running app (like test/routes.e2e-spec.ts), so a new route is covered
+ * without touching this file; a new path parameter fails here until it gets a row in ID_PARAMS.
+ */
+
+const PUBLIC = '/api/public/v1';
+const BODY_METHODS = ['POST', 'PUT', 'PATCH'];
+
+interface WalkedRoute {
+  method: string;
+  path: string;
+  name: string;
+  kind: AuthKind;
+  /** The project comes from the JSON body (app routes without a path or query project). */
+  permission?: PermissionRequirement;
+}
+
+function walk(t: TestApp): WalkedRoute[] {
+  const reflector = t.app.get(Reflector);
+  return registeredRoutes(t.app).map(({ route, handlerName, targets }) => {
+    const [method, path] = route.split(' ');
+    return {
+      method,
+      path,
+      name: `${route} (${handlerName})`,
+      kind: reflector.getAllAndOverride<AuthKind>(AUTH_KIND, targets),
+      permission: reflector.getAllAndOverride(PermissionMetadata, targets),
+    };
+  });
+}
+
+function send(t: TestApp, method: string, url: string): Test {
+  const agent = t.http as unknown as Record<string, (url: string) => Test>;
+  return agent[method.toLowerCase()](url);
+}
+
+/** Path parameters of a route, e.g. `['projectId', 'postId']`; a wildcard (`*path`) is not one. */
+function idParams(path: string): string[] {
+  return [...path.matchAll(/:(\w+)/g)].map((m) => m[1]);
+}
+
+/** Odd spellings of a real id: each must be the resource's 404, never that row (D18). */
+function oddSpellings(id: number): string[] {
+  return [
+    `${id}.0`,
+    `%20${id}`,
+    `${id}%20`,
+    `+${id}`,
+    `0${id}`,
+    `00${id}`,
+    `-${id}`,
+    `${id}e0`,
+    `0x${id.toString(16)}`,
+    `${id}abc`,
+    `${id}%00`,
+    `${id + 2 ** 32}`,
+    '0',
+    '2147483648',
+    '99999999999',
+    '%EF%BC%91', // fullwidth digit one
+  ];
+}
+
+describe('Hostile input (D5, D18)', () => {
+  describe('on every route', () => {
+    let w: TelegramWorld;
+    let t: TestApp;
+    let make: Factory;
+    let owner: SignedInUser;
+    let project: TestProject;
+    let key: string;
+    let routes: WalkedRoute[];
+    /** The real id each path parameter takes, by route prefix and parameter name. */
+    let realId: (path: string, param: string) => number;
+
+    beforeAll(async () => {
+      w = await startWithTelegram({
+        RATE_LIMIT_CREATE_POST: '100000',
+        RATE_LIMIT_PUBLISH: '100000',
+        RATE_LIMIT_UPLOAD: '100000',
+        RATE_LIMIT_OTHER: '100000',
+      });
+      ({ t, make } = w);
+      ({ owner, project, key } = await make.owner());
+      const account = await make.telegramAccount(owner, project);
+      const post = await t.http
+        .post(`${PUBLIC}/projects/${project.id}/posts`)
+        .set('Authorization', `Bearer ${key}`)
+        .send({ text: 'a draft' })
+        .expect(201);
+      const template = await t.http
+        .post('/api/posts/templates')
+        .set('Authorization', owner.auth)
+        .send({ project_id: project.id, name: 'Template', text: 'Hello' })
+        .expect(201);
+      const member = await make.user('Member');
+      await addMember(t, owner, project, member, 'editor');
+      const keys = await t.http.get('/api/api-keys').set('Authorization', owner.auth).expect(200);
+      const keyId = (keys.body as { items: { id: number }[] }).items[0].id;
+      const ids: Array<[RegExp, string, number]> = [
+        [/./, 'projectId', project.id],
+        [/^\/api\/projects\/:id/, 'id', project.id],
+        [/^\/api\/projects\/:id\/members\/:userId/, 'userId', member.id],
+        [/^\/api\/posts\/templates\/:id/, 'id', (template.body as { id: number }).id],
+        [/^\/api\/posts\/:id/, 'id', (post.body as { id: number }).id],
+        [/\/posts\/:postId/, 'postId', (post.body as { id: number }).id],
+        [/^\/api\/api-keys\/:id/, 'id', keyId],
+        [/^\/api\/accounts\/:id/, 'id', account.id],
+      ];
+      realId = (path, param) => {
+        const row = ids.find(([prefix, name]) => name === param && prefix.test(path));
+        if (!row) throw new Error(`No real id for :${param} of ${path}: add a row to the table`);
+        return row[2];
+      };
+      routes = walk(t);
+    });
+
+    afterAll(() => w?.close());
+
+    function authorize(request: Test, route: WalkedRoute): Test {
+      if (route.kind === 'api_key') return request.set('Authorization', `Bearer ${key}`);
+      if (route.kind === 'session') return request.set('Authorization', owner.auth);
+      return request;
+    }
+
+    /** The route's URL with every path parameter at its real id, `override` replacing one. */
+    function urlOf(route: WalkedRoute, override?: { param: string; value: string }): string {
+      return route.path
+        .replace(/\*\w+/, 'projects/x.jpg')
+        .replace(/:(\w+)/g, (_match, param: string) =>
+          param === override?.param ? override.value : String(realId(route.path, param)),
+        );
+    }
+
+    it('finds routes with path ids on both APIs', () => {
+      const withIds = routes.filter((r) => idParams(r.path).length > 0);
+      expect(withIds.some((r) => r.path.startsWith(PUBLIC))).toBe(true);
+      expect(withIds.some((r) => !r.path.startsWith(PUBLIC))).toBe(true);
+    });
+
+    it('answers every odd spelling of a real path id with the resource’s 404', async () => {
+      const before = await rowsThatMustNotChange(t);
+      const wrong: string[] = [];
+      for (const route of routes) {
+        for (const param of idParams(route.path)) {
+          // One 404 code per parameter, the resource's own (never a 400 or another row).
+          const codes = new Set<string>();
+          for (const value of oddSpellings(realId(route.path, param))) {
+            const res = await authorize(
+              send(t, route.method, urlOf(route, { param, value })),
+              route,
+            ).send(BODY_METHODS.includes(route.method) ? {} : undefined);
+            const code = (res.body as { error?: { code: string } }).error?.code ?? '';
+            codes.add(code);
+            if (res.status !== 404 || !/not_found$/.test(code))
+              wrong.push(`${route.name} :${param}=${value} → ${res.status} ${code}`);
+          }
+          if (codes.size !== 1) wrong.push(`${route.name} :${param} → ${[...codes].join(', ')}`);
+        }
+      }
+      expect(wrong).toEqual([]);
+      expect(await rowsThatMustNotChange(t)).toEqual(before);
+    });
+
+    it('refuses a NUL character in any body string, naming the field', async () => {
+      const wrong: string[] = [];
+      for (const route of routes.filter((r) => BODY_METHODS.includes(r.method))) {
+        for (const [body, field] of [
+          [{ project_id: project.id, name: 'a\u0000b' }, 'name'],
+          [{ project_id: project.id, deep: { list: ['ok', 'x\u0000'] } }, 'deep.list.1'],
+          [{ project_id: project.id, ['k\u0000']: 'v' }, 'k\u0000'],
+        ] as const) {
+          const res = await authorize(send(t, route.method, urlOf(route)), route).send(body);
+          if (!isNulRefusal(res, field)) wrong.push(`${route.name} ${field} → ${shown(res)}`);
+        }
+      }
+      expect(wrong).toEqual([]);
+    });
+
+    it('refuses a NUL character in any query value, naming the parameter', async () => {
+      const wrong: string[] = [];
+      for (const route of routes) {
+        const url = `${urlOf(route)}?project_id=${project.id}&q=a%00b`;
+        const res = await authorize(send(t, route.method, url), route).send(
+          BODY_METHODS.includes(route.method) ? { project_id: project.id } : undefined,
+        );
+        if (!isNulRefusal(res, 'q')) wrong.push(`${route.name} → ${shown(res)}`);
+      }
+      expect(wrong).toEqual([]);
+    });
+
+    it('answers JSON nested 10,000 deep with 400 invalid_json on every route with a body', async () => {
+      const deep = `{"project_id":${project.id},"a":${'{"b":'.repeat(10_000)}1${'}'.repeat(10_001)}`;
+      const wrong: string[] = [];
+      for (const route of routes.filter((r) => BODY_METHODS.includes(r.method))) {
+        const res = await authorize(send(t, route.method, urlOf(route)), route)
+          .set('Content-Type', 'application/json')
+          .send(deep);
+        if (res.status !== 400 || res.body.error?.code !== 'invalid_json')
+          wrong.push(`${route.name} → ${shown(res)}`);
+      }
+      expect(wrong).toEqual([]);
+    });
+  });
+
+  describe('specific fields and shapes', () => {
+    let w: TelegramWorld;
+    let t: TestApp;
+    let owner: SignedInUser;
+    let project: TestProject;
+    let key: string;
+
+    beforeAll(async () => {
+      w = await startWithTelegram();
+      t = w.t;
+      ({ owner, project, key } = await w.make.owner());
+    });
+
+    afterAll(() => w?.close());
+
+    it.each([
+      [
+        'register name',
+        '/api/auth/register',
+        false,
+        { email: 'n@example.com', password: 'correct horse battery', name: 'a\u0000b' },
+        'name',
+      ],
+      [
+        'login email',
+        '/api/auth/login',
+        false,
+        { email: 'a\u0000@example.com', password: 'x' },
+        'email',
+      ],
+      ['API key name', '/api/api-keys', true, { name: 'k\u0000' }, 'name'],
+      ['project name', '/api/projects', true, { name: 'p\u0000', timezone: 'UTC' }, 'name'],
+      [
+        'template name',
+        '/api/posts/templates',
+        true,
+        { project_id: 0, name: 't\u0000', text: 'x' },
+        'name',
+      ],
+      ['app post text', '/api/posts', true, { project_id: 0, text: 'a\u0000b' }, 'text'],
+    ])(
+      'refuses NUL in the %s with 400 validation_failed',
+      async (_name, url, signedIn, body, field) => {
+        const payload = 'project_id' in body ? { ...body, project_id: project.id } : body;
+        let request = t.http.post(url);
+        if (signedIn) request = request.set('Authorization', owner.auth);
+        const res = await request.send(payload);
+        expect(isNulRefusal(res, field)).toBe(true);
+      },
+    );
+
+    it('refuses NUL in a public post’s text', async () => {
+      const res = await t.http
+        .post(`${PUBLIC}/projects/${project.id}/posts`)
+        .set('Authorization', `Bearer ${key}`)
+        .send({ text: 'a\u0000b' });
+      expect(isNulRefusal(res, 'text')).toBe(true);
+      expect(res.headers['x-ratelimit-limit']).toMatch(/^\d+$/);
+    });
+
+    it('accepts 32 levels of nesting and refuses 33 with invalid_json (checked before parsing)', async () => {
+      const nested = (levels: number) =>
+        `{"email":"a@example.com","password":"x","n":${'['.repeat(levels - 1)}${']'.repeat(levels - 1)}}`;
+      const ok = await t.http
+        .post('/api/auth/login')
+        .set('Content-Type', 'application/json')
+        .send(nested(32));
+      expect(ok.body.error.code).not.toBe('invalid_json');
+      const deep = await t.http
+        .post('/api/auth/login')
+        .set('Content-Type', 'application/json')
+        .send(nested(33));
+      expect(deep.status).toBe(400);
+      expect(deep.body.error.code).toBe('invalid_json');
+      // Brackets inside strings are text, not nesting.
+      const inString = await t.http
+        .post('/api/auth/login')
+        .set('Content-Type', 'application/json')
+        .send(`{"email":"a@example.com","password":"${'[{\\"'.repeat(100)}"}`);
+      expect(inString.body.error.code).not.toBe('invalid_json');
+    });
+
+    it.each(['null', '42', '"x"', 'true', '[]', '[{}]'])(
+      'answers the JSON %s, valid but not an object, with 400 validation_failed',
+      async (text) => {
+        const res = await t.http
+          .post('/api/auth/login')
+          .set('Content-Type', 'application/json')
+          .send(text)
+          .expect(400);
+        expect(res.body.error.code).toBe('validation_failed');
+      },
+    );
+
+    it('gives one message per bad query parameter', async () => {
+      const res = await t.http
+        .get(`${PUBLIC}/projects/${project.id}/posts?limit=abc`)
+        .set('Authorization', `Bearer ${key}`)
+        .expect(400);
+      expect(res.body.error).toEqual({
+        code: 'validation_failed',
+        message: 'limit: limit must be an integer from 1 to 100',
+        details: [{ field: 'limit', message: 'limit must be an integer from 1 to 100' }],
+      });
+    });
+
+    it('gives one message for one missing field', async () => {
+      const res = await t.http
+        .post(`${PUBLIC}/projects/${project.id}/media`)
+        .set('Authorization', `Bearer ${key}`)
+        .send({})
+        .expect(400);
+      expect(res.body.error).toEqual({
+        code: 'validation_failed',
+        message: 'url: url is required',
+        details: [{ field: 'url', message: 'url is required' }],
+      });
+    });
+
+    it('still names every bad field, each once', async () => {
+      const res = await t.http
+        .post('/api/projects')
+        .set('Authorization', owner.auth)
+        .send({ name: 7, timezone: 'Nowhere/Land', extra: 1 })
+        .expect(400);
+      const fields = res.body.error.details.map((d: { field: string }) => d.field);
+      expect([...fields].sort()).toEqual(['extra', 'name', 'timezone']);
+    });
+  });
+
+  describe('body errors wait for the guards (D5 order, D18)', () => {
+    let w: TelegramWorld;
+    let t: TestApp;
+    let make: Factory;
+    let owner: SignedInUser;
+    let project: TestProject;
+    let postId: number;
+    let routes: WalkedRoute[];
+    const LIMIT = 2;
+
+    beforeAll(async () => {
+      w = await startWithTelegram({
+        RATE_LIMIT_CREATE_POST: String(LIMIT),
+        RATE_LIMIT_PUBLISH: String(LIMIT),
+        RATE_LIMIT_UPLOAD: String(LIMIT),
+      });
+      ({ t, make } = w);
+      ({ owner, project } = await make.owner());
+      const post = await t.http
+        .post(`${PUBLIC}/projects/${project.id}/posts`)
+        .set('Authorization', `Bearer ${await make.apiKey(owner)}`)
+        .send({ text: 'a draft' })
+        .expect(201);
+      postId = (post.body as { id: number }).id;
+      routes = walk(t).filter((r) => r.kind === 'api_key' && r.method === 'POST');
+    });
+
+    afterAll(() => w?.close());
+
+    const urlOf = (route: WalkedRoute) =>
+      route.path.replace(':projectId', String(project.id)).replace(':postId', String(postId));
+
+    it('covers every public POST route', () => {
+      expect(routes.map((r) => r.path).sort()).toEqual(
+        expect.arrayContaining([
+          `/${PUBLIC.slice(1)}/projects/:projectId/media`,
+          `/${PUBLIC.slice(1)}/projects/:projectId/posts`,
+          `/${PUBLIC.slice(1)}/projects/:projectId/posts/:postId/publish`,
+        ]),
+      );
+      for (const route of routes) expect(idParams(route.path)).not.toContain('id');
+    });
+
+    const MALFORMED = '{"text": "oops",';
+    const HUGE = JSON.stringify({ text: 'x'.repeat(1024 * 1024 + 10) });
+
+    /** Each kind of caller and what D5 answers before the body is looked at. */
+    async function callers(): Promise<Array<[string, string | null, number, string]>> {
+      const stranger = await make.admin('Stranger');
+      await make.project(stranger, 'Elsewhere');
+      const observer = await make.admin('Observer');
+      await addMember(t, owner, project, observer, 'observer');
+      return [
+        ['no key', null, 401, 'unauthorized'],
+        ['a malformed key', 'Bearer hrld_live_nope', 401, 'unauthorized'],
+        [
+          'a key lacking the scope',
+          `Bearer ${await make.apiKey(owner, { scopes: ['projects:read'] })}`,
+          403,
+          'insufficient_scope',
+        ],
+        ['a stranger’s key', `Bearer ${await make.apiKey(stranger)}`, 404, 'project_not_found'],
+        ['an observer’s key', `Bearer ${await make.apiKey(observer)}`, 403, 'forbidden'],
+      ];
+    }
+
+    it('answers malformed and oversized bodies by the caller first, with the D11 headers', async () => {
+      const wrong: string[] = [];
+      for (const [who, auth, status, code] of await callers()) {
+        for (const route of routes) {
+          for (const [what, body] of [
+            ['malformed', MALFORMED],
+            ['over 1 MB', HUGE],
+          ]) {
+            let request = t.http.post(urlOf(route)).set('Content-Type', 'application/json');
+            if (auth) request = request.set('Authorization', auth);
+            const res = await request.send(body);
+            const limited = auth !== null && status !== 401;
+            const headers = limited === /^\d+$/.test(res.headers['x-ratelimit-limit'] ?? '');
+            if (res.status !== status || res.body.error?.code !== code || !headers)
+              wrong.push(`${who}, ${what}, ${route.path} → ${shown(res)}`);
+          }
+        }
+      }
+      expect(wrong).toEqual([]);
+    });
+
+    it('answers the owner’s malformed body with 400 and headers, counts it, then 429', async () => {
+      for (const route of routes) {
+        const auth = `Bearer ${await make.apiKey(owner)}`;
+        for (let i = 0; i < LIMIT; i++) {
+          const body = i === 0 ? MALFORMED : HUGE;
+          const res = await t.http
+            .post(urlOf(route))
+            .set('Authorization', auth)
+            .set('Content-Type', 'application/json')
+            .send(body);
+          expect([route.path, res.status, res.body.error.code]).toEqual([
+            route.path,
+            i === 0 ? 400 : 413,
+            i === 0 ? 'invalid_json' : 'payload_too_large',
+          ]);
+          expect(res.headers['x-ratelimit-remaining']).toBe(String(LIMIT - 1 - i));
+        }
+        const refused = await t.http
+          .post(urlOf(route))
+          .set('Authorization', auth)
+          .set('Content-Type', 'application/json')
+          .send(MALFORMED);
+        expect([route.path, refused.status, refused.body.error.code]).toEqual([
+          route.path,
+          429,
+          'rate_limit_exceeded',
+        ]);
+        expect(refused.headers['retry-after']).toMatch(/^\d+$/);
+      }
+    });
+
+    it('answers an unauthenticated body on the application API with 401, not 400', async () => {
+      for (const body of [MALFORMED, HUGE]) {
+        const res = await t.http
+          .post('/api/posts')
+          .set('Content-Type', 'application/json')
+          .send(body)
+          .expect(401);
+        expect(res.body.error.code).toBe('unauthorized');
+      }
+    });
+  });
+});
+
+function isNulRefusal(res: Response, field: string): boolean {
+  const error = (res.body as { error?: { code: string; details?: { field: string }[] } }).error;
+  return (
+    res.status === 400 &&
+    error?.code === 'validation_failed' &&
+    error.details?.length === 1 &&
+    error.details[0].field === field
+  );
+}
+
+function shown(res: Response): string {
+  return `${res.status} ${JSON.stringify(res.body).slice(0, 200)}`;
+}
+
+/** What an odd id must never reach: the rows it could change or delete. */
+async function rowsThatMustNotChange(t: TestApp): Promise<unknown[]> {
+  const queries = [
+    'SELECT id, status, text FROM posts ORDER BY id',
+    'SELECT id, revoked_at FROM api_keys ORDER BY id',
+    'SELECT project_id, user_id, role FROM project_members ORDER BY user_id',
+    'SELECT id, name FROM post_templates ORDER BY id',
+    'SELECT id FROM accounts ORDER BY id',
+    'SELECT id, name FROM projects ORDER BY id',
+  ];
+  return Promise.all(queries.map(async (sql) => (await t.db.query(sql)).rows));
+}
