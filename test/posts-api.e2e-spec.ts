@@ -543,4 +543,124 @@ describe('Posts API for integrators: the post object (D19)', () => {
         expectError(res, 404, 'project_not_found');
     });
   });
+
+  describe('list pages: status filter and cursors (D19)', () => {
+    let walk: TestProject;
+    const list = (query: Record<string, string | number>, projectId = walk.id, apiKey = key) =>
+      t.http.get(path('/posts', projectId)).query(query).set('Authorization', `Bearer ${apiKey}`);
+    const createIn = (projectId: number, text: string) =>
+      t.http
+        .post(path('/posts', projectId))
+        .set('Authorization', `Bearer ${key}`)
+        .send({ text })
+        .expect(201);
+
+    beforeAll(async () => {
+      walk = await make.project(owner, 'Walk');
+      for (let i = 1; i <= 250; i++) await createIn(walk.id, `walk ${i}`);
+      // Ties on created_at are broken by id: give forty posts one instant.
+      await t.db.query(
+        `UPDATE posts SET created_at = '2026-01-01 00:00:00.000001+00'
+          WHERE project_id = $1 AND text IN (${Array.from({ length: 40 }, (_, i) => `'walk ${100 + i}'`).join(', ')})`,
+        [walk.id],
+      );
+    });
+
+    it('following next_cursor visits every post exactly once, newest first, while posts are created', async () => {
+      const seen: { id: number; text: string; created_at: string }[] = [];
+      let cursor: string | null = null;
+      let pages = 0;
+      do {
+        const res = await list({ limit: 7, ...(cursor ? { cursor } : {}) }).expect(200);
+        expect(res.body.count).toBe(res.body.items.length);
+        seen.push(...res.body.items);
+        cursor = res.body.next_cursor;
+        pages++;
+        // Creates interleaved with the walk: newer than every cursor, so never on a later page.
+        await createIn(walk.id, `new during page ${pages}`);
+      } while (cursor !== null && pages < 100);
+      expect(pages).toBe(Math.ceil(250 / 7));
+      const walked = seen.filter((p) => p.text.startsWith('walk '));
+      expect(walked).toHaveLength(250);
+      expect(new Set(seen.map((p) => p.id)).size).toBe(seen.length);
+      // The posts created meanwhile are newer than the first page: they would start a new walk.
+      expect(seen).toHaveLength(250);
+      const { rows } = await t.db.query(
+        `SELECT id FROM posts WHERE project_id = $1 AND text LIKE 'walk %'
+          ORDER BY created_at DESC, id DESC`,
+        [walk.id],
+      );
+      expect(walked.map((p) => p.id)).toEqual(rows.map((r: { id: number }) => r.id));
+    });
+
+    it('the last page has next_cursor null; a page exactly full too', async () => {
+      const small = await make.project(owner, 'Small');
+      for (const text of ['a', 'b', 'c', 'd']) await createIn(small.id, text);
+      const first = await list({ limit: 2 }, small.id).expect(200);
+      expect(first.body.items.map((p: { text: string }) => p.text)).toEqual(['d', 'c']);
+      const second = await list({ limit: 2, cursor: first.body.next_cursor }, small.id).expect(200);
+      expect(second.body.items.map((p: { text: string }) => p.text)).toEqual(['b', 'a']);
+      expect(second.body.next_cursor).toBeNull();
+      expect((await list({ limit: 4 }, small.id).expect(200)).body.next_cursor).toBeNull();
+      expect((await list({}, small.id).expect(200)).body).toMatchObject({
+        count: 4,
+        next_cursor: null,
+      });
+    });
+
+    it('?status= filters, and its cursors continue the filtered list', async () => {
+      const mixed = await make.project(owner, 'Mixed');
+      const ids: number[] = [];
+      for (let i = 0; i < 9; i++) ids.push((await createIn(mixed.id, `m${i}`)).body.id);
+      await t.db.query(`UPDATE posts SET status = 'failed' WHERE id = ANY($1::int[])`, [
+        [ids[1], ids[4], ids[5], ids[8]],
+      ]);
+      const first = await list({ status: 'failed', limit: 3 }, mixed.id).expect(200);
+      expect(first.body.items.map((p: { id: number }) => p.id)).toEqual([ids[8], ids[5], ids[4]]);
+      expect(first.body.items.every((p: { status: string }) => p.status === 'failed')).toBe(true);
+      const second = await list(
+        { status: 'failed', limit: 3, cursor: first.body.next_cursor },
+        mixed.id,
+      ).expect(200);
+      expect(second.body).toMatchObject({ count: 1, next_cursor: null });
+      expect(second.body.items[0].id).toBe(ids[1]);
+      expect((await list({ status: 'published' }, mixed.id).expect(200)).body).toEqual({
+        items: [],
+        count: 0,
+        next_cursor: null,
+      });
+      expectError(await list({ status: 'sent' }, mixed.id), 400, 'validation_failed');
+    });
+
+    it('400 validation_failed for a cursor that is not ours, or not for this list', async () => {
+      const first = await list({ limit: 5 }).expect(200);
+      const cursor: string = first.body.next_cursor;
+      const [body, mac] = cursor.split('.');
+      const payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
+      const forged = Buffer.from(
+        JSON.stringify([...payload.slice(0, 4), payload[4] + 1000]),
+      ).toString('base64url');
+      const otherProject = await make.project(owner, 'Foreign cursor');
+      await createIn(otherProject.id, 'x');
+      await createIn(otherProject.id, 'y');
+      const foreign = (await list({ limit: 1 }, otherProject.id).expect(200)).body.next_cursor;
+      for (const [name, query] of [
+        ['forged payload, old signature', { cursor: `${forged}.${mac}` }],
+        ['no signature', { cursor: body }],
+        ['garbage', { cursor: 'abc' }],
+        ['empty', { cursor: '' }],
+        ['another project’s cursor', { cursor: foreign }],
+        ['a cursor of the unfiltered list with a filter', { cursor, status: 'draft' }],
+        ['too long', { cursor: 'x'.repeat(600) }],
+      ] as const) {
+        const res = await list(query);
+        expect({ name, status: res.status, code: res.body.error?.code }).toEqual({
+          name,
+          status: 400,
+          code: 'validation_failed',
+        });
+        expect(res.body.error.message).toContain('cursor');
+      }
+    });
+  });
 });

@@ -32,10 +32,28 @@ const SEALED_VERSION = 'v1';
 export class SecretsService {
   private readonly hashKey: Buffer;
   private readonly sealKey: Buffer;
+  private readonly tokenKey: Buffer;
 
   constructor(@InjectConfig() config: AppConfig) {
     this.hashKey = derive(config.appSecret, 'herald/token-hash');
     this.sealKey = derive(config.appSecret, 'herald/seal');
+    this.tokenKey = derive(config.appSecret, 'herald/signed-token');
+  }
+
+  /** An opaque token that carries `data` and proves we made it (list cursors): not secret, not forgeable. */
+  signToken(data: string): string {
+    const body = Buffer.from(data, 'utf8').toString('base64url');
+    return `${body}.${createHmac('sha256', this.tokenKey).update(body).digest('base64url')}`;
+  }
+
+  /** The data of a token signToken made; null for anything else. */
+  verifyToken(token: string): string | null {
+    const [body, mac, extra] = token.split('.');
+    if (!body || !mac || extra !== undefined) return null;
+    const expected = createHmac('sha256', this.tokenKey).update(body).digest();
+    const given = Buffer.from(mac, 'base64url');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+    return Buffer.from(body, 'base64url').toString('utf8');
   }
 
   /** Random `[A-Za-z0-9]` text from a cryptographic source. */

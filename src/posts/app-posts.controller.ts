@@ -47,7 +47,7 @@ export class AppPostsController {
     @CurrentProject() project: ProjectAccess,
     @Query() query: AppListPostsQuery,
   ): Promise<PostListDto> {
-    return this.posts.list(project, query.limit);
+    return this.posts.list(project, query);
   }
 
   @Post()

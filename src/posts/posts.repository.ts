@@ -36,6 +36,12 @@ export interface TargetRow {
   published_at: DbTimestamp | null;
 }
 
+/** Where a page of the list ends: the last post's sort key. */
+export interface PostKey {
+  createdAt: DbTimestamp;
+  id: number;
+}
+
 /** A channel of the project that a `channel_ref` names, with its account's state. */
 export interface ResolvedChannel {
   id: number;
@@ -281,12 +287,20 @@ export class PostsRepository {
     return rows[0] ?? null;
   }
 
-  /** Newest first (D9: created_at desc, then id desc), with targets and media ids. */
-  async list(projectId: number, limit: number): Promise<PostWithDetails[]> {
+  /**
+   * One page, newest first (D9: created_at desc, then id desc), with targets and media. `after`
+   * is the last post of the previous page: a keyset, so a page never shifts when posts are added.
+   */
+  async list(
+    projectId: number,
+    page: { limit: number; status: PostStatus | null; after: PostKey | null },
+  ): Promise<PostWithDetails[]> {
     const posts = (await this.db.query(
-      `SELECT ${POST_COLUMNS} FROM posts p WHERE p.project_id = $1
-        ORDER BY p.created_at DESC, p.id DESC LIMIT $2`,
-      [projectId, limit],
+      `SELECT ${POST_COLUMNS} FROM posts p
+        WHERE p.project_id = $1 AND ($2::text IS NULL OR p.status = $2)
+          AND ($3::timestamptz IS NULL OR (p.created_at, p.id) < ($3::timestamptz, $4::int))
+        ORDER BY p.created_at DESC, p.id DESC LIMIT $5`,
+      [projectId, page.status, page.after?.createdAt ?? null, page.after?.id ?? null, page.limit],
     )) as PostRow[];
     return this.withDetails(posts);
   }

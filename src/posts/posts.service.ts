@@ -7,7 +7,8 @@
  *
  * - `create(access, who, dto)`: D8 rules; draft, `scheduled` (delayed job) or `queued` (job now).
  *   Scheduling or publish_now needs can_publish (checked here too, as 403 forbidden).
- * - `list(access, limit)`: D9, newest first, with per-target state.
+ * - `list(access, query)`: D9, newest first, with per-target state; D19 `status` filter and
+ *   signed keyset cursors (`next_cursor`).
  * - `get(access, postId)`: the post object of D19 (list item fields, updated_at, media).
  * - `update(access, postId, dto)`: only `draft` and `scheduled` posts (else 409 invalid_state).
  *   Fields given replace the stored ones and D8 applies to the result; `scheduled_at` reschedules
@@ -46,7 +47,10 @@ import {
   type PostStatus,
 } from './post-state';
 import { MediaService } from '../media/media.service';
+import { SecretsService } from '../crypto/secrets.service';
 import { STORAGE_DRIVER, type StorageDriver } from '../storage/storage-driver';
+import type { ListPostsQuery } from './dto/list-posts.query';
+import { decodeCursor, encodeCursor } from './post-cursor';
 import { toPostCreated, toPostListItem, toPostObject } from './posts.mapper';
 import { PostsRepository, type PostRow, type ResolvedChannel } from './posts.repository';
 import { PublicationProducer } from './publication/publication.queue';
@@ -67,6 +71,7 @@ export class PostsService implements OnModuleInit {
     private readonly resolvers: ProjectResolvers,
     private readonly media: MediaService,
     @Inject(STORAGE_DRIVER) private readonly storage: StorageDriver,
+    private readonly secrets: SecretsService,
   ) {}
 
   onModuleInit(): void {
@@ -101,9 +106,37 @@ export class PostsService implements OnModuleInit {
     return toPostCreated(post);
   }
 
-  async list(access: ProjectAccess, limit = DEFAULT_LIST_LIMIT): Promise<PostListDto> {
-    const items = (await this.posts.list(access.project.id, limit)).map(toPostListItem);
-    return { items, count: items.length };
+  /** D9 and D19: one page, newest first; `next_cursor` continues it, null on the last page. */
+  async list(access: ProjectAccess, query: ListPostsQuery = {}): Promise<PostListDto> {
+    const limit = query.limit ?? DEFAULT_LIST_LIMIT;
+    const scope = { projectId: access.project.id, status: query.status ?? null };
+    const after =
+      query.cursor === undefined
+        ? null
+        : decodeCursor(this.secrets.verifyToken(query.cursor), scope);
+    if (query.cursor !== undefined && after === null)
+      throw new AppError('validation_failed', 'cursor is not a cursor of this list', [
+        { field: 'cursor', message: 'cursor is not a cursor of this list' },
+      ]);
+    // One row more than the page tells whether another page follows.
+    const rows = await this.posts.list(scope.projectId, {
+      limit: limit + 1,
+      status: scope.status,
+      after,
+    });
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      items: page.map(toPostListItem),
+      count: page.length,
+      next_cursor:
+        rows.length > limit
+          ? encodeCursor((data) => this.secrets.signToken(data), scope, {
+              createdAt: last.created_at,
+              id: last.id,
+            })
+          : null,
+    };
   }
 
   /** The post object (D19). */

@@ -74,7 +74,11 @@ export class PublicPostsController {
   @Get()
   @RequireScope('posts:read')
   @RequirePermission('can_view_content')
-  @ApiOperation({ summary: 'Posts of the project, newest first (D9)' })
+  @ApiOperation({
+    summary: 'Posts of the project, newest first, a page at a time',
+    description:
+      'Filter with status; continue with cursor = the next_cursor of the previous page (null on the last page).',
+  })
   @ApiOkResponse({ type: PostListDto })
   @ApiErrors(
     'validation_failed',
@@ -88,7 +92,7 @@ export class PublicPostsController {
     @CurrentProject() project: ProjectAccess,
     @Query() query: ListPostsQuery,
   ): Promise<PostListDto> {
-    return this.posts.list(project, query.limit);
+    return this.posts.list(project, query);
   }
 
   @Get(':postId')

@@ -1,7 +1,10 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
-import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../post-state';
+import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, POST_STATUSES, type PostStatus } from '../post-state';
+
+/** Longer than any cursor we hand out. */
+const MAX_CURSOR_LENGTH = 512;
 
 export class ListPostsQuery {
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_LIST_LIMIT, default: DEFAULT_LIST_LIMIT })
@@ -14,4 +17,18 @@ export class ListPostsQuery {
   @Min(1, { message: 'limit must be an integer from 1 to 100' })
   @Max(MAX_LIST_LIMIT, { message: 'limit must be an integer from 1 to 100' })
   limit?: number;
+
+  @ApiPropertyOptional({ enum: POST_STATUSES, description: 'Only posts in this state' })
+  @IsOptional()
+  @IsIn(POST_STATUSES, { message: `status must be one of ${POST_STATUSES.join(', ')}` })
+  status?: PostStatus;
+
+  @ApiPropertyOptional({
+    description: 'The next_cursor of the previous page, to continue the list; opaque',
+    maxLength: MAX_CURSOR_LENGTH,
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(MAX_CURSOR_LENGTH)
+  cursor?: string;
 }

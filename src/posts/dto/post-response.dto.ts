@@ -62,7 +62,13 @@ export class PostObjectDto extends PostListItemDto {
 
 export class PostListDto {
   @ApiProperty({ type: [PostListItemDto] }) items!: PostListItemDto[];
-  @ApiProperty() count!: number;
+  @ApiProperty({ description: 'The number of items on this page' }) count!: number;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Pass it as `cursor` for the next page; null on the last page',
+  })
+  next_cursor!: string | null;
 }
 
 /** SERVICE.md "Publish result". */
