@@ -27,6 +27,12 @@ export const PACING_INLINE_MAX_MS = 1_000;
 /** The send's in-flight mark is written this long before its slot, so it is done when the slot comes. */
 const MARK_IN_FLIGHT_LEAD_MS = 250;
 
+/**
+ * A send leaves at most this long after its slot, or takes a new one: the pacing margin absorbs
+ * small delays, not a send that bunches with the ones after it.
+ */
+const SLOT_LATENESS_MAX_MS = 20;
+
 const sleep = (ms: number) =>
   ms > 0 ? new Promise<void>((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
 
@@ -138,7 +144,7 @@ export class PublicationService {
         continue;
       }
       holdsChat = false;
-      if (!(await this.startSendAt(target.id, step, slot.waitMs))) return DONE; // another run has it
+      if (!(await this.startSendAt(target, step, steps[step].cost, slot.waitMs))) return DONE; // another run has it
       try {
         const ids = await publisher.send(credentials, target.chat_id, steps[step]);
         const last = step === steps.length - 1;
@@ -156,15 +162,28 @@ export class PublicationService {
   /**
    * Marks the send in flight and lets it go the moment its pacing slot comes: the mark is written
    * while the slot is still ahead, so the send does not leave a database write after its slot
-   * (issue 14: late sends bunch up and provoke 429s). The wait is a timer, not work: a job holds
-   * no connection or CPU while it waits. False when another run holds the target.
+   * (issue 14: late sends bunch up with the next ones and provoke 429s). A send that would still
+   * leave late (a slow write, a busy event loop) gives its slot up and takes the bot's next one.
+   * The waits are timers, not work: a job holds no connection or CPU while it waits. False when
+   * another run holds the target.
    */
-  private async startSendAt(targetId: number, step: number, waitMs: number): Promise<boolean> {
+  private async startSendAt(
+    target: DeliveryTarget,
+    step: number,
+    cost: number,
+    waitMs: number,
+  ): Promise<boolean> {
+    let slotAt = Date.now() + waitMs;
     const slot = sleep(waitMs);
     await sleep(waitMs - MARK_IN_FLIGHT_LEAD_MS);
-    const started = await this.repo.startSend(targetId, step);
+    if (!(await this.repo.startSend(target.id, step))) return false;
     await slot;
-    return started;
+    while (Date.now() - slotAt > SLOT_LATENESS_MAX_MS) {
+      const next = await this.pacing.reserve(target.account_id, target.chat_id, cost, true);
+      slotAt = Date.now() + next.waitMs;
+      await sleep(next.waitMs);
+    }
+    return true;
   }
 
   private async failed(target: DeliveryTarget, error: unknown): Promise<TargetOutcome> {
