@@ -16,7 +16,17 @@ export interface RecordedCall {
   params: Record<string, unknown>;
   files: RecordedFile[];
   at: number;
+  /** Answered 429 by the stand-in's own rate limits (`enforceLimits`): not delivered. */
+  rateLimited?: boolean;
 }
+
+/** Telegram's limits as the stand-in enforces them (sliding windows, messages counted). */
+export interface TelegramLimits {
+  botMessagesPerSecond: number;
+  chatMessagesPerMinute: number;
+}
+
+const SEND_METHODS = new Set(['sendMessage', 'sendPhoto', 'sendVideo', 'sendMediaGroup']);
 
 export interface ScriptedAnswer {
   /** HTTP status and Telegram error_code; 200 means success with `result`. */
@@ -56,6 +66,15 @@ export class TelegramStandIn {
   private readonly hanging = new Set<ServerResponse>();
   private server?: Server;
   private nextMessageId = 1000;
+  private limits?: TelegramLimits;
+  private latency = { ms: 0, jitterMs: 0 };
+  /** Accepted sends' arrival times, per bot token and per bot token and chat. */
+  private readonly botSends = new Map<string, number[]>();
+  private readonly chatSends = new Map<string, number[]>();
+  /** Sends answered 429 by `enforceLimits`, and sends in progress right now (and at most). */
+  rateLimitedSends = 0;
+  inFlight = 0;
+  maxInFlight = 0;
   private nextBotId = 7_000_000;
 
   get url(): string {
@@ -100,9 +119,34 @@ export class TelegramStandIn {
     return this.calls.filter((call) => call.method === method);
   }
 
+  /** Calls of `method` that were delivered (not refused by the stand-in's rate limits). */
+  deliveredOf(method: string): RecordedCall[] {
+    return this.calls.filter((call) => call.method === method && !call.rateLimited);
+  }
+
+  /**
+   * Enforces Telegram's limits like Telegram: a send that would make more than
+   * `botMessagesPerSecond` messages of one bot in any second, or more than
+   * `chatMessagesPerMinute` of one bot in one chat in any minute, answers 429 with retry_after.
+   */
+  enforceLimits(limits: TelegramLimits): this {
+    this.limits = limits;
+    return this;
+  }
+
+  /** Sends are answered after `ms`, plus or minus up to `jitterMs` (Telegram takes 100–300 ms). */
+  answerAfter(ms: number, jitterMs = 0): this {
+    this.latency = { ms, jitterMs };
+    return this;
+  }
+
   reset(): void {
     this.calls.length = 0;
     this.scripts.clear();
+    this.botSends.clear();
+    this.chatSends.clear();
+    this.rateLimitedSends = 0;
+    this.maxInFlight = this.inFlight;
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -111,9 +155,30 @@ export class TelegramStandIn {
       return this.reply(res, 404, { ok: false, error_code: 404, description: 'Not Found' });
     const token = decodeURIComponent(match[1]);
     const method = match[2];
+    const arrived = Date.now();
     const { params, files } = await readBody(req);
-    this.calls.push({ token, method, params, files, at: Date.now() });
-
+    const call: RecordedCall = { token, method, params, files, at: arrived };
+    this.calls.push(call);
+    if (SEND_METHODS.has(method)) {
+      this.inFlight++;
+      this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+      res.once('close', () => this.inFlight--);
+      // Telegram counts a send when it arrives; its answer takes the latency either way.
+      const retryAfter = this.overLimit(token, params, arrived);
+      const { ms, jitterMs } = this.latency;
+      const latency = ms + (Math.random() * 2 - 1) * jitterMs;
+      if (latency > 0) await new Promise((resolve) => setTimeout(resolve, latency));
+      if (retryAfter !== null) {
+        call.rateLimited = true;
+        this.rateLimitedSends++;
+        return this.reply(res, 429, {
+          ok: false,
+          error_code: 429,
+          description: `Too Many Requests: retry after ${retryAfter}`,
+          parameters: { retry_after: retryAfter },
+        });
+      }
+    }
     const scripted = this.scripts.get(method)?.shift();
     if (scripted?.hang) {
       this.hanging.add(res);
@@ -136,6 +201,31 @@ export class TelegramStandIn {
     if (scripted?.result !== undefined)
       return this.reply(res, 200, { ok: true, result: scripted.result });
     return this.answer(res, bot, method, params, files);
+  }
+
+  /**
+   * Counts the send against its bot's second and its chat's minute, as of its arrival; the
+   * seconds to wait when it is one too many (it is then not counted), else null.
+   */
+  private overLimit(token: string, params: Record<string, unknown>, at: number): number | null {
+    if (!this.limits) return null;
+    const messages = Array.isArray(params.media) ? params.media.length : 1;
+    const chatKey = `${token}/${String(params.chat_id)}`;
+    const bot = recent(this.botSends, token, at - 1_000);
+    const chat = recent(this.chatSends, chatKey, at - 60_000);
+    const waits: number[] = [];
+    if (bot.length + messages > this.limits.botMessagesPerSecond)
+      waits.push(bot[bot.length + messages - this.limits.botMessagesPerSecond - 1] + 1_000 - at);
+    if (chat.length + messages > this.limits.chatMessagesPerMinute)
+      waits.push(
+        chat[chat.length + messages - this.limits.chatMessagesPerMinute - 1] + 60_000 - at,
+      );
+    if (waits.length > 0) return Math.max(1, Math.ceil(Math.max(...waits) / 1000));
+    for (let i = 0; i < messages; i++) {
+      insertSorted(bot, at);
+      insertSorted(chat, at);
+    }
+    return null;
   }
 
   private answer(
@@ -194,6 +284,22 @@ export class TelegramStandIn {
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
   }
+}
+
+/** The times in `map[key]` after `since`, older ones dropped (the list stays in `map`). */
+function recent(map: Map<string, number[]>, key: string, since: number): number[] {
+  const times = map.get(key) ?? [];
+  let drop = 0;
+  while (drop < times.length && times[drop] <= since) drop++;
+  if (drop > 0) times.splice(0, drop);
+  map.set(key, times);
+  return times;
+}
+
+function insertSorted(times: number[], at: number): void {
+  let i = times.length;
+  while (i > 0 && times[i - 1] > at) i--;
+  times.splice(i, 0, at);
 }
 
 async function readBody(

@@ -1,0 +1,130 @@
+import { getQueueToken } from '@nestjs/bull';
+import type { Queue } from 'bull';
+import { Factory, TestChannel, TestProject } from './support/factories';
+import { waitForPostStatus } from './support/publication';
+import { TelegramStandIn } from './support/telegram-stand-in';
+import { startTestApp, TestApp } from './support/test-app';
+
+/**
+ * Issue 14: delivery at Telegram's ceiling without provoking it. The stand-in enforces Telegram's
+ * limits itself (429 with retry_after past them) and answers after a latency, and Herald is
+ * configured with the same limits: nothing may be refused, nothing sent twice. Small scale, no
+ * timing assertions (the rates are measured in bench/pipeline.ts).
+ */
+// Ten channels at a message a second each want twice what their bot's 5 a second allow.
+const LIMITS = { botMessagesPerSecond: 5, chatMessagesPerMinute: 60 };
+const ENV = {
+  TELEGRAM_BOT_MESSAGES_PER_SECOND: String(LIMITS.botMessagesPerSecond),
+  TELEGRAM_CHAT_MESSAGES_PER_MINUTE: String(LIMITS.chatMessagesPerMinute),
+  RATE_LIMIT_CREATE_POST: '1000',
+};
+
+describe('Publication pacing against a rate-enforcing Telegram (issue 14)', () => {
+  let telegram: TelegramStandIn;
+
+  beforeAll(async () => {
+    telegram = (await new TelegramStandIn().start()).enforceLimits(LIMITS).answerAfter(50, 30);
+  });
+  afterAll(async () => {
+    await telegram?.stop();
+  });
+  beforeEach(() => telegram.reset());
+
+  async function setUp(t: TestApp, channels: number) {
+    const make = new Factory(t, telegram);
+    const { owner, project, key } = await make.owner('Pacing');
+    const account = await make.telegramAccount(owner, project);
+    const refs: TestChannel[] = [];
+    for (let i = 0; i < channels; i++) refs.push(await make.channel(owner, account.id));
+    return { owner, project, key, channels: refs };
+  }
+
+  /** Creates the posts (publish_now) a few at a time; their ids in order. */
+  async function publishAll(
+    t: TestApp,
+    world: { project: TestProject; key: string },
+    texts: { text: string; channel: TestChannel }[],
+  ): Promise<number[]> {
+    const ids: number[] = [];
+    for (let i = 0; i < texts.length; i += 5) {
+      const batch = await Promise.all(
+        texts.slice(i, i + 5).map(({ text, channel }) =>
+          t.http
+            .post(`/api/public/v1/projects/${world.project.id}/posts`)
+            .set('Authorization', `Bearer ${world.key}`)
+            .send({ text, targets: [{ channel_ref: channel.id }], publish_now: true })
+            .expect(201),
+        ),
+      );
+      ids.push(...batch.map((res) => (res.body as { id: number }).id));
+    }
+    return ids;
+  }
+
+  /** Every post published, every text delivered exactly once, nothing refused with 429. */
+  async function expectDeliveredOnceWithout429(t: TestApp, ids: number[], texts: string[]) {
+    for (const id of ids)
+      expect((await waitForPostStatus(t, id, undefined, 60_000)).status).toBe('published');
+    const delivered = telegram.deliveredOf('sendMessage').map((c) => String(c.params.text));
+    expect(delivered.sort()).toEqual([...texts].sort());
+    expect(telegram.rateLimitedSends).toBe(0);
+    expect(telegram.callsOf('sendMessage').filter((c) => c.rateLimited)).toEqual([]);
+  }
+
+  /** An api process that only enqueues, and `workers` worker processes started once it has. */
+  async function deliverWith(
+    workers: number,
+    channels: number,
+    posts: (channels: TestChannel[]) => { text: string; channel: TestChannel }[],
+  ): Promise<number[]> {
+    const api = await startTestApp({
+      ...ENV,
+      APP_ROLE: 'api',
+      TELEGRAM_API_BASE_URL: telegram.url,
+    });
+    const started: TestApp[] = [];
+    try {
+      const world = await setUp(api, channels);
+      const texts = posts(world.channels);
+      // The whole backlog is queued before a worker starts: the sends all want to go at once.
+      const ids = await publishAll(api, world, texts);
+      const took: number[] = [];
+      for (let i = 0; i < workers; i++) {
+        const worker = await startTestApp(
+          { ...ENV, APP_ROLE: 'worker', TELEGRAM_API_BASE_URL: telegram.url },
+          { shareWith: api },
+        );
+        started.push(worker);
+        took.push(0);
+        worker.app.get<Queue>(getQueueToken('publication')).on('active', () => took[i]++);
+      }
+      await expectDeliveredOnceWithout429(
+        api,
+        ids,
+        texts.map((x) => x.text),
+      );
+      return took;
+    } finally {
+      for (const worker of started) await worker.close();
+      await api.close();
+    }
+  }
+
+  it('one worker: a busy chat and the other chats of its bot, at the configured limits, no 429', async () => {
+    // 4 posts to the first channel (it must wait for its seconds), then 2 to each of 10 channels:
+    // more at once than the bot's second allows, so pacing has to spread them.
+    await deliverWith(1, 10, (channels) => [
+      ...Array.from({ length: 4 }, (_, i) => ({ text: `busy ${i}`, channel: channels[0] })),
+      ...Array.from({ length: 20 }, (_, i) => ({ text: `spread ${i}`, channel: channels[i % 10] })),
+    ]);
+  });
+
+  it("two workers share one bot's budget through Redis: both deliver, no 429", async () => {
+    const took = await deliverWith(2, 12, (channels) =>
+      Array.from({ length: 30 }, (_, i) => ({ text: `shared ${i}`, channel: channels[i % 12] })),
+    );
+    // Both workers took jobs, so the bot's budget was shared, not one worker's alone.
+    expect(took[0]).toBeGreaterThan(0);
+    expect(took[1]).toBeGreaterThan(0);
+  });
+});
