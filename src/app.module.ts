@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { AccountsModule } from './accounts/accounts.module';
+import { AdminModule } from './admin/admin.module';
 import { AiModule } from './ai/ai.module';
 import { AnalyticsModule } from './analytics/analytics.module';
 import { ApiKeysModule } from './api-keys/api-keys.module';
@@ -59,6 +60,7 @@ export class AppModule {
         MediaModule,
         UsageModule,
         HealthModule,
+        AdminModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },

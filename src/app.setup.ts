@@ -5,6 +5,7 @@ import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
 import { Logger } from 'nestjs-pino';
 import type { Logger as PinoInstance } from 'pino';
+import { QueueBoard } from './admin/queue-board';
 import { AppModule } from './app.module';
 import { APP_API_TAG, PUBLIC_API_PREFIX, PUBLIC_API_TAG } from './auth/decorators';
 import { AppConfig } from './config/config';
@@ -36,6 +37,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   app.use(requestLogger(app.get<PinoInstance>(ROOT_LOGGER)));
   // Body errors are held on the request and raised by RequestInputGuard, after the guards (D18).
   app.use(jsonBody());
+  app.get(QueueBoard).mount(app);
   // Anything another middleware fails with happens before Nest's filters; same shape.
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
     sendError(res, toAppError(error, errorLogger));

@@ -12,8 +12,11 @@ import { MEDIA_DRIVERS } from './support/media-store';
 import { startTestApp, TEST_APP_SECRET, TestApp } from './support/test-app';
 import { waitFor } from './support/expectations';
 
-/** Short enough to keep the stalling cases quick; the default stays 30 s (D10, config). */
-const FETCH_TIMEOUT_MS = 1500;
+/**
+ * Short enough to keep the two stalling cases quick, long enough for a 50 MB download into either
+ * storage driver on a busy machine; the default stays 30 s (D10, config).
+ */
+const FETCH_TIMEOUT_MS = 6000;
 const PNG = fixture('sample.png');
 const JPEG = fixture('sample.jpg');
 const ZEROS = Buffer.alloc(64 * 1024);

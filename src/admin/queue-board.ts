@@ -1,0 +1,63 @@
+import { createBullBoard } from '@bull-board/api';
+import { BullAdapter } from '@bull-board/api/bullAdapter';
+import { ExpressAdapter } from '@bull-board/express';
+import { Injectable } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import cookieParser from 'cookie-parser';
+import type { NextFunction, Request, Response } from 'express';
+import { urlencoded } from 'express';
+import { QueueRegistry } from '../metrics/queue-registry';
+import { refusedPage } from './admin-pages';
+import { AdminSessionService } from './admin-session.service';
+import { QUEUES_PATH } from './admin.controller';
+
+/** The sign-in form is the only body the console takes. */
+const MAX_FORM_BODY = '16kb';
+
+/**
+ * Bull Board at /admin/queues (D23), over every queue the application registered. Express-level,
+ * in front of Nest's router: the board is an Express router of its own. Administrators only; a
+ * browser without a session is sent to the sign-in page, a signed-in non-administrator gets 403.
+ */
+@Injectable()
+export class QueueBoard {
+  constructor(
+    private readonly queues: QueueRegistry,
+    private readonly admin: AdminSessionService,
+  ) {}
+
+  mount(app: NestExpressApplication): void {
+    app.use('/admin', cookieParser(), urlencoded({ extended: false, limit: MAX_FORM_BODY }));
+    const board = new ExpressAdapter();
+    board.setBasePath(QUEUES_PATH);
+    createBullBoard({
+      queues: this.queues.queues().map((queue) => new BullAdapter(queue)),
+      // @bull-board/express pins a patch release of @bull-board/api of its own: same interface.
+      serverAdapter: board as unknown as Parameters<typeof createBullBoard>[0]['serverAdapter'],
+      options: { uiConfig: { boardTitle: 'Herald queues' } },
+    });
+    app.use(
+      QUEUES_PATH,
+      (req: Request, res: Response, next: NextFunction) => void this.guard(req, res, next),
+      board.getRouter(),
+    );
+  }
+
+  private async guard(req: Request, res: Response, next: NextFunction): Promise<void> {
+    try {
+      const caller = await this.admin.caller(req);
+      if (caller.kind === 'admin') return next();
+      const page = req.method === 'GET' && !req.path.startsWith('/api/');
+      if (caller.kind === 'anonymous') {
+        if (page) return res.redirect(303, '/admin/login');
+        res.status(401).json({ error: { code: 'unauthorized', message: 'Sign in first' } });
+        return;
+      }
+      const message = 'The queue dashboard is for administrators only';
+      if (page) res.status(403).type('html').send(refusedPage(message));
+      else res.status(403).json({ error: { code: 'forbidden', message } });
+    } catch (error) {
+      next(error);
+    }
+  }
+}
