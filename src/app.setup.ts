@@ -56,7 +56,11 @@ function setUpOpenApi(app: INestApplication): void {
     )
     .setVersion('1')
     .addBearerAuth(
-      { type: 'http', scheme: 'bearer', description: 'API key: hrld_live_<public>.<secret>' },
+      {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'API key: hrld_live_<public>.<secret>, or hrld_test_… in test mode',
+      },
       'api-key',
     )
     .addBearerAuth(

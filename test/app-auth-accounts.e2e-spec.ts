@@ -122,6 +122,19 @@ describe('Application API: sessions, projects, Telegram accounts (D13)', () => {
       expect(rows[0].owner_id).toBe(owner.id);
     });
 
+    it('takes UTC when the time zone is not given', async () => {
+      const res = await t.http
+        .post('/api/projects')
+        .set('Authorization', owner.auth)
+        .send({ name: 'No zone' })
+        .expect(201);
+      expect(res.body).toMatchObject({ name: 'No zone', timezone: 'UTC' });
+      const { rows } = await t.db.query('SELECT timezone FROM projects WHERE id = $1', [
+        res.body.id,
+      ]);
+      expect(rows[0].timezone).toBe('UTC');
+    });
+
     it.each(['Mars/Olympus', 'UTC+3', '', 'europe moscow'])(
       'refuses the time zone %p',
       async (timezone) => {

@@ -1,16 +1,17 @@
 import { bearerToken, formatApiKey, parseApiKey } from './api-key-format';
 
-describe('API key format (D3)', () => {
+describe('API key format (D3, D22)', () => {
   const publicId = 'AbCdEfGh12345678';
   const secret = 'S'.repeat(40);
 
-  it('round-trips a key', () => {
-    expect(parseApiKey(formatApiKey(publicId, secret))).toEqual({ publicId, secret });
-    expect(formatApiKey(publicId, secret)).toBe(`hrld_live_${publicId}.${secret}`);
+  it.each(['live', 'test'] as const)('round-trips a %s key', (mode) => {
+    expect(parseApiKey(formatApiKey(mode, publicId, secret))).toEqual({ mode, publicId, secret });
+    expect(formatApiKey(mode, publicId, secret)).toBe(`hrld_${mode}_${publicId}.${secret}`);
   });
 
   it.each([
-    `hrld_test_${publicId}.${secret}`,
+    `hrld_demo_${publicId}.${secret}`,
+    `hrld_${publicId}.${secret}`,
     `hrld_live_${publicId}`,
     `hrld_live_${publicId.slice(1)}.${secret}`,
     `hrld_live_${publicId}.${'S'.repeat(31)}`,

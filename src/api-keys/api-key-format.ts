@@ -1,23 +1,31 @@
 export const API_KEY_PREFIX = 'hrld';
-export const API_KEY_LIVE_MARKER = 'live';
+/** D3/D22: the mode marker after the prefix; a test key's posts are test posts. */
+export const API_KEY_MODES = ['live', 'test'] as const;
+export type ApiKeyMode = (typeof API_KEY_MODES)[number];
 export const API_KEY_PUBLIC_LENGTH = 16;
 export const API_KEY_SECRET_LENGTH = 40;
 
-const API_KEY_SHAPE = /^hrld_live_([A-Za-z0-9]{16})\.([A-Za-z0-9]{32,128})$/;
+const API_KEY_SHAPE = /^hrld_(live|test)_([A-Za-z0-9]{16})\.([A-Za-z0-9]{32,128})$/;
 
 export interface ParsedApiKey {
+  mode: ApiKeyMode;
   publicId: string;
   secret: string;
 }
 
-/** D3: `hrld_live_<16 alphanumerics>.<32+ alphanumerics>`; anything else is not a key. */
+/** D3, D22: `hrld_<live|test>_<16 alphanumerics>.<32+ alphanumerics>`; anything else is not a key. */
 export function parseApiKey(key: string): ParsedApiKey | null {
   const match = API_KEY_SHAPE.exec(key);
-  return match ? { publicId: match[1], secret: match[2] } : null;
+  return match ? { mode: match[1] as ApiKeyMode, publicId: match[2], secret: match[3] } : null;
 }
 
-export function formatApiKey(publicId: string, secret: string): string {
-  return `${API_KEY_PREFIX}_${API_KEY_LIVE_MARKER}_${publicId}.${secret}`;
+export function formatApiKey(mode: ApiKeyMode, publicId: string, secret: string): string {
+  return `${apiKeyPrefix(mode, publicId)}.${secret}`;
+}
+
+/** The non-secret start of a key, as key lists show it. */
+export function apiKeyPrefix(mode: ApiKeyMode, publicId: string): string {
+  return `${API_KEY_PREFIX}_${mode}_${publicId}`;
 }
 
 /** `Authorization: Bearer <token>` → token, or null for any other shape. */

@@ -1,6 +1,7 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 import { CreatedAtColumn, type DbTimestamp, TimestampColumn } from '../database/timestamps';
 import { User } from '../users/user.entity';
+import type { ApiKeyMode } from './api-key-format';
 import { Scope } from './scopes';
 
 @Entity('api_keys')
@@ -30,6 +31,10 @@ export class ApiKey {
 
   @Column({ type: 'text', array: true })
   scopes!: Scope[];
+
+  /** D22: `test` keys create and see test posts only. */
+  @Column({ type: 'varchar', length: 8, default: 'live' })
+  mode!: ApiKeyMode;
 
   @TimestampColumn()
   expiresAt!: DbTimestamp | null;

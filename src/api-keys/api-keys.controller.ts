@@ -25,6 +25,7 @@ export class ApiKeysController {
       name: dto.name,
       scopes: dto.scopes,
       expiresAt: dto.expires_at,
+      mode: dto.mode,
     });
   }
 

@@ -11,6 +11,8 @@ import { ApiKey } from './api-key.entity';
 import {
   API_KEY_PUBLIC_LENGTH,
   API_KEY_SECRET_LENGTH,
+  apiKeyPrefix,
+  type ApiKeyMode,
   formatApiKey,
   parseApiKey,
 } from './api-key-format';
@@ -18,7 +20,7 @@ import { Scope, SCOPES } from './scopes';
 
 /** D3: a key is found by its public part; the secret is compared in constant time afterwards. */
 const FIND_KEY = new Statement(
-  `SELECT k.id, k.public_id, k.secret_hash, k.scopes, k.user_id, k.last_used_at,
+  `SELECT k.id, k.public_id, k.secret_hash, k.scopes, k.mode, k.user_id, k.last_used_at,
           u.email, u.name, u.is_admin
      FROM api_keys k JOIN users u ON u.id = k.user_id
     WHERE k.public_id = $1 AND k.revoked_at IS NULL
@@ -32,12 +34,15 @@ export interface CreateApiKeyInput {
   name: string;
   scopes?: Scope[];
   expiresAt?: string;
+  /** D22: `live` when not given. */
+  mode?: ApiKeyMode;
 }
 
 export interface ApiKeyView {
   id: number;
   name: string;
   prefix: string;
+  mode: ApiKeyMode;
   scopes: Scope[];
   expires_at: string | null;
   created_at: string;
@@ -50,6 +55,7 @@ interface KeyRow {
   public_id: string;
   secret_hash: string;
   scopes: Scope[];
+  mode: ApiKeyMode;
   user_id: number;
   email: string;
   name: string;
@@ -82,6 +88,7 @@ export class ApiKeysService {
     }
     const publicId = this.secrets.randomAlphanumeric(API_KEY_PUBLIC_LENGTH);
     const secret = this.secrets.randomAlphanumeric(API_KEY_SECRET_LENGTH);
+    const mode = input.mode ?? 'live';
     const saved = await this.keys.save(
       this.keys.create({
         userId,
@@ -89,11 +96,12 @@ export class ApiKeysService {
         publicId,
         secretHash: this.secrets.hashToken(secret),
         scopes: input.scopes && input.scopes.length > 0 ? [...new Set(input.scopes)] : [...SCOPES],
+        mode,
         expiresAt,
       }),
     );
     const stored = await this.keys.findOneByOrFail({ id: saved.id });
-    return { ...toApiKeyView(stored), key: formatApiKey(publicId, secret) };
+    return { ...toApiKeyView(stored), key: formatApiKey(mode, publicId, secret) };
   }
 
   async list(userId: number): Promise<ApiKeyView[]> {
@@ -120,7 +128,8 @@ export class ApiKeysService {
     if (!parsed) throw AppError.unauthorized();
     const [row] = await rowsOf<KeyRow>(this.keys.manager, FIND_KEY, [parsed.publicId]);
     const presented = this.secrets.hashToken(parsed.secret);
-    if (!row || !this.secrets.digestsEqual(presented, row.secret_hash))
+    // A key presented with the other mode's marker is not that key (D22).
+    if (!row || !this.secrets.digestsEqual(presented, row.secret_hash) || row.mode !== parsed.mode)
       throw AppError.unauthorized();
     this.touch(row.id);
     const user: AuthUser = {
@@ -132,7 +141,7 @@ export class ApiKeysService {
     return {
       kind: 'api_key',
       user,
-      apiKey: { id: row.id, publicId: row.public_id, scopes: row.scopes },
+      apiKey: { id: row.id, publicId: row.public_id, scopes: row.scopes, mode: row.mode },
     };
   }
 
@@ -156,7 +165,8 @@ export function toApiKeyView(key: ApiKey): ApiKeyView {
   return {
     id: key.id,
     name: key.name,
-    prefix: `hrld_live_${key.publicId}`,
+    prefix: apiKeyPrefix(key.mode, key.publicId),
+    mode: key.mode,
     scopes: key.scopes,
     expires_at: formatTimestamp(key.expiresAt),
     created_at: formatTimestamp(key.createdAt),

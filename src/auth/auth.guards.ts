@@ -27,7 +27,7 @@ export function undeclaredRoute(): AppError {
   return new AppError('forbidden', 'This route declares no access rule');
 }
 
-/** Public API routes: `Authorization: Bearer hrld_live_…` (D3). First guard of D5. */
+/** Public API routes: `Authorization: Bearer hrld_live_…` or `hrld_test_…` (D3, D22). First guard of D5. */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(

@@ -1,4 +1,5 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import type { ApiKeyMode } from '../api-keys/api-key-format';
 import type { Scope } from '../api-keys/scopes';
 import type { BodyRequest } from '../input/json-body';
 import type { ProjectAccess } from '../projects/project-access';
@@ -14,7 +15,7 @@ export interface AuthUser {
 export interface Principal {
   kind: 'api_key' | 'session';
   user: AuthUser;
-  apiKey?: { id: number; publicId: string; scopes: readonly Scope[] };
+  apiKey?: { id: number; publicId: string; scopes: readonly Scope[]; mode: ApiKeyMode };
   sessionId?: number;
 }
 

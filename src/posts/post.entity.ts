@@ -16,7 +16,7 @@ import { PostTarget } from './post-target.entity';
 
 /** A post of a project (D7): its text, media, schedule and publication state. */
 @Entity('posts')
-@Index(['projectId', 'createdAt', 'id'])
+@Index(['projectId', 'test', 'createdAt', 'id'])
 @Index(['createdByUserId', 'createdAt'])
 export class Post {
   @PrimaryGeneratedColumn()
@@ -39,6 +39,13 @@ export class Post {
 
   @Column({ type: 'text', default: '' })
   text!: string;
+
+  /**
+   * D22: made with a test key. A test post runs the whole pipeline with a simulated publisher,
+   * and only test keys see it (as only live callers see live posts).
+   */
+  @Column({ type: 'boolean', default: false })
+  test!: boolean;
 
   @Index()
   @Column({ type: 'varchar', length: 16 })

@@ -12,6 +12,7 @@ const post: PostWithDetails = {
   publish_attempt: 2,
   created_at: '2026-11-22 07:47:01.123456+00',
   updated_at: '2026-11-22 08:00:00.000001+00',
+  test: true,
   media_ids: [5, 4],
   media: [
     { id: 5, type: 'video', mime_type: 'video/mp4', storage_path: 'projects/3/2026/11/b.mp4' },
@@ -60,6 +61,7 @@ describe('posts mappers (SERVICE.md 2, D1, D9)', () => {
       text: 'Hello',
       scheduled_at: '2026-12-01T09:00:00.500000',
       created_at: '2026-11-22T07:47:01.123456',
+      test: true,
     });
   });
 
@@ -73,6 +75,7 @@ describe('posts mappers (SERVICE.md 2, D1, D9)', () => {
       scheduled_at: '2026-12-01T09:00:00.500000',
       published_at: null,
       created_at: '2026-11-22T07:47:01.123456',
+      test: true,
       project_id: 3,
       media_ids: [5, 4],
       targets: [

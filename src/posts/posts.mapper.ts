@@ -21,6 +21,7 @@ export function toPostCreated(post: PostRow): PostCreatedDto {
     text: post.text,
     scheduled_at: formatTimestamp(post.scheduled_at),
     created_at: formatTimestamp(post.created_at),
+    test: post.test,
   };
 }
 
@@ -52,6 +53,7 @@ export function toPostListItem(post: PostWithDetails): PostListItemDto {
     project_id: post.project_id,
     media_ids: post.media_ids,
     targets: post.targets.map(toTargetState),
+    test: post.test,
   };
 }
 

@@ -18,6 +18,7 @@ export interface PostRow {
   publish_attempt: number;
   created_at: DbTimestamp;
   updated_at: DbTimestamp;
+  test: boolean;
 }
 
 export interface TargetRow {
@@ -68,6 +69,15 @@ export interface PostMediaRow {
   storage_path: string;
 }
 
+/**
+ * Which posts a caller may reach: one project's, and of one kind, test or live (D22). Every
+ * query that finds a post by id or lists posts takes it, so the kinds never mix.
+ */
+export interface PostScope {
+  projectId: number;
+  test: boolean;
+}
+
 export interface PostWithDetails extends PostRow {
   targets: TargetRow[];
   media_ids: number[];
@@ -75,7 +85,7 @@ export interface PostWithDetails extends PostRow {
 }
 
 const POST_COLUMNS = `p.id, p.project_id, p.created_by_user_id, p.text, p.status, p.scheduled_at,
-  p.published_at, p.publish_attempt, p.created_at, p.updated_at`;
+  p.published_at, p.publish_attempt, p.created_at, p.updated_at, p.test`;
 
 const TARGET_COLUMNS = `t.id, t.post_id, t.channel_id, t.platform, t.account_id, t.chat_id, t.position,
   t.status, t.error_code, t.error_message, t.message_ids, t.steps_done, t.published_at`;
@@ -91,7 +101,7 @@ export class PostsRepository {
 
   /** Inserts a post with its targets and media in one statement (atomic, one round trip). */
   async insertPost(input: {
-    projectId: number;
+    scope: PostScope;
     userId: number;
     text: string;
     status: PostStatus;
@@ -101,7 +111,7 @@ export class PostsRepository {
     mediaIds: number[];
   }): Promise<PostRow> {
     const [post] = await rowsOf<PostRow>(this.db, PostsRepository.INSERT_POST, [
-      input.projectId,
+      input.scope.projectId,
       input.userId,
       input.text,
       input.status,
@@ -113,14 +123,15 @@ export class PostsRepository {
       input.channels.map((c) => c.channel_id),
       input.channels.map((_, i) => i),
       input.mediaIds,
+      input.scope.test,
     ]);
     return post;
   }
 
   private static readonly INSERT_POST = new Statement(
     `WITH p AS (
-         INSERT INTO posts (project_id, created_by_user_id, text, status, scheduled_at, publish_attempt)
-         VALUES ($1, $2, $3, $4, $5, $6)
+         INSERT INTO posts (project_id, created_by_user_id, text, status, scheduled_at, publish_attempt, test)
+         VALUES ($1, $2, $3, $4, $5, $6, $13)
          RETURNING ${POST_COLUMNS.replace(/p\./g, '')}),
        t AS (
          INSERT INTO post_targets (post_id, channel_id, platform, account_id, chat_id, position)
@@ -181,13 +192,14 @@ export class PostsRepository {
 
   /** Deletes the post if its status is one of `from`; false when it was not. */
   async deletePost(
-    projectId: number,
+    scope: PostScope,
     postId: number,
     from: readonly PostStatus[],
   ): Promise<boolean> {
     const [, deleted] = (await this.db.query(
-      `DELETE FROM posts WHERE project_id = $1 AND id = $2 AND status = ANY($3::text[])`,
-      [projectId, postId, from],
+      `DELETE FROM posts
+        WHERE project_id = $1 AND test = $4 AND id = $2 AND status = ANY($3::text[])`,
+      [scope.projectId, postId, from, scope.test],
     )) as [unknown, number];
     return deleted > 0;
   }
@@ -200,7 +212,7 @@ export class PostsRepository {
    * statements touch disjoint rows. Returns the new attempt, or null when the state did not allow it.
    */
   async startPublication(
-    projectId: number,
+    scope: PostScope,
     postId: number,
     channels: ResolvedChannel[],
     from: readonly PostStatus[],
@@ -209,7 +221,7 @@ export class PostsRepository {
       `WITH p AS (
          UPDATE posts SET status = 'publishing', publish_attempt = publish_attempt + 1,
                 updated_at = now()
-          WHERE id = $1 AND project_id = $2 AND status = ANY($3::text[])
+          WHERE id = $1 AND project_id = $2 AND test = $8 AND status = ANY($3::text[])
           RETURNING id, publish_attempt),
        want AS (
          SELECT * FROM unnest($4::int[], $5::text[], $6::int[], $7::text[])
@@ -238,12 +250,13 @@ export class PostsRepository {
        SELECT publish_attempt FROM p`,
       [
         postId,
-        projectId,
+        scope.projectId,
         from,
         channels.map((c) => c.id),
         channels.map((c) => c.platform),
         channels.map((c) => c.account_id),
         channels.map((c) => c.channel_id),
+        scope.test,
       ],
     )) as { publish_attempt: number }[];
     return rows[0]?.publish_attempt ?? null;
@@ -259,30 +272,31 @@ export class PostsRepository {
     );
   }
 
-  /** The post of this project, locked for the transaction when `lock` is given. */
+  /** The post in this scope, locked for the transaction when `lock` is given. */
   async findPost(
-    projectId: number,
+    scope: PostScope,
     postId: number,
     m: EntityManager | DataSource = this.db,
     lock = false,
   ): Promise<PostRow | null> {
     const rows = (await m.query(
-      `SELECT ${POST_COLUMNS} FROM posts p WHERE p.project_id = $1 AND p.id = $2${lock ? ' FOR UPDATE' : ''}`,
-      [projectId, postId],
+      `SELECT ${POST_COLUMNS} FROM posts p
+        WHERE p.project_id = $1 AND p.test = $3 AND p.id = $2${lock ? ' FOR UPDATE' : ''}`,
+      [scope.projectId, postId, scope.test],
     )) as PostRow[];
     return rows[0] ?? null;
   }
 
-  /** The post of this project with the size of its media_files, for POST publish. */
+  /** The post in this scope with the size of its media_files, for POST publish. */
   async findForPublish(
-    projectId: number,
+    scope: PostScope,
     postId: number,
   ): Promise<(PostRow & { media_count: number }) | null> {
     const rows = (await this.db.query(
       `SELECT ${POST_COLUMNS},
               (SELECT count(*)::int FROM post_media pm WHERE pm.post_id = p.id) AS media_count
-         FROM posts p WHERE p.project_id = $1 AND p.id = $2`,
-      [projectId, postId],
+         FROM posts p WHERE p.project_id = $1 AND p.test = $3 AND p.id = $2`,
+      [scope.projectId, postId, scope.test],
     )) as (PostRow & { media_count: number })[];
     return rows[0] ?? null;
   }
@@ -292,21 +306,28 @@ export class PostsRepository {
    * is the last post of the previous page: a keyset, so a page never shifts when posts are added.
    */
   async list(
-    projectId: number,
+    scope: PostScope,
     page: { limit: number; status: PostStatus | null; after: PostKey | null },
   ): Promise<PostWithDetails[]> {
     const posts = (await this.db.query(
       `SELECT ${POST_COLUMNS} FROM posts p
-        WHERE p.project_id = $1 AND ($2::text IS NULL OR p.status = $2)
+        WHERE p.project_id = $1 AND p.test = $6 AND ($2::text IS NULL OR p.status = $2)
           AND ($3::timestamptz IS NULL OR (p.created_at, p.id) < ($3::timestamptz, $4::int))
         ORDER BY p.created_at DESC, p.id DESC LIMIT $5`,
-      [projectId, page.status, page.after?.createdAt ?? null, page.after?.id ?? null, page.limit],
+      [
+        scope.projectId,
+        page.status,
+        page.after?.createdAt ?? null,
+        page.after?.id ?? null,
+        page.limit,
+        scope.test,
+      ],
     )) as PostRow[];
     return this.withDetails(posts);
   }
 
-  async findWithDetails(projectId: number, postId: number): Promise<PostWithDetails | null> {
-    const post = await this.findPost(projectId, postId);
+  async findWithDetails(scope: PostScope, postId: number): Promise<PostWithDetails | null> {
+    const post = await this.findPost(scope, postId);
     return post ? (await this.withDetails([post]))[0] : null;
   }
 

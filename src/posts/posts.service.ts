@@ -52,7 +52,12 @@ import { STORAGE_DRIVER, type StorageDriver } from '../storage/storage-driver';
 import type { ListPostsQuery } from './dto/list-posts.query';
 import { decodeCursor, encodeCursor } from './post-cursor';
 import { toPostCreated, toPostListItem, toPostObject } from './posts.mapper';
-import { PostsRepository, type PostRow, type ResolvedChannel } from './posts.repository';
+import {
+  PostsRepository,
+  type PostRow,
+  type PostScope,
+  type ResolvedChannel,
+} from './posts.repository';
 import { PublicationProducer } from './publication/publication.queue';
 
 /** The fields of an update (application API); absent fields keep their stored value. */
@@ -92,7 +97,7 @@ export class PostsService implements OnModuleInit {
     const schedule = dto.scheduled_at ? parseInputTimestamp(dto.scheduled_at) : null;
 
     const post = await this.posts.insertPost({
-      projectId,
+      scope: postScope(access),
       userId: who.user.id,
       text: dto.text ?? '',
       status,
@@ -119,7 +124,7 @@ export class PostsService implements OnModuleInit {
         { field: 'cursor', message: 'cursor is not a cursor of this list' },
       ]);
     // One row more than the page tells whether another page follows.
-    const rows = await this.posts.list(scope.projectId, {
+    const rows = await this.posts.list(postScope(access), {
       limit: limit + 1,
       status: scope.status,
       after,
@@ -141,7 +146,7 @@ export class PostsService implements OnModuleInit {
 
   /** The post object (D19). */
   async get(access: ProjectAccess, postId: number): Promise<PostObjectDto> {
-    const post = await this.posts.findWithDetails(access.project.id, postId);
+    const post = await this.posts.findWithDetails(postScope(access), postId);
     if (!post) throw postNotFound();
     return toPostObject(post, (path) => this.storage.publicUrl(path));
   }
@@ -153,7 +158,7 @@ export class PostsService implements OnModuleInit {
   ): Promise<PublishResultDto> {
     this.requirePublish(access);
     const projectId = access.project.id;
-    const post = await this.posts.findForPublish(projectId, postId);
+    const post = await this.posts.findForPublish(postScope(access), postId);
     if (!post) throw postNotFound();
     assertState(post, PUBLISHABLE_FROM);
     if (post.media_count > MAX_MEDIA_PER_POST) {
@@ -164,7 +169,7 @@ export class PostsService implements OnModuleInit {
     }
     const channels = await this.resolveTargets(projectId, dto.targets, true);
     const attempt = await this.posts.startPublication(
-      projectId,
+      postScope(access),
       postId,
       channels,
       PUBLISHABLE_FROM,
@@ -209,7 +214,7 @@ export class PostsService implements OnModuleInit {
     input: UpdatePostInput,
   ): Promise<boolean> {
     const projectId = access.project.id;
-    const post = await this.posts.findWithDetails(projectId, postId);
+    const post = await this.posts.findWithDetails(postScope(access), postId);
     if (!post) throw postNotFound();
     assertState(post, EDITABLE_FROM);
     const reschedule = input.scheduled_at !== undefined;
@@ -242,7 +247,7 @@ export class PostsService implements OnModuleInit {
     const newAttempt = post.status === 'scheduled' || status === 'scheduled';
     const attempt = newAttempt ? post.publish_attempt + 1 : post.publish_attempt;
     const applied = await this.posts.transaction(async (m) => {
-      const locked = await this.posts.findPost(projectId, postId, m, true);
+      const locked = await this.posts.findPost(postScope(access), postId, m, true);
       if (!locked) throw postNotFound();
       assertState(locked, EDITABLE_FROM);
       if (locked.updated_at !== post.updated_at || locked.publish_attempt !== post.publish_attempt)
@@ -268,11 +273,11 @@ export class PostsService implements OnModuleInit {
 
   /** D19: draft, scheduled or failed; a scheduled post's job then finds no post and sends nothing. */
   async remove(access: ProjectAccess, postId: number): Promise<void> {
-    const projectId = access.project.id;
-    const post = await this.findPost(projectId, postId);
+    const scope = postScope(access);
+    const post = await this.findPost(scope, postId);
     assertState(post, DELETABLE_FROM);
-    if (!(await this.posts.deletePost(projectId, postId, DELETABLE_FROM))) {
-      const now = await this.findPost(projectId, postId);
+    if (!(await this.posts.deletePost(scope, postId, DELETABLE_FROM))) {
+      const now = await this.findPost(scope, postId);
       throw invalidState(now);
     }
     if (post.status === 'scheduled') await this.producer.cancel(postId, post.publish_attempt);
@@ -282,8 +287,8 @@ export class PostsService implements OnModuleInit {
     if (!access.permissions.can_publish) throw AppError.forbidden('can_publish');
   }
 
-  private async findPost(projectId: number, postId: number): Promise<PostRow> {
-    const post = await this.posts.findPost(projectId, postId);
+  private async findPost(scope: PostScope, postId: number): Promise<PostRow> {
+    const post = await this.posts.findPost(scope, postId);
     if (!post) throw postNotFound();
     return post;
   }
@@ -349,6 +354,11 @@ const MAX_UPDATE_ROUNDS = 3;
 function storedEpochMs(raw: string | null): number | null {
   const formatted = formatTimestamp(raw);
   return formatted === null ? null : (parseInputTimestamp(formatted)?.epochMs ?? null);
+}
+
+/** D22: the caller's project, and the caller's kind of post (test or live); the other kind is not found. */
+function postScope(access: ProjectAccess): PostScope {
+  return { projectId: access.project.id, test: access.test };
 }
 
 function postNotFound(): AppError {

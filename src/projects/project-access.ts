@@ -6,4 +6,9 @@ export interface ProjectAccess {
   project: Project;
   role: ProjectRole;
   permissions: Permissions;
+  /**
+   * D22: the caller works in test mode (a test API key), so it sees and makes test posts only;
+   * sessions and live keys work with live posts.
+   */
+  test: boolean;
 }

@@ -31,7 +31,7 @@ export class ProjectsController {
   @ApiOperation({ summary: 'Create a project owned by the caller' })
   @ApiCreatedResponse({ type: AppProjectDto })
   async create(@Principal() who: Principal, @Body() dto: CreateProjectDto): Promise<AppProjectDto> {
-    return toAppProject(await this.projects.create(who.user.id, dto.name, dto.timezone));
+    return toAppProject(await this.projects.create(who.user.id, dto.name, dto.timezone ?? 'UTC'));
   }
 
   @Put(':id')

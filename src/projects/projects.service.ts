@@ -100,11 +100,11 @@ function toAccess(row: AccessRow, userId: number): ProjectAccess {
     createdAt: row.created_at,
   });
   if (row.owner_id === userId)
-    return { project, role: 'owner', permissions: { ...OWNER_PERMISSIONS } };
+    return { project, role: 'owner', permissions: { ...OWNER_PERMISSIONS }, test: false };
   const permissions = Object.fromEntries(
     PERMISSION_FLAGS.map((flag) => [flag, row[flag] === true]),
   ) as Permissions;
-  return { project, role: row.role as MemberRole, permissions };
+  return { project, role: row.role as MemberRole, permissions, test: false };
 }
 
 /** SERVICE.md "Project (item of the project list)". */

@@ -86,7 +86,7 @@ export class Factory {
   /** Creates an API key for an administrator; returns the full key. */
   async apiKey(
     admin: SignedInUser,
-    body: { scopes?: string[]; expires_at?: string; name?: string } = {},
+    body: { scopes?: string[]; expires_at?: string; name?: string; mode?: 'live' | 'test' } = {},
   ): Promise<string> {
     const res = await this.t.http
       .post('/api/api-keys')

@@ -8,6 +8,7 @@ import {
   MaxLength,
   MinLength,
 } from 'class-validator';
+import { API_KEY_MODES, type ApiKeyMode } from '../api-key-format';
 import { Scope, SCOPES } from '../scopes';
 
 export class CreateApiKeyDto {
@@ -32,6 +33,16 @@ export class CreateApiKeyDto {
   @IsOptional()
   @IsString()
   expires_at?: string;
+
+  @ApiPropertyOptional({
+    enum: API_KEY_MODES,
+    default: 'live',
+    description:
+      'A `test` key (`hrld_test_…`) creates and sees only test posts, which go through the whole pipeline but are never sent to a platform',
+  })
+  @IsOptional()
+  @IsIn(API_KEY_MODES)
+  mode?: ApiKeyMode;
 }
 
 export class ApiKeyDto {
@@ -42,6 +53,7 @@ export class ApiKeyDto {
     example: 'hrld_live_AbCdEfGh12345678',
   })
   prefix!: string;
+  @ApiProperty({ enum: API_KEY_MODES }) mode!: ApiKeyMode;
   @ApiProperty({ enum: SCOPES, isArray: true }) scopes!: Scope[];
   @ApiProperty({ nullable: true, type: String }) expires_at!: string | null;
   @ApiProperty() created_at!: string;

@@ -10,6 +10,8 @@ export class PostCreatedDto {
   @ApiProperty({ type: String, nullable: true, example: '2026-12-01T09:00:00.000000' })
   scheduled_at!: string | null;
   @ApiProperty({ example: '2026-11-22T07:47:01.123456' }) created_at!: string;
+  @ApiProperty({ description: 'Made with a test key: simulated delivery, never sent' })
+  test!: boolean;
 }
 
 export class TargetErrorDto {
@@ -44,6 +46,8 @@ export class PostListItemDto {
   @ApiPropertyOptional({ type: [Number], description: 'media_files, in album order' })
   media_ids!: number[];
   @ApiPropertyOptional({ type: [PostTargetStateDto] }) targets!: PostTargetStateDto[];
+  @ApiProperty({ description: 'Made with a test key: simulated delivery, never sent' })
+  test!: boolean;
 }
 
 export class PostMediaDto {

@@ -9,6 +9,8 @@ import { PROCESSABLE_FROM, type PostStatus } from '../post-state';
 export interface ClaimedPost {
   id: number;
   text: string;
+  /** D22: a test post; its delivery is simulated. */
+  test: boolean;
   /** Targets still `pending`, in order. */
   targets: DeliveryTarget[];
   /** media_files in album order. */
@@ -72,8 +74,8 @@ export class PublicationRepository {
     `WITH claimed AS (
          UPDATE posts SET status = 'publishing', updated_at = now()
           WHERE id = $1 AND publish_attempt = $2 AND status = ANY($3::text[])
-          RETURNING id, text)
-       SELECT c.id, c.text,
+          RETURNING id, text, test)
+       SELECT c.id, c.text, c.test,
               coalesce((SELECT json_agg(x ORDER BY x.position, x.id) FROM (
                  SELECT t.id, t.position, t.platform, t.account_id, t.chat_id, t.steps_done,
                         t.sending_since, a.needs_reconnect, a.credentials_encrypted,

@@ -10,6 +10,7 @@ import {
   type PlatformPublisher,
 } from './platform-publisher';
 import { RetryLater } from './publication.queue';
+import { SimulatedPublisher } from './simulated-publisher';
 import {
   PublicationRepository,
   type DeliveryTarget,
@@ -50,6 +51,8 @@ const DONE: TargetOutcome = { done: true };
 export class PublicationService {
   private readonly logger = new Logger(PublicationService.name);
   private readonly publishers: Map<string, PlatformPublisher>;
+  /** D22: the same platforms, simulated: test posts go through these and never leave Herald. */
+  private readonly simulated: Map<string, PlatformPublisher>;
 
   constructor(
     private readonly repo: PublicationRepository,
@@ -60,6 +63,7 @@ export class PublicationService {
     private readonly metrics: Metrics,
   ) {
     this.publishers = new Map(publishers.map((p) => [p.platform, p]));
+    this.simulated = new Map(publishers.map((p) => [p.platform, new SimulatedPublisher(p)]));
   }
 
   /** Delivers every pending target; throws RetryLater when some must wait. */
@@ -67,10 +71,12 @@ export class PublicationService {
     const post = await this.repo.claim(postId, attempt);
     if (!post) return; // superseded, finished, or deleted: nothing to do
     const media = post.media.map(toOutgoing);
+    // The one place test mode shows in the pipeline (D22): which publishers deliver.
+    const publishers = post.test ? this.simulated : this.publishers;
     let retryInMs: number | null = null;
     let published = false;
     for (const target of post.targets) {
-      const outcome = await this.deliver({ postId, attempt }, post.text, media, target);
+      const outcome = await this.deliver({ postId, attempt }, publishers, post.text, media, target);
       if (!outcome.done) retryInMs = Math.min(retryInMs ?? Infinity, outcome.retryInMs);
       else if (outcome.postPublished) published = true;
     }
@@ -86,6 +92,7 @@ export class PublicationService {
 
   private async deliver(
     job: { postId: number; attempt: number },
+    publishers: Map<string, PlatformPublisher>,
     text: string,
     media: OutgoingMedia[],
     target: DeliveryTarget,
@@ -107,7 +114,7 @@ export class PublicationService {
       );
       return DONE;
     }
-    const publisher = this.publishers.get(target.platform);
+    const publisher = publishers.get(target.platform);
     if (!publisher) {
       await this.repo.failTarget(
         target.id,
@@ -127,12 +134,16 @@ export class PublicationService {
       await sleep(early);
     }
     for (let step = target.steps_done; step < steps.length;) {
-      const slot = await this.pacing.reserve(
-        target.account_id,
-        target.chat_id,
-        steps[step].cost,
-        holdsChat,
-      );
+      // A step that costs nothing reaches no platform (a simulated one), so it is not paced.
+      const slot =
+        steps[step].cost === 0
+          ? { sendAtSlot: true, waitMs: 0 }
+          : await this.pacing.reserve(
+              target.account_id,
+              target.chat_id,
+              steps[step].cost,
+              holdsChat,
+            );
       if (!slot.sendAtSlot) {
         // The chat is busy: its next slot is held for this send, the bot is not (issue 14, a).
         if (slot.waitMs > PACING_INLINE_MAX_MS) {

@@ -37,9 +37,10 @@ export class CreateProjectDto {
   @MaxLength(200)
   name!: string;
 
-  @ApiProperty({ example: 'Europe/Moscow' })
+  @ApiPropertyOptional({ example: 'Europe/Moscow', default: 'UTC' })
+  @IsOptional()
   @Validate(IsIanaTimeZone)
-  timezone!: string;
+  timezone?: string;
 }
 
 export class UpdateProjectDto {

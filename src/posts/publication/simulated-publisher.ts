@@ -1,0 +1,62 @@
+import { randomInt } from 'node:crypto';
+import {
+  DeliveryError,
+  type DeliveryFailure,
+  type DeliveryStep,
+  type OutgoingMedia,
+  type PlatformPublisher,
+} from './platform-publisher';
+
+/**
+ * Text markers that make a simulated delivery fail, so integrators can try their failure handling
+ * in test mode. `[simulate:<code>]` anywhere in a post's text fails each target with `<code>`,
+ * through the same path a real failure takes (delivery_failed is retried with backoff first).
+ * `account_needs_reconnect` is left out on purpose: it would mark a real account for reconnection.
+ */
+export const SIMULATED_FAILURES: Readonly<Record<string, DeliveryFailure>> = {
+  platform_rejected: 'rejected',
+  delivery_failed: 'transient',
+  delivery_unconfirmed: 'unconfirmed',
+  media_unavailable: 'media_unavailable',
+};
+
+const MARKER = /\[simulate:([a-z_]+)\]/;
+
+/**
+ * D22: delivers test posts without a connection. It plans a post exactly as the platform's own
+ * publisher does (same steps, so the same number of message ids) and answers made-up ids; its
+ * steps cost nothing, so test posts never use a bot's pacing budget.
+ */
+export class SimulatedPublisher implements PlatformPublisher {
+  readonly platform: string;
+
+  constructor(private readonly real: PlatformPublisher) {
+    this.platform = real.platform;
+  }
+
+  plan(text: string, media: OutgoingMedia[]): DeliveryStep[] {
+    return this.real.plan(text, media).map((step) => ({ ...step, cost: 0 }));
+  }
+
+  send(_credentials: string, _chatId: string, step: DeliveryStep): Promise<number[]> {
+    const failure = simulatedFailure(step.text);
+    if (failure) {
+      return Promise.reject(
+        new DeliveryError(failure, `Simulated failure (test mode): ${failureCode(step.text)}`),
+      );
+    }
+    const count = step.kind === 'album' ? step.media.length : 1;
+    const first = randomInt(1_000_000, 2_000_000_000);
+    return Promise.resolve(Array.from({ length: count }, (_, i) => first + i));
+  }
+}
+
+function failureCode(text: string | null): string | null {
+  const code = text ? MARKER.exec(text)?.[1] : undefined;
+  return code !== undefined && code in SIMULATED_FAILURES ? code : null;
+}
+
+function simulatedFailure(text: string | null): DeliveryFailure | null {
+  const code = failureCode(text);
+  return code === null ? null : SIMULATED_FAILURES[code];
+}
