@@ -54,11 +54,11 @@ describe('Test mode (D22)', () => {
 
   const api = (key: string, method: 'get' | 'post', path: string) =>
     t.http[method](`/api/public/v1${path}`).set('Authorization', `Bearer ${key}`);
-  const posts = (key: string) => `/projects/${project.id}/posts`;
+  const posts = () => `/projects/${project.id}/posts`;
   const create = async (key: string, body: Record<string, unknown>) =>
-    (await api(key, 'post', posts(key)).send(body).expect(201)).body as PostItem;
+    (await api(key, 'post', posts()).send(body).expect(201)).body as PostItem;
   const list = async (key: string) =>
-    (await api(key, 'get', `${posts(key)}?limit=100`).expect(200)).body.items as PostItem[];
+    (await api(key, 'get', `${posts()}?limit=100`).expect(200)).body.items as PostItem[];
   const sends = () => telegram.calls.filter((call) => call.method.startsWith('send'));
 
   describe('keys', () => {
@@ -152,7 +152,7 @@ describe('Test mode (D22)', () => {
         targets: [{ channel_ref: channel.id }],
       });
       expect(draft).toMatchObject({ status: 'draft', test: true });
-      await api(testKey, 'post', `${posts(testKey)}/${draft.id}/publish`)
+      await api(testKey, 'post', `${posts()}/${draft.id}/publish`)
         .send({ targets: [{ channel_ref: channel.id }] })
         .expect(202);
       expect((await waitForPostStatus(t, draft.id)).status).toBe('published');
@@ -228,10 +228,19 @@ describe('Test mode (D22)', () => {
         [liveKey, testPost],
         [testKey, livePost],
       ] as const) {
-        const res = await api(key, 'post', `${posts(key)}/${post.id}/publish`)
+        const res = await api(key, 'post', `${posts()}/${post.id}/publish`)
           .send({ targets: [{ channel_ref: channel.id }] })
           .expect(404);
         expect(res.body.error.code).toBe('post_not_found');
+      }
+      for (const [key, own, other] of [
+        [liveKey, livePost, testPost],
+        [testKey, testPost, livePost],
+      ] as const) {
+        const res = await api(key, 'get', `${posts()}/${other.id}`).expect(404);
+        expect(res.body.error.code).toBe('post_not_found');
+        const mine = await api(key, 'get', `${posts()}/${own.id}`).expect(200);
+        expect(mine.body).toMatchObject({ id: own.id, test: own.test });
       }
       // The application API works with live posts: a test post is not found there either.
       const res = await t.http
