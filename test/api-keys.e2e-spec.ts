@@ -41,6 +41,7 @@ describe('API keys and the public API guards (D3, D4, D5)', () => {
         name: 'CMS',
         key: res.body.key,
         prefix: res.body.key.split('.')[0],
+        mode: 'live',
         scopes: ['projects:read', 'usage:read'],
         expires_at: null,
         created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}$/),

@@ -71,6 +71,7 @@ describe('Public posts API (SERVICE.md 4 #4–#7; D4–D9, D12)', () => {
         text: 'Just a draft',
         scheduled_at: null,
         created_at: expect.stringMatching(MICROS),
+        test: false,
       });
       const { rows } = await t.db.query(
         `SELECT status, created_by_user_id,
@@ -328,6 +329,7 @@ describe('Public posts API (SERVICE.md 4 #4–#7; D4–D9, D12)', () => {
         scheduled_at: null,
         published_at: null,
         created_at: expect.stringMatching(MICROS),
+        test: false,
         project_id: listProject.id,
         media_ids: [],
         targets: [
