@@ -115,6 +115,7 @@ describe('Posts API for integrators: the post object (D19)', () => {
         scheduled_at: null,
         published_at: null,
         created_at: created.created_at,
+        test: false,
         updated_at: expect.stringMatching(MICROS),
         project_id: project.id,
         media_ids: [mp4.id, png.id],
