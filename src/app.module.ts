@@ -14,6 +14,7 @@ import { CryptoModule } from './crypto/crypto.module';
 import { DatabaseModule } from './database/database.module';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter';
 import { HealthModule } from './health/health.module';
+import { IdempotencyModule } from './idempotency/idempotency.module';
 import { RequestInputGuard } from './input/request-input.guard';
 import { LoggingModule } from './logging/logging.module';
 import { MediaModule } from './media/media.module';
@@ -44,6 +45,7 @@ export class AppModule {
         RedisModule,
         RateLimitModule,
         CryptoModule,
+        IdempotencyModule,
         TelegramModule,
         AuthModule,
         ApiKeysModule,

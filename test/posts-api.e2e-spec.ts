@@ -572,10 +572,11 @@ describe('Posts API for integrators: the post object (D19)', () => {
       let cursor: string | null = null;
       let pages = 0;
       do {
-        const res = await list({ limit: 7, ...(cursor ? { cursor } : {}) }).expect(200);
+        const query: Record<string, string | number> = cursor ? { limit: 7, cursor } : { limit: 7 };
+        const res = await list(query).expect(200);
         expect(res.body.count).toBe(res.body.items.length);
         seen.push(...res.body.items);
-        cursor = res.body.next_cursor;
+        cursor = res.body.next_cursor as string | null;
         pages++;
         // Creates interleaved with the walk: newer than every cursor, so never on a later page.
         await createIn(walk.id, `new during page ${pages}`);

@@ -2,6 +2,7 @@ import { Account } from '../accounts/account.entity';
 import { ApiKey } from '../api-keys/api-key.entity';
 import { Session } from '../auth/session.entity';
 import { Channel } from '../channels/channel.entity';
+import { IdempotencyKey } from '../idempotency/idempotency-key.entity';
 import { MediaAsset } from '../media/media-asset.entity';
 import { ProjectMember } from '../members/project-member.entity';
 import { PostMedia } from '../posts/post-media.entity';
@@ -25,4 +26,5 @@ export const ENTITIES = [
   Post,
   PostTarget,
   PostMedia,
+  IdempotencyKey,
 ];

@@ -5,12 +5,13 @@ import {
   Injectable,
   NestInterceptor,
 } from '@nestjs/common';
+import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import multer, { MulterError, StorageEngine } from 'multer';
 import type { Observable } from 'rxjs';
-import type { HeraldRequest } from '../auth/principal';
 import { AppError } from '../errors/error-codes';
 import { createValidationPipe, validationFailed } from '../errors/validation';
+import type { IdempotentRequest } from '../idempotency/idempotency.interceptor';
 import { UploadByUrlDto } from './dto/upload-media.dto';
 import { MAX_MEDIA_BYTES } from './media-kinds';
 import { fileTooLarge } from './media-sniffer';
@@ -30,7 +31,7 @@ const MAX_MULTIPART_BODY_BYTES = MAX_MEDIA_BYTES + MULTIPART_FRAMING_BYTES;
 /** How long a client cut off that way has to read the answer before its connection is closed. */
 const CUT_OFF_LINGER_MS = 2_000;
 
-interface UploadRequest extends HeraldRequest {
+interface UploadRequest extends IdempotentRequest {
   mediaUpload?: MediaUploadInput;
   file?: Express.Multer.File & { stored?: StoredMediaFile };
 }
@@ -84,13 +85,20 @@ export class MediaUploadInterceptor implements NestInterceptor {
       // a body that goes on past any acceptable size is answered without waiting for its end,
       // with the file's own refusal when one is known (too large, not a supported type).
       await new Promise<void>((resolve, reject) => {
-        const release = cutOffPast(req, res, MAX_MULTIPART_BODY_BYTES, () =>
-          reject(refusal ?? bodyTooLarge()),
+        // The body's bytes are hashed as they stream by, for the Idempotency-Key (D20).
+        const hash = createHash('sha256');
+        const release = cutOffPast(
+          req,
+          res,
+          MAX_MULTIPART_BODY_BYTES,
+          () => reject(refusal ?? bodyTooLarge()),
+          (chunk) => hash.update(chunk),
         );
         receive(req as Request, res, (error?: unknown) => {
           release();
-          if (error) reject(error);
-          else resolve();
+          if (error) return reject(error);
+          req.rawBodySha256 = hash.digest('hex');
+          resolve();
         });
       });
     } catch (error) {
@@ -100,6 +108,8 @@ export class MediaUploadInterceptor implements NestInterceptor {
     if (!req.file || !stored) {
       throw new AppError('file_required', 'Attach one file in the multipart field `files`');
     }
+    // A request that is not run after all (an Idempotency-Key replay) leaves no file behind.
+    req.discardBody = () => this.media.discardFile(stored.storagePath);
     return { kind: 'file', file: stored, filename: req.file.originalname };
   }
 
@@ -164,13 +174,20 @@ class MediaStorageEngine implements StorageEngine {
 }
 
 /**
- * Counts the body as it arrives; past `limit` bytes calls `refuse` (the answer goes out at once)
+ * Counts the body as it arrives (handing each chunk to `onChunk`); past `limit` bytes calls `refuse` (the answer goes out at once)
  * and closes the connection `CUT_OFF_LINGER_MS` after the answer, whatever the client still sends.
  * Returns the function that stops counting.
  */
-function cutOffPast(req: Request, res: Response, limit: number, refuse: () => void): () => void {
+function cutOffPast(
+  req: Request,
+  res: Response,
+  limit: number,
+  refuse: () => void,
+  onChunk: (chunk: Buffer) => void,
+): () => void {
   let received = 0;
   const count = (chunk: Buffer) => {
+    onChunk(chunk);
     received += chunk.length;
     if (received <= limit) return;
     req.off('data', count);

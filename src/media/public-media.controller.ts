@@ -10,6 +10,7 @@ import {
 import { ApiKeyAuth, PUBLIC_API_PREFIX, RequireScope } from '../auth/decorators';
 import { Principal } from '../auth/principal';
 import { ApiErrors } from '../errors/api-errors.decorator';
+import { Idempotent } from '../idempotency/idempotent.decorator';
 import { CurrentProject, RequirePermission } from '../members/require-permission';
 import type { ProjectAccess } from '../projects/project-access';
 import { RateLimitCategory } from '../rate-limit/rate-limit-category';
@@ -28,6 +29,8 @@ export class PublicMediaController {
   @RateLimitCategory('upload')
   @RequireScope('media:write')
   @RequirePermission('can_edit_content')
+  // Above the upload's interceptor: the body is read (and hashed) before the key is checked.
+  @Idempotent()
   @UseInterceptors(MediaUploadInterceptor)
   @ApiOperation({
     summary: 'Upload one file, or have the service download it from a URL',

@@ -10,6 +10,7 @@ import {
 import { ApiKeyAuth, PUBLIC_API_PREFIX, RequireScope, WhenBodySets } from '../auth/decorators';
 import { Principal } from '../auth/principal';
 import { ApiErrors } from '../errors/api-errors.decorator';
+import { Idempotent } from '../idempotency/idempotent.decorator';
 import { ParseIdPipe } from '../errors/parse-id.pipe';
 import { CurrentProject, RequirePermission } from '../members/require-permission';
 import type { ProjectAccess } from '../projects/project-access';
@@ -35,6 +36,7 @@ export class PublicPostsController {
   constructor(private readonly posts: PostsService) {}
 
   @Post()
+  @Idempotent()
   @RateLimitCategory('create_post')
   @RequireScope('posts:write')
   @RequirePermission('can_edit_content')
@@ -181,6 +183,7 @@ export class PublicPostsController {
   }
 
   @Post(':postId/publish')
+  @Idempotent()
   @RateLimitCategory('publish')
   @HttpCode(202)
   @RequireScope('posts:publish')

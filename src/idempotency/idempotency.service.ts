@@ -1,0 +1,105 @@
+import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { AppError } from '../errors/error-codes';
+import { IdempotencyRepository } from './idempotency.repository';
+
+/** D20: keys are kept this long. */
+export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
+/** How often expired keys are removed, and how many per statement. */
+const PURGE_INTERVAL_MS = 10 * 60 * 1000;
+const PURGE_BATCH = 5_000;
+/** Rounds of claim-then-look when the holder keeps releasing the key in between. */
+const MAX_CLAIM_ROUNDS = 3;
+
+/** What a request with an Idempotency-Key does (D20). */
+export type IdempotencyOutcome =
+  { kind: 'run' } | { kind: 'replay'; status: number; body: unknown };
+
+/** 1–255 printable ASCII characters (D20). */
+const KEY_SHAPE = /^[\x20-\x7e]{1,255}$/;
+
+export function isValidIdempotencyKey(value: unknown): value is string {
+  return typeof value === 'string' && KEY_SHAPE.test(value);
+}
+
+/** Hex SHA-256 over method, path and the body's own hash: what "the same request" means. */
+export function requestFingerprint(method: string, path: string, bodySha256: string): string {
+  return createHash('sha256').update(`${method}\n${path}\n${bodySha256}`).digest('hex');
+}
+
+/** SHA-256 of no bytes: the body hash of a request without a body. */
+export const EMPTY_BODY_SHA256 = createHash('sha256').digest('hex');
+
+/**
+ * Idempotency-Key (D20): a key is claimed atomically in PostgreSQL, so it holds across API
+ * instances; the answer of the request that claimed it (2xx and 4xx) is kept 24 hours and
+ * replayed; 5xx frees the key. Expired keys are ignored at once and removed in the background.
+ */
+@Injectable()
+export class IdempotencyService implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger(IdempotencyService.name);
+  private purgeTimer?: NodeJS.Timeout;
+
+  constructor(private readonly keys: IdempotencyRepository) {}
+
+  onModuleInit(): void {
+    this.purgeTimer = setInterval(() => void this.purgeExpired(), PURGE_INTERVAL_MS);
+    this.purgeTimer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.purgeTimer);
+  }
+
+  /**
+   * Claims the key for this request (`run`), or answers for it: `replay` of a finished request
+   * with the same fingerprint, 422 idempotency_key_reused for another one, 409
+   * idempotency_key_in_use while the first still runs.
+   */
+  async begin(apiKeyId: number, key: string, fingerprint: string): Promise<IdempotencyOutcome> {
+    for (let round = 0; round < MAX_CLAIM_ROUNDS; round++) {
+      if (await this.keys.claim(apiKeyId, key, fingerprint, IDEMPOTENCY_TTL_SECONDS))
+        return { kind: 'run' };
+      const held = await this.keys.find(apiKeyId, key);
+      if (!held) continue; // released or expired between the two statements: claim again
+      if (held.fingerprint !== fingerprint)
+        throw new AppError(
+          'idempotency_key_reused',
+          'This Idempotency-Key was used for a different request (method, path or body)',
+        );
+      if (held.response_status === null)
+        throw new AppError(
+          'idempotency_key_in_use',
+          'A request with this Idempotency-Key is still being processed; retry later',
+        );
+      return { kind: 'replay', status: held.response_status, body: held.response_body };
+    }
+    throw new AppError(
+      'idempotency_key_in_use',
+      'A request with this Idempotency-Key is still being processed; retry later',
+    );
+  }
+
+  finish(apiKeyId: number, key: string, fingerprint: string, status: number, body: unknown) {
+    return this.keys.finish(apiKeyId, key, fingerprint, status, body);
+  }
+
+  release(apiKeyId: number, key: string, fingerprint: string) {
+    return this.keys.release(apiKeyId, key, fingerprint);
+  }
+
+  /** Removes expired keys; returns how many. */
+  async purgeExpired(): Promise<number> {
+    let total = 0;
+    try {
+      for (;;) {
+        const removed = await this.keys.purgeExpired(PURGE_BATCH);
+        total += removed;
+        if (removed < PURGE_BATCH) return total;
+      }
+    } catch (error) {
+      this.logger.warn(`Expired idempotency keys not purged: ${(error as Error).message}`);
+      return total;
+    }
+  }
+}

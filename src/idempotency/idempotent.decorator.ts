@@ -1,0 +1,26 @@
+import { applyDecorators, UseInterceptors } from '@nestjs/common';
+import { ApiHeader } from '@nestjs/swagger';
+import { ApiErrors } from '../errors/api-errors.decorator';
+import { IDEMPOTENCY_HEADER, IdempotencyInterceptor } from './idempotency.interceptor';
+
+/**
+ * A public POST that takes Idempotency-Key (D20). On a route whose body is read by an interceptor
+ * of its own (media upload), put this above that interceptor's `@UseInterceptors`, so the body
+ * has been read (and hashed) when the key is checked.
+ */
+export function Idempotent(): MethodDecorator {
+  return applyDecorators(
+    UseInterceptors(IdempotencyInterceptor),
+    ApiHeader({
+      name: IDEMPOTENCY_HEADER,
+      required: false,
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+      description:
+        'Makes a retry safe: 1–255 printable ASCII characters, kept for 24 hours per API key. ' +
+        'The same key with the same method, path and body returns the first answer again (2xx or 4xx) with ' +
+        '`Idempotent-Replayed: true`, and nothing is done twice; with a different request it is ' +
+        '422 idempotency_key_reused; while the first request still runs, 409 idempotency_key_in_use.',
+    }),
+    ApiErrors('idempotency_key_reused', 'idempotency_key_in_use', 'validation_failed'),
+  );
+}
