@@ -21,6 +21,7 @@ export function Idempotent(): MethodDecorator {
         '`Idempotent-Replayed: true`, and nothing is done twice; with a different request it is ' +
         '422 idempotency_key_reused; while the first request still runs, 409 idempotency_key_in_use.',
     }),
-    ApiErrors('idempotency_key_reused', 'idempotency_key_in_use', 'validation_failed'),
+    // A malformed key is 400 validation_failed, which every such route documents already.
+    ApiErrors('idempotency_key_reused', 'idempotency_key_in_use'),
   );
 }
