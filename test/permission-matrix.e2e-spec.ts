@@ -629,3 +629,190 @@ describe('Permission matrix: every guarded application route × every kind of ca
     expect(await r.state(w, target)).toEqual(before);
   });
 });
+
+/**
+ * The public API's one-post routes (D19) × callers: the scope (D4) and the member flags (D6) of
+ * the API key's user, in the order of D5. Every caller is an administrator, so it may hold keys.
+ */
+interface PublicRouteCase {
+  name: string;
+  scopes: string[];
+  flags: PermissionFlag[];
+  status: number;
+  request: (w: World, key: string, postId: number) => Test;
+  effect: (w: World, postId: number, body: { id?: number }) => Promise<void>;
+}
+
+type PublicActor =
+  | { kind: 'owner' | 'editor' | 'observer' | 'non-member' | 'no key' }
+  | { kind: 'on' | 'off'; flag: PermissionFlag }
+  | { kind: 'without scope' };
+
+const PUBLIC_FLAGS: PermissionFlag[] = ['can_view_content', 'can_edit_content', 'can_publish'];
+const PUBLIC_ACTORS: PublicActor[] = [
+  { kind: 'owner' },
+  { kind: 'editor' },
+  { kind: 'observer' },
+  ...PUBLIC_FLAGS.map((flag): PublicActor => ({ kind: 'on', flag })),
+  ...PUBLIC_FLAGS.map((flag): PublicActor => ({ kind: 'off', flag })),
+  { kind: 'without scope' },
+  { kind: 'non-member' },
+  { kind: 'no key' },
+];
+
+function publicActorName(actor: PublicActor): string {
+  return 'flag' in actor ? `only ${actor.flag} ${actor.kind}` : actor.kind;
+}
+
+const PUBLIC_ROUTES: PublicRouteCase[] = [
+  {
+    name: 'GET /api/public/v1/projects/{project_id}/posts/{post_id}',
+    scopes: ['posts:read'],
+    flags: ['can_view_content'],
+    status: 200,
+    request: (w, key, id) =>
+      w.t.http
+        .get(`/api/public/v1/projects/${w.project.id}/posts/${id}`)
+        .set('Authorization', `Bearer ${key}`),
+    effect: async (_w, id, body) => {
+      expect(body).toMatchObject({ id, status: 'draft', media: [], targets: [] });
+    },
+  },
+  {
+    name: 'PATCH /api/public/v1/projects/{project_id}/posts/{post_id} (text)',
+    scopes: ['posts:write'],
+    flags: ['can_edit_content'],
+    status: 200,
+    request: (w, key, id) =>
+      w.t.http
+        .patch(`/api/public/v1/projects/${w.project.id}/posts/${id}`)
+        .set('Authorization', `Bearer ${key}`)
+        .send({ text: 'Edited through the public API' }),
+    effect: async (w, id) => {
+      expect(await rows(w, 'SELECT text FROM posts WHERE id = $1', [id])).toEqual([
+        { text: 'Edited through the public API' },
+      ]);
+    },
+  },
+  {
+    name: 'PATCH /api/public/v1/projects/{project_id}/posts/{post_id} (scheduled_at)',
+    scopes: ['posts:write', 'posts:publish'],
+    flags: ['can_edit_content', 'can_publish'],
+    status: 200,
+    request: (w, key, id) =>
+      w.t.http
+        .patch(`/api/public/v1/projects/${w.project.id}/posts/${id}`)
+        .set('Authorization', `Bearer ${key}`)
+        .send({
+          targets: [{ channel_ref: w.channel.id }],
+          scheduled_at: new Date(Date.now() + 3_600_000).toISOString(),
+        }),
+    effect: async (w, id) => {
+      const [row] = (await postRow(w, id)) as [{ status: string; targets: number }];
+      expect(row).toMatchObject({ status: 'scheduled', targets: 1 });
+    },
+  },
+  {
+    name: 'DELETE /api/public/v1/projects/{project_id}/posts/{post_id}',
+    scopes: ['posts:write'],
+    flags: ['can_edit_content'],
+    status: 204,
+    request: (w, key, id) =>
+      w.t.http
+        .delete(`/api/public/v1/projects/${w.project.id}/posts/${id}`)
+        .set('Authorization', `Bearer ${key}`),
+    effect: async (w, id) => {
+      expect(await postRow(w, id)).toEqual([]);
+    },
+  },
+];
+
+/** The answer D5 gives: 401, 403 insufficient_scope, 404 project_not_found, 403 forbidden, or success. */
+function publicExpectation(
+  r: PublicRouteCase,
+  actor: PublicActor,
+): { status: number; code?: string; flag?: PermissionFlag } {
+  if (actor.kind === 'no key') return { status: 401, code: 'unauthorized' };
+  if (actor.kind === 'without scope') return { status: 403, code: 'insufficient_scope' };
+  if (actor.kind === 'non-member') return { status: 404, code: 'project_not_found' };
+  const holds = (flag: PermissionFlag): boolean => {
+    if (actor.kind === 'owner') return true;
+    if (actor.kind === 'editor') return DEFAULT_PERMISSIONS.editor[flag];
+    if (actor.kind === 'observer') return DEFAULT_PERMISSIONS.observer[flag];
+    if (actor.kind === 'on') return actor.flag === flag;
+    return actor.kind === 'off' && actor.flag !== flag;
+  };
+  const missing = r.flags.find((flag) => !holds(flag));
+  return missing ? { status: 403, code: 'forbidden', flag: missing } : { status: r.status };
+}
+
+describe('Permission matrix: the public API’s one-post routes × every kind of caller (D4–D6, D19)', () => {
+  const w = {} as World;
+  const keys = new Map<string, string>();
+  let world: TelegramWorld | undefined;
+
+  beforeAll(async () => {
+    world = await startWithTelegram({ RATE_LIMIT_OTHER: '100000' });
+    ({ t: w.t, telegram: w.telegram, make: w.make } = world);
+    const owner = await w.make.owner('Public matrix');
+    ({ owner: w.owner, project: w.project } = owner);
+    w.accountId = (await w.make.telegramAccount(w.owner, w.project)).id;
+    w.channel = await w.make.channel(w.owner, w.accountId);
+    keys.set('owner', owner.key);
+    for (const actor of PUBLIC_ACTORS) {
+      const name = publicActorName(actor);
+      if (actor.kind === 'owner' || actor.kind === 'no key') continue;
+      if (actor.kind === 'without scope') {
+        keys.set(name, await w.make.apiKey(w.owner, { scopes: ['projects:read'] }));
+        continue;
+      }
+      const user = await w.make.admin(name);
+      if (actor.kind === 'editor' || actor.kind === 'observer')
+        await addMember(w.t, w.owner, w.project, user, actor.kind);
+      else if (actor.kind === 'on')
+        await addMember(w.t, w.owner, w.project, user, 'editor', onlyFlags(actor.flag));
+      else if (actor.kind === 'off')
+        await addMember(w.t, w.owner, w.project, user, 'editor', allFlagsBut(actor.flag));
+      keys.set(name, await w.make.apiKey(user));
+    }
+  });
+
+  afterAll(async () => {
+    await world?.close();
+  });
+
+  const cells = PUBLIC_ROUTES.flatMap((r) =>
+    PUBLIC_ACTORS.map((actor) => [r.name, publicActorName(actor), r, actor] as const),
+  );
+
+  it('covers every one-post route for every caller', () => {
+    expect(cells).toHaveLength(PUBLIC_ROUTES.length * PUBLIC_ACTORS.length);
+    const declared = registeredRoutes(w.t.app)
+      .map(({ route }) => route)
+      .filter((route) =>
+        /^(GET|PATCH|DELETE) \/api\/public\/v1\/projects\/:projectId\/posts\/:postId$/.test(route),
+      );
+    expect(declared.sort()).toEqual([
+      'DELETE /api/public/v1/projects/:projectId/posts/:postId',
+      'GET /api/public/v1/projects/:projectId/posts/:postId',
+      'PATCH /api/public/v1/projects/:projectId/posts/:postId',
+    ]);
+  });
+
+  it.each(cells)('%s as %s', async (_name, actor, r, who) => {
+    const id = await newDraft(w);
+    const before = await postRow(w, id);
+    const expected = publicExpectation(r, who);
+    const res = await r.request(w, keys.get(actor) ?? 'hrld_live_none', id);
+    expect({ status: res.status, code: res.body?.error?.code }).toEqual({
+      status: expected.status,
+      code: expected.code,
+    });
+    if (expected.status === r.status) {
+      await r.effect(w, id, res.body);
+      return;
+    }
+    if (expected.flag) expect(res.body.error.message).toBe(PERMISSION_MESSAGES[expected.flag]);
+    expect(await postRow(w, id)).toEqual(before);
+  });
+});
