@@ -20,6 +20,7 @@ import { LoggingModule } from './logging/logging.module';
 import { MediaModule } from './media/media.module';
 import { MembersModule } from './members/members.module';
 import { MetricsModule } from './metrics/metrics.module';
+import { OutboundModule } from './outbound/outbound.module';
 import { PermissionGuard } from './members/permission.guard';
 import { AppPostsModule } from './posts/app-posts.module';
 import { PostsModule } from './posts/posts.module';
@@ -46,6 +47,7 @@ export class AppModule {
         RateLimitModule,
         CryptoModule,
         IdempotencyModule,
+        OutboundModule,
         TelegramModule,
         AuthModule,
         ApiKeysModule,

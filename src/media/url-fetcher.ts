@@ -1,14 +1,19 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import { lookup as dnsLookup } from 'node:dns/promises';
-import type { LookupAddress } from 'node:dns';
-import { isIP } from 'node:net';
 import { rootCertificates } from 'node:tls';
 import { Readable, Transform } from 'node:stream';
 import { Agent, request } from 'undici';
 import type { AppConfig } from '../config/config';
 import { InjectConfig } from '../config/config.module';
 import { AppError } from '../errors/error-codes';
-import { AddressPolicy } from './address-policy';
+import { AddressPolicy } from '../outbound/address-policy';
+import {
+  admitHost,
+  HOST_RESOLVER,
+  pinnedLookup,
+  systemResolver,
+  type AddressPins,
+  type HostResolver,
+} from '../outbound/pinned-address';
 import { MAX_MEDIA_BYTES } from './media-kinds';
 import { fileTooLarge } from './media-sniffer';
 
@@ -17,21 +22,10 @@ export const MAX_REDIRECTS = 5;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const USER_AGENT = 'Herald-Media-Fetcher/1';
 
-export interface ResolvedAddress {
-  address: string;
-  family: 4 | 6;
-}
+export type { HostResolver, ResolvedAddress } from '../outbound/pinned-address';
 
-/** Resolves a host name to every address it has; the system's unless given (tests play DNS rebinding). */
-export type HostResolver = (hostname: string) => Promise<ResolvedAddress[]>;
-export const HOST_RESOLVER = Symbol('HOST_RESOLVER');
 /** PEM certificates trusted for https downloads on top of the system's; not provided in the app. */
 export const FETCH_EXTRA_CA = Symbol('FETCH_EXTRA_CA');
-
-const systemResolver: HostResolver = async (hostname) => {
-  const found: LookupAddress[] = await dnsLookup(hostname, { all: true, verbatim: true });
-  return found.map((entry) => ({ address: entry.address, family: entry.family === 6 ? 6 : 4 }));
-};
 
 export interface FetchedResource {
   /** The response body; errors with `download_timeout` or `file_too_large` when D10's limits hit. */
@@ -65,7 +59,7 @@ export class UrlFetcher {
 
   async fetch(rawUrl: string): Promise<FetchedResource> {
     const deadline = new Deadline(this.timeoutMs);
-    const pins = new Map<string, ResolvedAddress>();
+    const pins: AddressPins = new Map();
     const agent = new Agent({
       connect: {
         lookup: pinnedLookup(pins),
@@ -121,25 +115,13 @@ export class UrlFetcher {
   }
 
   /** Checks the host of one hop and pins the address the connection must use. */
-  private async admit(url: URL, pins: Map<string, ResolvedAddress>): Promise<void> {
-    const host = url.hostname;
-    if (isIpLiteral(host)) {
-      // Node skips `lookup` for literals, so the literal itself is what gets checked and dialled.
-      if (!this.policy.isAllowed(host)) throw urlNotAllowed();
-      return;
+  private async admit(url: URL, pins: AddressPins): Promise<void> {
+    switch (await admitHost(url, this.policy, this.resolve, pins)) {
+      case 'not_allowed':
+        throw urlNotAllowed();
+      case 'unresolved':
+        throw downloadFailed('The host name could not be resolved');
     }
-    const name = host.replace(/\.$/, '').toLowerCase();
-    if (name === 'localhost' || name.endsWith('.localhost')) throw urlNotAllowed();
-    let addresses: ResolvedAddress[];
-    try {
-      addresses = await this.resolve(host);
-    } catch {
-      throw downloadFailed('The host name could not be resolved');
-    }
-    if (addresses.length === 0) throw downloadFailed('The host name could not be resolved');
-    // Every answer must be allowed: a name mixing public and private addresses is refused.
-    if (!addresses.every((entry) => this.policy.isAllowed(entry.address))) throw urlNotAllowed();
-    pins.set(host, addresses[0]);
   }
 
   private toAppError(error: unknown, deadline: Deadline): AppError {
@@ -174,33 +156,6 @@ function resolveLocation(location: string, base: URL): string {
   } catch {
     throw invalidUrl('The server redirected to an invalid URL');
   }
-}
-
-function isIpLiteral(hostname: string): boolean {
-  const bare =
-    hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
-  return isIP(bare) !== 0;
-}
-
-type LookupCallback = (
-  error: NodeJS.ErrnoException | null,
-  address: string | LookupAddress[],
-  family?: number,
-) => void;
-
-/** A `lookup` for undici's connector that only ever answers the address that was checked. */
-function pinnedLookup(pins: Map<string, ResolvedAddress>) {
-  return (hostname: string, options: { all?: boolean }, callback: LookupCallback): void => {
-    const pin = pins.get(hostname);
-    if (!pin) {
-      const error: NodeJS.ErrnoException = new Error(`No checked address for ${hostname}`);
-      error.code = 'ENOTFOUND';
-      callback(error, '');
-      return;
-    }
-    if (options.all) callback(null, [{ address: pin.address, family: pin.family }]);
-    else callback(null, pin.address, pin.family);
-  };
 }
 
 /**

@@ -10,9 +10,10 @@ const GLOBAL_UNICAST_V6: Cidr = [ipaddr.IPv6.parse('2000::'), 3];
 const IPV4_COMPATIBLE_V6: Cidr = [ipaddr.IPv6.parse('::'), 96];
 
 /**
- * Decides which addresses the media fetcher may connect to (D10): public unicast only, unless
- * `MEDIA_FETCH_ALLOW_CIDRS` lists the range. Works on parsed bytes: callers hand over addresses
- * in the canonical form that the URL parser or the resolver produced, never raw user text.
+ * Decides which addresses a request to a user-given URL (media by link, webhook receivers) may
+ * connect to (D10): public unicast only, unless `MEDIA_FETCH_ALLOW_CIDRS` lists the range. Works
+ * on parsed bytes: callers hand over addresses in the canonical form that the URL parser or the
+ * resolver produced, never raw user text.
  */
 export class AddressPolicy {
   private readonly allowed: Cidr[];

@@ -1,0 +1,82 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
+import type { LookupAddress } from 'node:dns';
+import { isIP } from 'node:net';
+import type { AddressPolicy } from './address-policy';
+
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+/** Resolves a host name to every address it has; the system's unless given (tests play DNS rebinding). */
+export type HostResolver = (hostname: string) => Promise<ResolvedAddress[]>;
+export const HOST_RESOLVER = Symbol('HOST_RESOLVER');
+
+export const systemResolver: HostResolver = async (hostname) => {
+  const found: LookupAddress[] = await dnsLookup(hostname, { all: true, verbatim: true });
+  return found.map((entry) => ({ address: entry.address, family: entry.family === 6 ? 6 : 4 }));
+};
+
+/** The address each host name of one outbound request must be dialled at. */
+export type AddressPins = Map<string, ResolvedAddress>;
+
+/** What checking one URL's host found: allowed (and pinned), refused, or a name that does not resolve. */
+export type HostVerdict = 'allowed' | 'not_allowed' | 'unresolved';
+
+/**
+ * Checks the host of one request (or redirect hop) by D10's address rules and pins the address
+ * the connection must use. An IP literal is checked as it is (Node dials it without a lookup);
+ * `localhost` is refused without asking DNS; every address a name resolves to must be allowed,
+ * so a name mixing public and private addresses is refused.
+ */
+export async function admitHost(
+  url: URL,
+  policy: AddressPolicy,
+  resolve: HostResolver,
+  pins: AddressPins,
+): Promise<HostVerdict> {
+  const host = url.hostname;
+  if (isIpLiteral(host)) return policy.isAllowed(host) ? 'allowed' : 'not_allowed';
+  const name = host.replace(/\.$/, '').toLowerCase();
+  if (name === 'localhost' || name.endsWith('.localhost')) return 'not_allowed';
+  let addresses: ResolvedAddress[];
+  try {
+    addresses = await resolve(host);
+  } catch {
+    return 'unresolved';
+  }
+  if (addresses.length === 0) return 'unresolved';
+  if (!addresses.every((entry) => policy.isAllowed(entry.address))) return 'not_allowed';
+  pins.set(host, addresses[0]);
+  return 'allowed';
+}
+
+export function isIpLiteral(hostname: string): boolean {
+  const bare =
+    hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
+  return isIP(bare) !== 0;
+}
+
+type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
+
+/**
+ * A `lookup` for undici's connector that only ever answers the address that was checked, so a
+ * second DNS answer (rebinding) is never used.
+ */
+export function pinnedLookup(pins: AddressPins) {
+  return (hostname: string, options: { all?: boolean }, callback: LookupCallback): void => {
+    const pin = pins.get(hostname);
+    if (!pin) {
+      const error: NodeJS.ErrnoException = new Error(`No checked address for ${hostname}`);
+      error.code = 'ENOTFOUND';
+      callback(error, '');
+      return;
+    }
+    if (options.all) callback(null, [{ address: pin.address, family: pin.family }]);
+    else callback(null, pin.address, pin.family);
+  };
+}
