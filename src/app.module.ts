@@ -32,6 +32,7 @@ import { StorageModule } from './storage/storage.module';
 import { TemplatesModule } from './templates/templates.module';
 import { TelegramModule } from './telegram/telegram.module';
 import { UsageModule } from './usage/usage.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({})
 export class AppModule {
@@ -63,6 +64,7 @@ export class AppModule {
         StorageModule,
         MediaModule,
         UsageModule,
+        WebhooksModule,
         HealthModule,
         AdminModule,
       ],

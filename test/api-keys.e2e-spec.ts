@@ -64,6 +64,7 @@ describe('API keys and the public API guards (D3, D4, D5)', () => {
         'posts:write',
         'posts:publish',
         'usage:read',
+        'webhooks:manage',
       ]);
     });
 

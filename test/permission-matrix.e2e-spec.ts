@@ -118,6 +118,21 @@ async function newTemplate(w: World): Promise<number> {
   return res.body.id as number;
 }
 
+/**
+ * A receiver address that refuses connections at once (port 9, allowed by MEDIA_FETCH_ALLOW_CIDRS
+ * in this world): test events are recorded and tried without waiting for a time-out.
+ */
+const RECEIVER = 'http://127.0.0.1:9';
+
+async function newWebhook(w: World): Promise<number> {
+  const res = await w.t.http
+    .post(`/api/projects/${w.project.id}/webhooks`)
+    .set('Authorization', w.owner.auth)
+    .send({ url: `${RECEIVER}/hook-${++seq}`, events: ['post.published'] })
+    .expect(201);
+  return res.body.id as number;
+}
+
 async function newDraft(w: World): Promise<number> {
   const res = await w.t.http
     .post('/api/posts')
@@ -251,6 +266,79 @@ const ROUTES: RouteCase[] = [
       expect(await rows(w, 'SELECT name FROM projects WHERE id = $1', [w.project.id])).toEqual([
         { name },
       ]);
+    },
+  }),
+  // Webhooks (D21): every operation needs can_manage_settings.
+  route({
+    name: 'GET /api/projects/:id/webhooks',
+    flag: 'can_manage_settings',
+    status: 200,
+    notFound: 'project_not_found',
+    target: newWebhook,
+    request: (w) => w.t.http.get(`/api/projects/${w.project.id}/webhooks`),
+    state: async () => null,
+    effect: async (_w, id: number, body) => {
+      expect(body.items.map((i: { id: number }) => i.id)).toContain(id);
+      expect(JSON.stringify(body)).not.toContain('whsec_');
+    },
+  }),
+  route({
+    name: 'POST /api/projects/:id/webhooks',
+    flag: 'can_manage_settings',
+    status: 201,
+    notFound: 'project_not_found',
+    target: async () => `/created-${++seq}`,
+    request: (w, path: string) =>
+      w.t.http
+        .post(`/api/projects/${w.project.id}/webhooks`)
+        .send({ url: `${RECEIVER}${path}`, events: ['post.failed'] }),
+    state: (w, path: string) =>
+      rows(w, 'SELECT id FROM webhooks WHERE url = $1', [`${RECEIVER}${path}`]),
+    effect: async (w, path: string, body) => {
+      expect(body.secret).toMatch(/^whsec_/);
+      expect(
+        await rows(w, 'SELECT project_id FROM webhooks WHERE url = $1', [`${RECEIVER}${path}`]),
+      ).toEqual([{ project_id: w.project.id }]);
+    },
+  }),
+  route({
+    name: 'DELETE /api/projects/:id/webhooks/:webhookId',
+    flag: 'can_manage_settings',
+    status: 204,
+    notFound: 'project_not_found',
+    target: newWebhook,
+    request: (w, id: number) => w.t.http.delete(`/api/projects/${w.project.id}/webhooks/${id}`),
+    state: (w, id: number) => rows(w, 'SELECT id FROM webhooks WHERE id = $1', [id]),
+    effect: async (w, id: number) => {
+      expect(await rows(w, 'SELECT id FROM webhooks WHERE id = $1', [id])).toEqual([]);
+    },
+  }),
+  route({
+    name: 'GET /api/projects/:id/webhooks/:webhookId/deliveries',
+    flag: 'can_manage_settings',
+    status: 200,
+    notFound: 'project_not_found',
+    target: newWebhook,
+    request: (w, id: number) =>
+      w.t.http.get(`/api/projects/${w.project.id}/webhooks/${id}/deliveries`),
+    state: async () => null,
+    effect: async (_w, _id: number, body) => {
+      expect(body).toEqual({ items: [], count: 0 });
+    },
+  }),
+  route({
+    name: 'POST /api/projects/:id/webhooks/:webhookId/test',
+    flag: 'can_manage_settings',
+    status: 202,
+    notFound: 'project_not_found',
+    target: newWebhook,
+    request: (w, id: number) => w.t.http.post(`/api/projects/${w.project.id}/webhooks/${id}/test`),
+    state: (w, id: number) =>
+      rows(w, 'SELECT event_id FROM webhook_sends WHERE webhook_id = $1', [id]),
+    effect: async (w, id: number, body) => {
+      expect(
+        await rows(w, 'SELECT event_id FROM webhook_sends WHERE webhook_id = $1', [id]),
+      ).toEqual([{ event_id: body.event_id }]);
     },
   }),
   // Accounts (can_manage_accounts).
@@ -552,6 +640,8 @@ describe('Permission matrix: every guarded application route × every kind of ca
     world = await startWithTelegram({
       AI_API_BASE_URL: w.ai.url,
       TELEGRAM_CHAT_MESSAGES_PER_MINUTE: '100000',
+      MEDIA_FETCH_ALLOW_CIDRS: '127.0.0.1/32',
+      WEBHOOK_RETRY_DELAYS_MS: '0',
     });
     ({ t: w.t, telegram: w.telegram, make: w.make } = world);
     ({ owner: w.owner, project: w.project } = await w.make.owner('Matrix'));
@@ -590,9 +680,9 @@ describe('Permission matrix: every guarded application route × every kind of ca
 
   it('covers every route for every caller', () => {
     expect(ACTORS).toHaveLength(23);
-    expect(ROUTES).toHaveLength(23);
-    // The matrix's size: 23 guarded routes × 23 callers.
-    expect(cells).toHaveLength(529);
+    expect(ROUTES).toHaveLength(28);
+    // The matrix's size: 28 guarded routes × 23 callers.
+    expect(cells).toHaveLength(644);
   });
 
   it('has a row, with the same flag, for every route that declares one', () => {

@@ -2,75 +2,15 @@ import { INestApplicationContext } from '@nestjs/common';
 import { getQueueToken } from '@nestjs/bull';
 import { NestFactory } from '@nestjs/core';
 import type { Job, Queue } from 'bull';
-import { createConnection, createServer, Server, Socket } from 'node:net';
 import { AppModule } from '../src/app.module';
 import { loadConfig } from '../src/config/config';
 import { PublicationSweeper } from '../src/posts/publication/publication.sweeper';
 import { Factory, TestChannel, TestProject } from './support/factories';
 import { waitFor } from './support/expectations';
 import { sleep, waitForPostStatus } from './support/publication';
+import { SwitchableRedis } from './support/switchable-redis';
 import { TelegramStandIn } from './support/telegram-stand-in';
-import { startTestApp, TEST_APP_SECRET, TEST_REDIS_URL, TestApp } from './support/test-app';
-
-const REDIS_PORT = Number(new URL(TEST_REDIS_URL).port || 6379);
-
-/** A TCP proxy to the real Redis that can be switched off: connections are refused or cut. */
-class SwitchableRedis {
-  private server?: Server;
-  private readonly sockets = new Set<Socket>();
-  up = false;
-  /** How long connections that start by naming themselves (CLIENT SETNAME) wait for Redis. */
-  namedConnectionDelayMs = 0;
-
-  get url(): string {
-    const address = this.server!.address() as { port: number };
-    return `redis://127.0.0.1:${address.port}`;
-  }
-
-  async start(): Promise<this> {
-    this.server = createServer((client) => {
-      if (!this.up) return client.destroy();
-      this.track(client);
-      client.once('data', (first: Buffer) => {
-        const forward = () => {
-          if (client.destroyed) return;
-          const upstream = this.track(createConnection(REDIS_PORT, '127.0.0.1'));
-          upstream.write(first);
-          client.pipe(upstream).pipe(client);
-        };
-        // A connection that names itself first (Bull's worker connection) can be made to wait.
-        const named = /setname/i.test(first.toString('latin1'));
-        if (named && this.namedConnectionDelayMs > 0)
-          setTimeout(forward, this.namedConnectionDelayMs);
-        else forward();
-      });
-    });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    return this;
-  }
-
-  private track(socket: Socket): Socket {
-    this.sockets.add(socket);
-    socket.on('close', () => this.sockets.delete(socket));
-    socket.on('error', () => socket.destroy());
-    return socket;
-  }
-
-  /** Client connections still open through the proxy. */
-  get openConnections(): number {
-    return [...this.sockets].filter((socket) => socket.remotePort !== REDIS_PORT).length;
-  }
-
-  down(): void {
-    this.up = false;
-    for (const socket of this.sockets) socket.destroy();
-  }
-
-  async stop(): Promise<void> {
-    this.down();
-    await new Promise<void>((resolve) => this.server?.close(() => resolve()));
-  }
-}
+import { startTestApp, TEST_APP_SECRET, TestApp } from './support/test-app';
 
 const FAST = {
   PUBLICATION_ENQUEUE_TIMEOUT_MS: '300',

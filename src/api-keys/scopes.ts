@@ -1,4 +1,4 @@
-/** D4: API key scopes. */
+/** D4: API key scopes (D21 adds `webhooks:manage`). */
 export const SCOPES = [
   'projects:read',
   'media:write',
@@ -6,6 +6,7 @@ export const SCOPES = [
   'posts:write',
   'posts:publish',
   'usage:read',
+  'webhooks:manage',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -29,8 +29,15 @@ describe('loadConfig (D17)', () => {
       aiApiBaseUrl: null,
       aiApiKey: null,
       rateLimits: { windowMs: 60_000, upload: 10, createPost: 10, publish: 10, other: 30 },
+      webhooks: {
+        // D21's schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; 10 s per answer.
+        retryDelaysMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+        disableAfterEvents: 20,
+        timeoutMs: 10_000,
+      },
     });
     expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.webhooks.retryDelaysMs)).toBe(true);
   });
 
   it('reads every variable it is given', () => {
@@ -47,7 +54,10 @@ describe('loadConfig (D17)', () => {
       APP_ROLE: 'worker',
       LOG_LEVEL: 'debug',
       TRUST_PROXY: '10.0.0.0/8, loopback',
+      WEBHOOK_RETRY_DELAYS_MS: '100, 0,2500',
+      WEBHOOK_DISABLE_AFTER_EVENTS: '3',
     });
+    expect(config.webhooks).toMatchObject({ retryDelaysMs: [100, 0, 2500], disableAfterEvents: 3 });
     expect(config).toMatchObject({
       port: 8080,
       publicBaseUrl: 'https://herald.example.com',
@@ -91,6 +101,11 @@ describe('loadConfig (D17)', () => {
     ],
     [{ METRICS_TOKEN: 'short' }, 'METRICS_TOKEN must be at least 16 characters long'],
     [{ METRICS_PORT: '70000' }, 'METRICS_PORT must be a whole number from 0 to 65535'],
+    [{ WEBHOOK_RETRY_DELAYS_MS: '5s,10s' }, 'WEBHOOK_RETRY_DELAYS_MS must be a comma-separated'],
+    [{ WEBHOOK_RETRY_DELAYS_MS: '100,,200' }, 'WEBHOOK_RETRY_DELAYS_MS must be a comma-separated'],
+    [{ WEBHOOK_RETRY_DELAYS_MS: '-5' }, 'WEBHOOK_RETRY_DELAYS_MS must be a comma-separated'],
+    [{ WEBHOOK_RETRY_DELAYS_MS: '86400001' }, 'WEBHOOK_RETRY_DELAYS_MS must be a comma-separated'],
+    [{ WEBHOOK_DISABLE_AFTER_EVENTS: '0' }, 'WEBHOOK_DISABLE_AFTER_EVENTS must be a whole number'],
   ])('refuses %p with one clear line', (override, message) => {
     const found = problems({ ...base, ...override });
     expect(found).toHaveLength(1);

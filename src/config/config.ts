@@ -68,6 +68,20 @@ export interface OpsConfig {
   metricsPort: number;
 }
 
+/** Webhook delivery (D21). */
+export interface WebhookConfig {
+  /** Delay before each retry of a failed delivery; one more attempt than entries. */
+  retryDelaysMs: readonly number[];
+  /** An endpoint is disabled after this many events in a row failed every attempt. */
+  disableAfterEvents: number;
+  /** Wait for one receiver's answer (D21: 10 s). */
+  timeoutMs: number;
+  /** Deliveries one worker process runs at once. */
+  concurrency: number;
+  /** How often the sweep enqueues what Redis missed and purges the old delivery log. */
+  sweepIntervalMs: number;
+}
+
 export interface AppConfig {
   port: number;
   databaseUrl: string;
@@ -98,6 +112,7 @@ export interface AppConfig {
   rateLimits: RateLimitConfig;
   publication: PublicationConfig;
   ops: OpsConfig;
+  webhooks: WebhookConfig;
 }
 
 export class ConfigError extends Error {
@@ -107,6 +122,20 @@ export class ConfigError extends Error {
 }
 
 type Env = Record<string, string | undefined>;
+
+/** D21: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+export const DEFAULT_WEBHOOK_RETRY_DELAYS_MS: readonly number[] = [
+  5_000,
+  5 * 60_000,
+  30 * 60_000,
+  2 * 3_600_000,
+  5 * 3_600_000,
+  10 * 3_600_000,
+  10 * 3_600_000,
+];
+const MAX_WEBHOOK_RETRIES = 20;
+/** One retry waits at most a day. */
+const MAX_WEBHOOK_RETRY_DELAY_MS = 86_400_000;
 
 /** Reads and validates the environment once; errors name the variable, never its value. */
 export function loadConfig(env: Env): AppConfig {
@@ -166,6 +195,18 @@ export function loadConfig(env: Env): AppConfig {
       metricsToken: read.optionalSecret('METRICS_TOKEN', 16),
       metricsPort: read.integer('METRICS_PORT', 9464, 0, 65535),
     },
+    webhooks: {
+      retryDelaysMs: read.integerList(
+        'WEBHOOK_RETRY_DELAYS_MS',
+        DEFAULT_WEBHOOK_RETRY_DELAYS_MS,
+        MAX_WEBHOOK_RETRIES,
+        MAX_WEBHOOK_RETRY_DELAY_MS,
+      ),
+      disableAfterEvents: read.integer('WEBHOOK_DISABLE_AFTER_EVENTS', 20, 1, 100_000),
+      timeoutMs: read.integer('WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+      concurrency: read.integer('WEBHOOK_CONCURRENCY', 50, 1, 1000),
+      sweepIntervalMs: read.integer('WEBHOOK_SWEEP_INTERVAL_MS', 10_000, 100, 3_600_000),
+    },
   };
   if (config.mediaStorageDriver === 's3') config.s3 = readS3(read);
 
@@ -177,6 +218,10 @@ export function loadConfig(env: Env): AppConfig {
     mediaFetchAllowCidrs: Object.freeze([...config.mediaFetchAllowCidrs]),
     rateLimits: Object.freeze(config.rateLimits),
     publication: Object.freeze(config.publication),
+    webhooks: Object.freeze({
+      ...config.webhooks,
+      retryDelaysMs: Object.freeze([...config.webhooks.retryDelaysMs]),
+    }),
   });
 }
 
@@ -248,6 +293,28 @@ class EnvReader {
       return fallback;
     }
     return Number(value);
+  }
+
+  /** A comma-separated list of 1..maxItems whole numbers from 0 to max. */
+  integerList(
+    name: string,
+    fallback: readonly number[],
+    maxItems: number,
+    max: number,
+  ): readonly number[] {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    const items = value.split(',').map((item) => item.trim());
+    if (
+      items.length > maxItems ||
+      items.some((item) => !/^\d+$/.test(item) || Number(item) > max)
+    ) {
+      this.problems.push(
+        `${name} must be a comma-separated list of at most ${maxItems} whole numbers from 0 to ${max}`,
+      );
+      return fallback;
+    }
+    return items.map(Number);
   }
 
   pattern(name: string, fallback: string, re: RegExp): string {

@@ -11,6 +11,10 @@ import { Post } from '../posts/post.entity';
 import { Project } from '../projects/project.entity';
 import { PostTemplate } from '../templates/post-template.entity';
 import { User } from '../users/user.entity';
+import { WebhookDelivery } from '../webhooks/webhook-delivery.entity';
+import { WebhookEvent } from '../webhooks/webhook-event.entity';
+import { WebhookSend } from '../webhooks/webhook-send.entity';
+import { Webhook } from '../webhooks/webhook.entity';
 
 /** Every entity, listed once for the app, the CLI data source and the tests. */
 export const ENTITIES = [
@@ -27,4 +31,8 @@ export const ENTITIES = [
   PostTarget,
   PostMedia,
   IdempotencyKey,
+  Webhook,
+  WebhookEvent,
+  WebhookSend,
+  WebhookDelivery,
 ];

@@ -25,6 +25,7 @@ export const ERROR_STATUS = {
   user_not_found: 404,
   api_key_not_found: 404,
   template_not_found: 404,
+  webhook_not_found: 404,
   method_not_allowed: 405,
   invalid_state: 409,
   channel_exists: 409,

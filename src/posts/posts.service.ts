@@ -151,6 +151,12 @@ export class PostsService implements OnModuleInit {
     return toPostObject(post, (path) => this.storage.publicUrl(path));
   }
 
+  /** The post object that webhook events carry (D21); null when the post is gone. */
+  async postObject(projectId: number, postId: number): Promise<PostListItemDto | null> {
+    const post = await this.posts.findWithDetails(projectId, postId);
+    return post ? toPostListItem(post) : null;
+  }
+
   async publish(
     access: ProjectAccess,
     postId: number,

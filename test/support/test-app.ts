@@ -8,7 +8,9 @@ import { Client } from 'pg';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import TestAgent from 'supertest/lib/agent';
-import { createHttpApp } from '../../src/app.setup';
+import { Test } from '@nestjs/testing';
+import { AppModule } from '../../src/app.module';
+import { configureApp, createHttpApp } from '../../src/app.setup';
 import { AppConfig, loadConfig } from '../../src/config/config';
 import { buildDataSourceOptions } from '../../src/database/data-source';
 import { createTestDatabase, databaseUrl, dropTestDatabase } from './databases';
@@ -56,6 +58,11 @@ export interface StartTestAppOptions {
   shareWith?: TestApp;
   /** The media storage driver; `s3` starts an S3-protocol server of the app's own. */
   storage?: MediaDriver;
+  /**
+   * Replaces providers by token, for what only a seam can play: the system's DNS resolver
+   * (HOST_RESOLVER) in the tests of DNS rebinding. Everything else stays as production builds it.
+   */
+  overrides?: { provide: unknown; useValue: unknown }[];
 }
 
 /**
@@ -86,7 +93,9 @@ export async function startTestApp(
     ...s3?.env(),
     ...env,
   });
-  const app = await createHttpApp(config);
+  const app = options.overrides?.length
+    ? await createOverriddenApp(config, options.overrides)
+    : await createHttpApp(config);
   await app.init();
   const db = new Client({ connectionString: url });
   await db.connect();
@@ -109,6 +118,22 @@ export async function startTestApp(
       await s3?.stop();
     },
   };
+}
+
+async function createOverriddenApp(
+  config: AppConfig,
+  overrides: NonNullable<StartTestAppOptions['overrides']>,
+): Promise<NestExpressApplication> {
+  let builder = Test.createTestingModule({ imports: [AppModule.forRoot(config)] });
+  for (const { provide, useValue } of overrides)
+    builder = builder.overrideProvider(provide).useValue(useValue);
+  const moduleRef = await builder.compile();
+  const app = moduleRef.createNestApplication<NestExpressApplication>({
+    bodyParser: false,
+    bufferLogs: true,
+  });
+  configureApp(app, config);
+  return app;
 }
 
 /** Removes what a test app left in Redis under its key prefix (Bull's queue keys do not expire). */

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { execute, rowsOf, Statement } from '../../database/prepared';
 import type { MediaType } from '../../media/media-asset.entity';
 import { Metrics } from '../../metrics/metrics.service';
+import { postEventOutbox, reconnectEventOutbox } from '../../webhooks/webhook-outbox';
 import { PROCESSABLE_FROM, type PostStatus } from '../post-state';
 
 export interface ClaimedPost {
@@ -103,7 +104,8 @@ export class PublicationRepository {
   /**
    * One step delivered: its message ids kept; the target is published after its last step. When
    * that makes every target of the post published, the post is published in the same statement
-   * (D7: published_at is this, the last, delivery). True when the post was.
+   * (D7: published_at is this, the last, delivery), with its webhook event (D21). True when the
+   * post was.
    */
   async stepSent(
     target: { id: number; postId: number; attempt: number },
@@ -128,13 +130,17 @@ export class PublicationRepository {
                 status = CASE WHEN $3 THEN 'published' ELSE status END,
                 published_at = CASE WHEN $3 THEN now() ELSE published_at END
           WHERE id = $1
-          RETURNING post_id, status, published_at)
-       UPDATE posts p SET status = 'published', published_at = t.published_at, updated_at = now()
-         FROM t
-        WHERE p.id = t.post_id AND t.status = 'published' AND p.id = $4
-          AND p.publish_attempt = $5 AND p.status = 'publishing'
-          AND NOT EXISTS (SELECT 1 FROM post_targets o
-                           WHERE o.post_id = $4 AND o.id <> $1 AND o.status <> 'published')`,
+          RETURNING post_id, status, published_at),
+       changed AS (
+         UPDATE posts p SET status = 'published', published_at = t.published_at, updated_at = now()
+           FROM t
+          WHERE p.id = t.post_id AND t.status = 'published' AND p.id = $4
+            AND p.publish_attempt = $5 AND p.status = 'publishing'
+            AND NOT EXISTS (SELECT 1 FROM post_targets o
+                             WHERE o.post_id = $4 AND o.id <> $1 AND o.status <> 'published')
+          RETURNING p.id, p.project_id, p.status),
+       ${postEventOutbox('changed')}
+       SELECT id FROM changed`,
   );
 
   /** The send was not delivered and may be retried; returns the failures counted so far. */
@@ -168,14 +174,26 @@ export class PublicationRepository {
     for (const { platform } of failed) this.metrics.publicationTarget(platform, 'failed', code);
   }
 
-  /** D15: Telegram refused the bot; its channels need reconnecting. */
+  /**
+   * D15: Telegram refused the bot; its channels need reconnecting. Only the change from connected
+   * records a `channel.needs_reconnect` event (D21): an account that stays refused emits nothing more.
+   */
   async flagNeedsReconnect(accountId: number): Promise<void> {
-    await this.db.query(`UPDATE accounts SET needs_reconnect = true WHERE id = $1`, [accountId]);
+    await this.db.query(
+      `WITH changed AS (
+         UPDATE accounts SET needs_reconnect = true
+          WHERE id = $1 AND NOT needs_reconnect
+          RETURNING id, project_id),
+       ${reconnectEventOutbox('changed')}
+       SELECT id FROM changed`,
+      [accountId],
+    );
   }
 
   /**
    * D7: once no target is pending, the post is `published` (published_at = its last delivery)
-   * when all targets are, `failed` otherwise. Returns the new status, or null if not final yet.
+   * when all targets are, `failed` otherwise, with its webhook event in the same statement (D21).
+   * Returns the new status, or null if not final yet.
    */
   async finish(postId: number, attempt: number): Promise<PostStatus | null> {
     const [row] = await rowsOf<{ status: PostStatus }>(this.db, PublicationRepository.FINISH, [
@@ -186,7 +204,8 @@ export class PublicationRepository {
   }
 
   private static readonly FINISH = new Statement(
-    `UPDATE posts p
+    `WITH changed AS (
+       UPDATE posts p
           SET status = CASE WHEN s.failed = 0 THEN 'published' ELSE 'failed' END,
               published_at = CASE WHEN s.failed = 0 THEN coalesce(s.last, now()) ELSE p.published_at END,
               updated_at = now()
@@ -195,7 +214,9 @@ export class PublicationRepository {
                       max(published_at) AS last
                  FROM post_targets WHERE post_id = $1) s
         WHERE p.id = $1 AND p.publish_attempt = $2 AND p.status = 'publishing' AND s.pending = 0
-        RETURNING p.status`,
+        RETURNING p.id, p.project_id, p.status),
+     ${postEventOutbox('changed')}
+     SELECT status FROM changed`,
   );
 
   /** The job gave up for good (safety net): every pending target fails, then the post. */

@@ -1,0 +1,63 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { AppConfig } from '../config/config';
+import { InjectConfig } from '../config/config.module';
+import { SecretsService } from '../crypto/secrets.service';
+import { formatTimestamp } from '../database/timestamps';
+import { WebhookSender } from './webhook-sender';
+import { WebhookProducer } from './webhook.queue';
+import { WebhooksRepository } from './webhooks.repository';
+
+/**
+ * Runs one attempt of one send (D21). Idempotent: the send is claimed for exactly the attempt the
+ * job names, so a job that runs twice, or one superseded by the sweep, does nothing.
+ */
+@Injectable()
+export class WebhookDeliveryService {
+  private readonly logger = new Logger(WebhookDeliveryService.name);
+
+  constructor(
+    private readonly repo: WebhooksRepository,
+    private readonly sender: WebhookSender,
+    private readonly producer: WebhookProducer,
+    private readonly secrets: SecretsService,
+    @InjectConfig() private readonly config: AppConfig,
+  ) {}
+
+  async run(sendId: number, attempt: number): Promise<void> {
+    const send = await this.repo.claim(sendId, attempt);
+    if (!send) return;
+    if (!send.enabled || send.data === null) {
+      await this.repo.cancel(send.id);
+      return;
+    }
+    const body = JSON.stringify({
+      type: send.type,
+      timestamp: formatTimestamp(send.occurred_at),
+      data: send.data,
+    });
+    const outcome = await this.sender.send({
+      url: send.url,
+      secret: this.secrets.open(send.secret_encrypted),
+      eventId: send.event_id,
+      body,
+    });
+    const { retryDelaysMs, disableAfterEvents } = this.config.webhooks;
+    const retryInMs = outcome.ok ? null : (retryDelaysMs[send.attempts] ?? null);
+    await this.repo.recordAttempt(
+      send,
+      outcome,
+      retryInMs,
+      disableAfterEvents,
+      `Disabled after ${disableAfterEvents} events in a row failed every delivery attempt`,
+    );
+    if (outcome.ok) return;
+    this.logger.warn(
+      `Webhook ${send.webhook_id}, event ${send.event_id}, attempt ${send.attempts + 1}: ${outcome.error}` +
+        (retryInMs === null ? '; no retry left' : `; retry in ${retryInMs} ms`),
+    );
+    if (retryInMs === null) return;
+    const next = send.attempts + 1;
+    if (await this.producer.enqueue(send.id, next, Date.now() + retryInMs))
+      await this.repo.markQueued(send.id, next);
+  }
+}

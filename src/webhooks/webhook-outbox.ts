@@ -1,0 +1,59 @@
+/**
+ * The transactional outbox's SQL (D21, STYLE 15): pieces that the statement making a state
+ * change adds as common table expressions, so that the event is written in the same statement,
+ * hence the same transaction, as the change. Nothing is written for a project without an enabled
+ * endpoint subscribed to the event, so publication costs nothing more there.
+ *
+ * Each piece reads a CTE named by the caller and defines `webhook_event` and `webhook_event_sends`
+ * (an event, and one send per subscribed endpoint, whose insert wakes the dispatcher).
+ */
+
+/** A new event id: `msg_` and 32 hex digits from PostgreSQL's random UUID. */
+const NEW_EVENT_ID = `'msg_' || replace(gen_random_uuid()::text, '-', '')`;
+
+const SENDS = `webhook_event_sends AS (
+     INSERT INTO webhook_sends (event_id, webhook_id)
+     SELECT e.id, w.id
+       FROM webhook_event e
+       JOIN webhooks w ON w.project_id = e.project_id AND w.enabled AND e.type = ANY(w.events))`;
+
+function subscribed(projectId: string, type: string): string {
+  return `EXISTS (SELECT 1 FROM webhooks w
+                   WHERE w.project_id = ${projectId} AND w.enabled AND ${type} = ANY(w.events))`;
+}
+
+/**
+ * `post.published` / `post.failed` for every row of `changed` (columns `id`, `project_id`,
+ * `status`) whose status is final. The event's `data` (the post object) is filled right after the
+ * commit, from the post as it then is.
+ */
+export function postEventOutbox(changed: string): string {
+  return `webhook_event AS (
+     INSERT INTO webhook_events (id, project_id, type, post_id)
+     SELECT ${NEW_EVENT_ID}, c.project_id, 'post.' || c.status, c.id
+       FROM ${changed} c
+      WHERE c.status IN ('published', 'failed') AND ${subscribed('c.project_id', `'post.' || c.status`)}
+     RETURNING id, project_id, type),
+   ${SENDS}`;
+}
+
+/**
+ * `channel.needs_reconnect` for every row of `changed` (accounts: `id`, `project_id`) that has just
+ * been flagged. `channel_refs` are toChannelRef()'s `{platform}:{account_id}:{channel_id}`.
+ */
+export function reconnectEventOutbox(changed: string): string {
+  return `webhook_event AS (
+     INSERT INTO webhook_events (id, project_id, type, data)
+     SELECT ${NEW_EVENT_ID}, c.project_id, 'channel.needs_reconnect',
+            jsonb_build_object(
+              'project_id', c.project_id,
+              'account_id', c.id,
+              'channel_refs', coalesce(
+                (SELECT jsonb_agg(ch.platform || ':' || ch.account_id || ':' || ch.channel_id
+                                  ORDER BY ch.id)
+                   FROM channels ch WHERE ch.account_id = c.id), '[]'::jsonb))
+       FROM ${changed} c
+      WHERE ${subscribed('c.project_id', `'channel.needs_reconnect'`)}
+     RETURNING id, project_id, type),
+   ${SENDS}`;
+}

@@ -1,0 +1,276 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { DbTimestamp } from '../database/timestamps';
+import type { SubscribableEvent, WebhookEventType } from './webhook-events';
+
+export interface WebhookRow {
+  id: number;
+  project_id: number;
+  url: string;
+  events: SubscribableEvent[];
+  enabled: boolean;
+  disabled_reason: string | null;
+  created_at: DbTimestamp;
+}
+
+export interface DeliveryRow {
+  id: number;
+  event_id: string;
+  event_type: WebhookEventType;
+  attempt: number;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  created_at: DbTimestamp;
+}
+
+/** An event whose `data` is still to be taken from its post. */
+export interface EventToFill {
+  id: string;
+  type: WebhookEventType;
+  project_id: number;
+  post_id: number | null;
+}
+
+/** A send whose next attempt has no queue job yet. */
+export interface SendToEnqueue {
+  id: number;
+  attempts: number;
+  /** Epoch milliseconds of next_attempt_at. */
+  due_ms: number;
+}
+
+/** What one attempt needs: the send, its event and its endpoint. */
+export interface ClaimedSend {
+  id: number;
+  attempts: number;
+  webhook_id: number;
+  url: string;
+  secret_encrypted: string;
+  enabled: boolean;
+  event_id: string;
+  type: WebhookEventType;
+  data: Record<string, unknown> | null;
+  occurred_at: DbTimestamp;
+}
+
+const WEBHOOK_COLUMNS = `id, project_id, url, events, enabled, disabled_reason, created_at`;
+
+/** How long a claimed send stays a worker's before another may take it (the worker died). */
+const CLAIM_MS = 60_000;
+
+/** Every query of webhooks, scoped by project where a caller names one (STYLE 5). */
+@Injectable()
+export class WebhooksRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  async insert(input: {
+    projectId: number;
+    url: string;
+    events: SubscribableEvent[];
+    secretEncrypted: string;
+  }): Promise<WebhookRow> {
+    const rows = (await this.db.query(
+      `INSERT INTO webhooks (project_id, url, events, secret_encrypted)
+       VALUES ($1, $2, $3, $4) RETURNING ${WEBHOOK_COLUMNS}`,
+      [input.projectId, input.url, input.events, input.secretEncrypted],
+    )) as WebhookRow[];
+    return rows[0];
+  }
+
+  async list(projectId: number): Promise<WebhookRow[]> {
+    return (await this.db.query(
+      `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE project_id = $1 ORDER BY id DESC`,
+      [projectId],
+    )) as WebhookRow[];
+  }
+
+  async exists(projectId: number, webhookId: number): Promise<boolean> {
+    const rows = (await this.db.query(`SELECT 1 FROM webhooks WHERE project_id = $1 AND id = $2`, [
+      projectId,
+      webhookId,
+    ])) as unknown[];
+    return rows.length > 0;
+  }
+
+  async delete(projectId: number, webhookId: number): Promise<boolean> {
+    const [, deleted] = (await this.db.query(
+      `DELETE FROM webhooks WHERE project_id = $1 AND id = $2`,
+      [projectId, webhookId],
+    )) as [unknown, number];
+    return deleted > 0;
+  }
+
+  /** The endpoint's delivery log, newest first. */
+  async deliveries(webhookId: number, limit: number): Promise<DeliveryRow[]> {
+    return (await this.db.query(
+      `SELECT id, event_id, event_type, attempt, status_code, error, duration_ms, created_at
+         FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY id DESC LIMIT $2`,
+      [webhookId, limit],
+    )) as DeliveryRow[];
+  }
+
+  /** A `webhook.test` event and its one send, to this endpoint only; null when it is not there. */
+  async insertTestEvent(
+    projectId: number,
+    webhookId: number,
+    type: string,
+  ): Promise<string | null> {
+    const rows = (await this.db.query(
+      `WITH w AS (SELECT id, project_id FROM webhooks WHERE project_id = $1 AND id = $2),
+            e AS (INSERT INTO webhook_events (id, project_id, type, data)
+                  SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), w.project_id, $3,
+                         jsonb_build_object('project_id', w.project_id, 'webhook_id', w.id)
+                    FROM w RETURNING id),
+            s AS (INSERT INTO webhook_sends (event_id, webhook_id) SELECT e.id, w.id FROM e, w)
+       SELECT id FROM e`,
+      [projectId, webhookId, type],
+    )) as { id: string }[];
+    return rows[0]?.id ?? null;
+  }
+
+  async eventsToFill(limit: number): Promise<EventToFill[]> {
+    return (await this.db.query(
+      `SELECT id, type, project_id, post_id FROM webhook_events
+        WHERE data IS NULL ORDER BY created_at LIMIT $1`,
+      [limit],
+    )) as EventToFill[];
+  }
+
+  async fillData(eventId: string, data: Record<string, unknown>): Promise<void> {
+    await this.db.query(`UPDATE webhook_events SET data = $2 WHERE id = $1 AND data IS NULL`, [
+      eventId,
+      JSON.stringify(data),
+    ]);
+  }
+
+  /** Pending sends whose current attempt has not been handed to the queue. */
+  async sendsToEnqueue(afterId: number, limit: number): Promise<SendToEnqueue[]> {
+    return (await this.db.query(
+      `SELECT s.id, s.attempts, (extract(epoch FROM s.next_attempt_at) * 1000)::float8 AS due_ms
+         FROM webhook_sends s JOIN webhook_events e ON e.id = s.event_id
+        WHERE s.status = 'pending' AND s.queued_attempt IS DISTINCT FROM s.attempts
+          AND e.data IS NOT NULL AND s.id > $1
+        ORDER BY s.id LIMIT $2`,
+      [afterId, limit],
+    )) as SendToEnqueue[];
+  }
+
+  async markQueued(sendId: number, attempt: number): Promise<void> {
+    await this.db.query(
+      `UPDATE webhook_sends SET queued_attempt = $2 WHERE id = $1 AND attempts = $2`,
+      [sendId, attempt],
+    );
+  }
+
+  /**
+   * Queued sends that should have run more than `graceMs` ago and are not being delivered: their
+   * job may be gone with Redis. The caller checks the queue before enqueueing them again.
+   */
+  async overdueSends(graceMs: number, limit: number): Promise<SendToEnqueue[]> {
+    return (await this.db.query(
+      `SELECT id, attempts, (extract(epoch FROM next_attempt_at) * 1000)::float8 AS due_ms
+         FROM webhook_sends
+        WHERE status = 'pending' AND queued_attempt = attempts
+          AND next_attempt_at < now() - make_interval(secs => $1::float8 / 1000)
+          AND (locked_until IS NULL OR locked_until < now())
+        ORDER BY id LIMIT $2`,
+      [graceMs, limit],
+    )) as SendToEnqueue[];
+  }
+
+  /**
+   * The state guard of every job (STYLE 11): only the attempt the job is for, only while pending
+   * and not held by another worker. Returns what the attempt needs, or null.
+   */
+  async claim(sendId: number, attempt: number): Promise<ClaimedSend | null> {
+    const rows = (await this.db.query(
+      `WITH c AS (
+         UPDATE webhook_sends
+            SET locked_until = now() + make_interval(secs => $3::float8 / 1000)
+          WHERE id = $1 AND attempts = $2 AND status = 'pending'
+            AND (locked_until IS NULL OR locked_until < now())
+          RETURNING id, attempts, event_id, webhook_id)
+       SELECT c.id, c.attempts, c.webhook_id, w.url, w.secret_encrypted, w.enabled,
+              e.id AS event_id, e.type, e.data, e.created_at AS occurred_at
+         FROM c JOIN webhooks w ON w.id = c.webhook_id JOIN webhook_events e ON e.id = c.event_id`,
+      [sendId, attempt, CLAIM_MS],
+    )) as ClaimedSend[];
+    return rows[0] ?? null;
+  }
+
+  /** The endpoint was disabled or the event has no data: the send ends without an attempt. */
+  async cancel(sendId: number): Promise<void> {
+    await this.db.query(
+      `UPDATE webhook_sends SET status = 'cancelled', locked_until = NULL WHERE id = $1`,
+      [sendId],
+    );
+  }
+
+  /**
+   * Logs one attempt and moves the send on, in one statement: delivered; or retried at
+   * `retryInMs`; or (null) failed for good, which counts against the endpoint and disables it
+   * once `disableAfter` events in a row have failed. A success resets that count.
+   */
+  async recordAttempt(
+    send: ClaimedSend,
+    outcome: { ok: boolean; statusCode: number | null; error: string | null; durationMs: number },
+    retryInMs: number | null,
+    disableAfter: number,
+    disabledReason: string,
+  ): Promise<void> {
+    const status = outcome.ok ? 'succeeded' : retryInMs === null ? 'failed' : 'pending';
+    await this.db.query(
+      `WITH logged AS (
+         INSERT INTO webhook_deliveries
+                (webhook_id, event_id, event_type, attempt, status_code, error, duration_ms)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)),
+       moved AS (
+         UPDATE webhook_sends
+            SET status = $8, attempts = attempts + 1, locked_until = NULL,
+                next_attempt_at = now() + make_interval(secs => coalesce($9::float8, 0) / 1000)
+          WHERE id = $10 AND attempts = $11
+          RETURNING id)
+       UPDATE webhooks w
+          SET failed_events = CASE WHEN $8 = 'succeeded' THEN 0 ELSE w.failed_events + 1 END,
+              enabled = CASE WHEN $8 = 'failed' AND w.failed_events + 1 >= $12 THEN false
+                             ELSE w.enabled END,
+              disabled_reason = CASE WHEN $8 = 'failed' AND w.failed_events + 1 >= $12
+                                          AND w.enabled THEN $13 ELSE w.disabled_reason END
+         FROM moved
+        WHERE w.id = $1 AND $8 IN ('succeeded', 'failed')`,
+      [
+        send.webhook_id,
+        send.event_id,
+        send.type,
+        send.attempts + 1,
+        outcome.statusCode,
+        outcome.error,
+        outcome.durationMs,
+        status,
+        retryInMs,
+        send.id,
+        send.attempts,
+        disableAfter,
+        disabledReason,
+      ],
+    );
+  }
+
+  /** D21: the delivery log is kept 30 days; finished events go with it. */
+  async purge(retentionDays: number): Promise<void> {
+    await this.db.query(
+      `DELETE FROM webhook_deliveries
+        WHERE created_at < now() - make_interval(days => $1)`,
+      [retentionDays],
+    );
+    await this.db.query(
+      `DELETE FROM webhook_events e
+        WHERE e.created_at < now() - make_interval(days => $1)
+          AND NOT EXISTS (SELECT 1 FROM webhook_sends s
+                           WHERE s.event_id = e.id AND s.status = 'pending')`,
+      [retentionDays],
+    );
+  }
+}
