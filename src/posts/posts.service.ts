@@ -152,9 +152,9 @@ export class PostsService implements OnModuleInit {
   }
 
   /** The post object that webhook events carry (D21); null when the post is gone. */
-  async postObject(projectId: number, postId: number): Promise<PostListItemDto | null> {
+  async postObject(projectId: number, postId: number): Promise<PostObjectDto | null> {
     const post = await this.posts.findWithDetails(projectId, postId);
-    return post ? toPostListItem(post) : null;
+    return post ? toPostObject(post, (path) => this.storage.publicUrl(path)) : null;
   }
 
   async publish(
