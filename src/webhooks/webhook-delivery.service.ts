@@ -3,6 +3,7 @@ import type { AppConfig } from '../config/config';
 import { InjectConfig } from '../config/config.module';
 import { SecretsService } from '../crypto/secrets.service';
 import { formatTimestamp } from '../database/timestamps';
+import { Metrics } from '../metrics/metrics.service';
 import { WebhookSender } from './webhook-sender';
 import { WebhookProducer } from './webhook.queue';
 import { WebhooksRepository } from './webhooks.repository';
@@ -20,6 +21,7 @@ export class WebhookDeliveryService {
     private readonly sender: WebhookSender,
     private readonly producer: WebhookProducer,
     private readonly secrets: SecretsService,
+    private readonly metrics: Metrics,
     @InjectConfig() private readonly config: AppConfig,
   ) {}
 
@@ -49,6 +51,9 @@ export class WebhookDeliveryService {
       retryInMs,
       disableAfterEvents,
       `Disabled after ${disableAfterEvents} events in a row failed every delivery attempt`,
+    );
+    this.metrics.webhookDelivery(
+      outcome.ok ? 'delivered' : retryInMs === null ? 'failed' : 'retrying',
     );
     if (outcome.ok) return;
     this.logger.warn(
