@@ -339,6 +339,28 @@ describe('Webhooks (D21)', () => {
       expect(receiver.of(hook.path)).toHaveLength(1);
     });
 
+    it('a test-mode post: the same event, its post object with test: true; live ones say false', async () => {
+      const hook = await endpoint(['post.published']);
+      const testKey = await make.apiKey(owner, { mode: 'test' });
+      const res = await t.http
+        .post(api('/posts'))
+        .set('Authorization', `Bearer ${testKey}`)
+        .send({ text: 'Sandbox', targets: [{ channel_ref: channel.id }], publish_now: true })
+        .expect(201);
+      expect((await waitForPostStatus(t, res.body.id)).status).toBe('published');
+      await waitFor(() => receiver.of(hook.path).length === 1);
+      expect(receiver.of(hook.path)[0].payload.data).toMatchObject({
+        id: res.body.id,
+        status: 'published',
+        test: true,
+      });
+      expect(telegram.callsOf('sendMessage')).toEqual([]);
+
+      const live = await publishNow('Live one');
+      await waitFor(() => receiver.of(hook.path).length === 2);
+      expect(receiver.of(hook.path)[1].payload.data).toMatchObject({ id: live, test: false });
+    });
+
     it('post.failed: carries each target error; an endpoint not subscribed gets nothing', async () => {
       const failed = await endpoint(['post.failed']);
       const publishedOnly = await endpoint(['post.published']);

@@ -152,8 +152,8 @@ export class PostsService implements OnModuleInit {
   }
 
   /** The post object that webhook events carry (D21); null when the post is gone. */
-  async postObject(projectId: number, postId: number): Promise<PostObjectDto | null> {
-    const post = await this.posts.findWithDetails(projectId, postId);
+  async postObject(scope: PostScope, postId: number): Promise<PostObjectDto | null> {
+    const post = await this.posts.findWithDetails(scope, postId);
     return post ? toPostObject(post, (path) => this.storage.publicUrl(path)) : null;
   }
 

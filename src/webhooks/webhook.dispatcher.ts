@@ -104,10 +104,18 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     }
   }
 
-  /** D21: a post event's data is the post object (with project_id), as the post now is. */
+  /**
+   * D21: a post event's data is the post object (with project_id), as the post now is; a test
+   * post's carries `test: true` like every answer about it (D22).
+   */
   private async dataOf(event: EventToFill): Promise<Record<string, unknown>> {
     const post =
-      event.post_id === null ? null : await this.posts.postObject(event.project_id, event.post_id);
+      event.post_id === null || event.post_test === null
+        ? null
+        : await this.posts.postObject(
+            { projectId: event.project_id, test: event.post_test },
+            event.post_id,
+          );
     if (post) return { ...post, project_id: event.project_id };
     // The post was deleted before its event left: what is still known of it.
     return {

@@ -31,6 +31,8 @@ export interface EventToFill {
   type: WebhookEventType;
   project_id: number;
   post_id: number | null;
+  /** Whether the post is a test-mode post (D22); null when it is gone. */
+  post_test: boolean | null;
 }
 
 /** A send whose next attempt has no queue job yet. */
@@ -132,8 +134,9 @@ export class WebhooksRepository {
 
   async eventsToFill(limit: number): Promise<EventToFill[]> {
     return (await this.db.query(
-      `SELECT id, type, project_id, post_id FROM webhook_events
-        WHERE data IS NULL ORDER BY created_at LIMIT $1`,
+      `SELECT e.id, e.type, e.project_id, e.post_id, p.test AS post_test
+         FROM webhook_events e LEFT JOIN posts p ON p.id = e.post_id
+        WHERE e.data IS NULL ORDER BY e.created_at LIMIT $1`,
       [limit],
     )) as EventToFill[];
   }
