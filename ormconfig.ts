@@ -1,8 +1,8 @@
 import { DataSource } from 'typeorm';
-import { loadDatabaseUrl } from './src/config/config';
+import { loadDatabaseUrl, readEnvironment } from './src/config/config';
 import { buildDataSourceOptions } from './src/database/data-source';
 
 /** The data source the TypeORM CLI uses; the app builds its own from the same options. */
 export default new DataSource(
-  buildDataSourceOptions(loadDatabaseUrl(process.env), `${__dirname}/migrations/*.{ts,js}`),
+  buildDataSourceOptions(loadDatabaseUrl(readEnvironment()), `${__dirname}/migrations/*.{ts,js}`),
 );

@@ -1,45 +1,67 @@
 #!/usr/bin/env bash
-# The quick start (`npm run quickstart`): install, build, create and migrate the database, seed a
-# demo user, project, Telegram account and channels, print a working API key, then serve.
-# Needs Node 20 and a running PostgreSQL and Redis. Running it again keeps every row and prints
-# a fresh key; earlier keys stay valid because APP_SECRET is generated once and kept.
+# The quick start (`npm run quickstart`): write local defaults to .env, install, build, create and
+# migrate the database, seed a demo user, project, Telegram account and channels, print a live
+# API key, a test key and curl lines that publish a test post, then serve.
+# Needs Node 20.18+ and a running PostgreSQL and Redis. Running it again keeps every row and
+# prints fresh keys; earlier keys stay valid because APP_SECRET is generated once and kept.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 step() { printf '\n==> %s\n' "$*"; }
 fail() { printf '\nquickstart: %s\n' "$*" >&2; exit 1; }
 
-# --- Environment: anything already set wins; these are only local defaults. ---------------------
-export PORT="${PORT:-3000}"
-export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/herald}"
-export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379}"
-export MEDIA_STORAGE_DIR="${MEDIA_STORAGE_DIR:-.herald/media}"
-export PUBLIC_BASE_URL="${PUBLIC_BASE_URL:-http://localhost:${PORT}}"
-
-secret_file=.herald/app-secret
-mkdir -p .herald "$MEDIA_STORAGE_DIR"
-if [ -z "${APP_SECRET:-}" ]; then
-  if [ ! -s "$secret_file" ]; then
-    (umask 077 && node -e "process.stdout.write(require('node:crypto').randomBytes(32).toString('hex'))" >"$secret_file")
-    echo "Generated APP_SECRET into $secret_file (keep it: keys and stored bot tokens depend on it)"
+# --- Environment: local defaults go to .env (git-ignored), which the service, the CLI and the ---
+# TypeORM CLI read themselves, so every README command works in a new shell. A variable already
+# set in the environment wins over .env, here and in every command. Only missing lines are added.
+env_file=.env
+added=()
+[ -f "$env_file" ] || (umask 077 && : >"$env_file")
+chmod 600 "$env_file"
+has_line() { grep -qE "^[[:space:]]*(export[[:space:]]+)?$1=" "$env_file"; }
+default() {
+  local name="$1" value="$2"
+  has_line "$name" && return 0
+  if [ -s "$env_file" ] && [ -n "$(tail -c1 "$env_file")" ]; then echo >>"$env_file"; fi
+  printf '%s=%s\n' "$name" "$value" >>"$env_file"
+  added+=("$name")
+}
+default PORT "${PORT:-3000}"
+default DATABASE_URL "${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/herald}"
+default REDIS_URL "${REDIS_URL:-redis://127.0.0.1:6379}"
+default REDIS_KEY_PREFIX "${REDIS_KEY_PREFIX:-herald}"
+default MEDIA_STORAGE_DIR "${MEDIA_STORAGE_DIR:-.herald/media}"
+default PUBLIC_BASE_URL "${PUBLIC_BASE_URL:-http://localhost:${PORT:-3000}}"
+if ! has_line APP_SECRET; then
+  if [ -n "${APP_SECRET:-}" ]; then
+    secret="$APP_SECRET"
+  elif [ -s .herald/app-secret ]; then
+    secret="$(cat .herald/app-secret)" # kept by earlier quick starts: their keys stay valid
+  else
+    secret="$(node -e "process.stdout.write(require('node:crypto').randomBytes(32).toString('hex'))")"
   fi
-  APP_SECRET="$(cat "$secret_file")"
-  export APP_SECRET
-  secret_source="$secret_file"
-else
-  secret_source="the environment"
+  default APP_SECRET "$secret"
+  unset secret
+fi
+if [ "${#added[@]}" -gt 0 ]; then
+  echo "Wrote local defaults to $env_file: ${added[*]} (keep APP_SECRET: keys and stored bot tokens depend on it)"
 fi
 
-# Addresses are printed without their passwords.
+# One effective setting (the environment's, else .env's), as every command will see it.
+setting() { node -e 'process.loadEnvFile(".env"); process.stdout.write(process.env[process.argv[1]] ?? "")' "$1"; }
+public_base_url="$(setting PUBLIC_BASE_URL)"
+mkdir -p "$(setting MEDIA_STORAGE_DIR)"
+
+# Addresses are printed without their passwords; APP_SECRET is never printed.
 redact() { printf '%s' "$1" | sed -E 's#://([^:@/]*):[^@/]*@#://\1:***@#'; }
 cat <<EOF
-Herald quick start
-  DATABASE_URL      $(redact "$DATABASE_URL")
-  REDIS_URL         $(redact "$REDIS_URL")
-  PORT              $PORT
-  PUBLIC_BASE_URL   $PUBLIC_BASE_URL
-  MEDIA_STORAGE_DIR $MEDIA_STORAGE_DIR
-  APP_SECRET        from $secret_source
+Herald quick start (settings: the environment, else $env_file)
+  DATABASE_URL      $(redact "$(setting DATABASE_URL)")
+  REDIS_URL         $(redact "$(setting REDIS_URL)")
+  REDIS_KEY_PREFIX  $(setting REDIS_KEY_PREFIX)
+  PORT              $(setting PORT)
+  PUBLIC_BASE_URL   $public_base_url
+  MEDIA_STORAGE_DIR $(setting MEDIA_STORAGE_DIR)
+  APP_SECRET        set
 EOF
 
 # --- 1. Dependencies (skipped when node_modules matches package-lock.json; same stamp as npm test).
@@ -49,17 +71,7 @@ if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
   step "Dependencies are current (npm ci skipped)"
 else
   step "Installing dependencies (npm ci)"
-  ci_log="$(mktemp)"
-  if npm ci --no-audit --no-fund >"$ci_log" 2>&1; then
-    grep -E '^(added|removed|changed) ' "$ci_log" || true
-  else
-    # npm ci refuses a lock file that lacks other platforms' optional packages (npm/cli#4828);
-    # npm install still installs the locked versions, and --no-save leaves the lock file alone.
-    grep -m 3 -E '^npm (error|ERR!) [^ ]' "$ci_log" >&2 || true
-    step "npm ci refused to install (above); installing with npm install --no-save instead"
-    npm install --no-save --no-audit --no-fund
-  fi
-  rm -f "$ci_log"
+  npm ci --no-audit --no-fund || fail "npm ci failed (above)"
   echo "$want" >"$stamp"
 fi
 
@@ -67,6 +79,7 @@ fi
 step "Checking Redis"
 node -e "
 const Redis = require('ioredis');
+process.loadEnvFile('.env');
 const redis = new Redis(process.env.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 3000 });
 redis.on('error', () => {});
 redis.connect().then(() => redis.ping()).then(
@@ -77,6 +90,7 @@ redis.connect().then(() => redis.ping()).then(
 
 step "Creating the database if it is missing"
 node -e "
+process.loadEnvFile('.env');
 const { Client } = require('pg');
 const target = new URL(process.env.DATABASE_URL);
 const name = decodeURIComponent(target.pathname.replace(/^\//, ''));
@@ -126,6 +140,6 @@ step "Seeding the demo user, project, Telegram account and channels (npm run cli
 npm run cli --silent -- seed-demo
 
 # --- 5. Serve. ----------------------------------------------------------------------------------
-step "Starting Herald on ${PUBLIC_BASE_URL} (npm run start:prod; Ctrl+C stops it)"
-echo "    API documentation: ${PUBLIC_BASE_URL}/api/docs"
+step "Starting Herald on ${public_base_url} (npm run start:prod; Ctrl+C stops it)"
+echo "    API documentation: ${public_base_url}/api/docs"
 exec npm run start:prod --silent

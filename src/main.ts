@@ -3,14 +3,14 @@ import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { createHttpApp } from './app.setup';
-import { ConfigError, loadConfig } from './config/config';
+import { ConfigError, loadConfig, readEnvironment } from './config/config';
 import { startMetricsServer } from './metrics/metrics-server';
 import { Metrics } from './metrics/metrics.service';
 
 async function bootstrap(): Promise<void> {
   let config;
   try {
-    config = loadConfig(process.env);
+    config = loadConfig(readEnvironment());
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);

@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
 import { ApiKeysModule } from '../api-keys/api-keys.module';
 import { AuthModule } from '../auth/auth.module';
+import { ChannelsModule } from '../channels/channels.module';
 import { AppConfig } from '../config/config';
 import { ConfigModule } from '../config/config.module';
 import { CryptoModule } from '../crypto/crypto.module';
@@ -26,6 +27,7 @@ export class CliModule {
         ProjectsModule,
         MembersModule,
         AccountsModule,
+        ChannelsModule,
       ],
     };
   }

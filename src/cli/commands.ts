@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { randomBytes } from 'node:crypto';
 import { AccountsService } from '../accounts/accounts.service';
 import { ApiKeysService } from '../api-keys/api-keys.service';
+import { ChannelsService } from '../channels/channels.service';
 import { AppConfig } from '../config/config';
 import { ProjectsService } from '../projects/projects.service';
 import { AppError } from '../errors/error-codes';
@@ -19,7 +20,7 @@ export interface CliOutput {
 export const USAGE = `Usage: npm run cli -- <command>
   grant-admin <email>   make an existing user an administrator (may create API keys)
   seed-demo             create (once) a demo user, project, Telegram account and channels,
-                        and print a new working API key with a curl line`;
+                        and print a new live API key and a new test key with curl lines`;
 
 /** Runs one CLI command against the configured database; returns the exit code. */
 export async function runCli(
@@ -103,13 +104,29 @@ async function seedDemo(
     );
   }
 
-  const key = await context
-    .get(ApiKeysService)
-    .create(user.id, { name: `demo ${new Date().toISOString()}` });
+  const keys = context.get(ApiKeysService);
+  const now = new Date().toISOString();
+  const key = await keys.create(user.id, { name: `demo ${now}` });
+  const testKey = await keys.create(user.id, { name: `demo test ${now}`, mode: 'test' });
+  const api = `${config.publicBaseUrl}/api/public/v1`;
+  const [channel] = await context.get(ChannelsService).listForProject(project.project.id);
+  const posts = `${api}/projects/${project.project.id}/posts`;
   output.out('');
   output.out(`API key (shown once): ${key.key}`);
+  output.out(`Try: curl -s -H "Authorization: Bearer ${key.key}" ${api}/projects`);
+  output.out('');
+  output.out(`Test key (shown once): ${testKey.key}`);
   output.out(
-    `Try: curl -s -H "Authorization: Bearer ${key.key}" ${config.publicBaseUrl}/api/public/v1/projects`,
+    'Its posts go through the whole pipeline and end published, but nothing is sent to Telegram.',
   );
+  output.out('See the demo channels, publish a test post to the first, read it back as published:');
+  output.out(
+    `  curl -s -H "Authorization: Bearer ${testKey.key}" ${api}/projects/${project.project.id}/channels`,
+  );
+  output.out(
+    `  curl -s -X POST -H "Authorization: Bearer ${testKey.key}" -H 'content-type: application/json' ` +
+      `-d '{"text":"Hello from Herald","targets":[{"channel_ref":"${channel.id}"}],"publish_now":true}' ${posts}`,
+  );
+  output.out(`  curl -s -H "Authorization: Bearer ${testKey.key}" '${posts}?limit=1'`);
   return 0;
 }

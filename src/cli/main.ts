@@ -1,10 +1,10 @@
 import 'reflect-metadata';
-import { ConfigError, loadConfig } from '../config/config';
+import { ConfigError, loadConfig, readEnvironment } from '../config/config';
 import { runCli } from './commands';
 
 async function main(): Promise<void> {
   try {
-    const config = loadConfig(process.env);
+    const config = loadConfig(readEnvironment());
     process.exitCode = await runCli(process.argv.slice(2), config, {
       out: (line) => console.log(line),
     });

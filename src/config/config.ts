@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 
 export type AppRole = 'all' | 'api' | 'worker';
@@ -136,6 +137,26 @@ export const DEFAULT_WEBHOOK_RETRY_DELAYS_MS: readonly number[] = [
 const MAX_WEBHOOK_RETRIES = 20;
 /** One retry waits at most a day. */
 const MAX_WEBHOOK_RETRY_DELAY_MS = 86_400_000;
+
+/** Where the local defaults live (the quick start writes them): `.env` in the working directory. */
+export const ENV_FILE = '.env';
+
+/**
+ * The environment the service, the CLI and the TypeORM CLI are configured from: the process's
+ * own variables, completed by the `.env` file when there is one (Node's process.loadEnvFile: a
+ * variable already set, even empty, wins over the file). Tests pass their variables to
+ * loadConfig directly and never read a file.
+ */
+export function readEnvironment(file = ENV_FILE): Env {
+  if (existsSync(file)) {
+    try {
+      process.loadEnvFile(file);
+    } catch (error) {
+      throw new ConfigError([`${file} could not be read: ${(error as Error).message}`]);
+    }
+  }
+  return process.env;
+}
 
 /** Reads and validates the environment once; errors name the variable, never its value. */
 export function loadConfig(env: Env): AppConfig {
