@@ -1,13 +1,21 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { AddressInfo, createServer } from 'node:net';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMigratedDatabase, TEST_APP_SECRET } from './support/test-app';
 import { dropTestDatabase } from './support/databases';
 import { TelegramStandIn } from './support/telegram-stand-in';
 
 const ROOT = join(__dirname, '..');
-const TS_NODE = ['-r', 'ts-node/register/transpile-only'];
+const TS_NODE = ['-r', require.resolve('ts-node/register/transpile-only')];
+/**
+ * The processes start in an empty directory of their own, so a developer's `.env` (which the
+ * service reads from its working directory) never configures them behind the test's back.
+ */
+const WORKDIR = mkdtempSync(join(tmpdir(), 'herald-process-'));
+const TS_ENV = { TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') };
 
 interface Run {
   code: number | null;
@@ -15,11 +23,16 @@ interface Run {
   stderr: string;
 }
 
-function run(script: string, args: string[], env: Record<string, string>): Promise<Run> {
+function run(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd = WORKDIR,
+): Promise<Run> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...TS_NODE, script, ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', ...env },
+    const child = spawn(process.execPath, [...TS_NODE, join(ROOT, script), ...args], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', ...TS_ENV, ...env },
     });
     let stdout = '';
     let stderr = '';
@@ -57,6 +70,21 @@ describe('Herald as a process', () => {
     expect(result.stderr).not.toContain('too-short-secret');
   }, 60_000);
 
+  it('completes the environment from .env in its working directory, where a set variable wins', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'herald-dotenv-'));
+    writeFileSync(
+      join(dir, '.env'),
+      'DATABASE_URL=postgres://postgres@127.0.0.1:5432/herald\nAPP_SECRET=short\nAPP_ROLE=api\n',
+    );
+    const result = await run('src/main.ts', [], { APP_SECRET: TEST_APP_SECRET, PORT: 'http' }, dir);
+    expect(result.code).toBe(1);
+    // DATABASE_URL came from .env; APP_SECRET from the environment, so its short .env line lost.
+    expect(result.stderr.trim().split('\n')).toEqual([
+      'Invalid configuration:',
+      '  - PORT must be a whole number from 0 to 65535',
+    ]);
+  }, 60_000);
+
   describe('serving, with the CLI beside it', () => {
     let database: { name: string; url: string };
     let telegram: TelegramStandIn;
@@ -80,9 +108,9 @@ describe('Herald as a process', () => {
         LOG_LEVEL: 'info',
         APP_ROLE: 'api',
       };
-      service = spawn(process.execPath, [...TS_NODE, 'src/main.ts'], {
-        cwd: ROOT,
-        env: { PATH: process.env.PATH ?? '', ...env },
+      service = spawn(process.execPath, [...TS_NODE, join(ROOT, 'src/main.ts')], {
+        cwd: WORKDIR,
+        env: { PATH: process.env.PATH ?? '', ...TS_ENV, ...env },
       });
       service.stdout?.on('data', (chunk) => (logs += chunk));
       service.stderr?.on('data', (chunk) => (logs += chunk));

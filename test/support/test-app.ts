@@ -137,7 +137,7 @@ async function createOverriddenApp(
 }
 
 /** Removes what a test app left in Redis under its key prefix (Bull's queue keys do not expire). */
-async function deleteRedisKeys(url: string, prefix: string): Promise<void> {
+export async function deleteRedisKeys(url: string, prefix: string): Promise<void> {
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
   redis.on('error', () => undefined); // a test that took Redis away has nothing to clean here
   try {

@@ -1,0 +1,229 @@
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, appendFileSync, rmSync, symlinkSync, statSync } from 'node:fs';
+import { AddressInfo, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { databaseUrl, dropTestDatabase, TEST_DATABASE_PREFIX } from './support/databases';
+import { TelegramStandIn } from './support/telegram-stand-in';
+import { deleteRedisKeys, TEST_REDIS_URL } from './support/test-app';
+
+const ROOT = join(__dirname, '..');
+
+/** Only what a shell needs to find programs: no Herald variable is exported (issue 12). */
+const BARE_ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };
+
+interface Ran {
+  code: number | null;
+  output: string;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  server.close();
+  return port;
+}
+
+/**
+ * A newcomer's first hour, on a copy of the repository (what a fresh clone holds, with this
+ * checkout's node_modules linked in): the quick start as a process on a fresh database, its
+ * printed curl lines run as printed; then the README's commands, in new shells with no exported
+ * variables, from the built service to the "Using the public API" walk ending in a published
+ * test post. Telegram is a local stand-in that must receive no message.
+ */
+describe('A newcomer follows the README', () => {
+  let dir: string;
+  let telegram: TelegramStandIn;
+  let port: number;
+  const database = `${TEST_DATABASE_PREFIX}${process.pid}_${randomBytes(4).toString('hex')}`;
+  const redisPrefix = `herald-test-${randomBytes(6).toString('hex')}`;
+  const running = new Set<ChildProcess>();
+
+  /** Starts a command in its own process group, collecting everything it prints. */
+  function start(command: string, env: Record<string, string> = {}) {
+    const child = spawn('bash', ['-c', command], {
+      cwd: dir,
+      env: { ...BARE_ENV, ...env },
+      detached: true,
+    });
+    running.add(child);
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const exited = new Promise<number | null>((resolve) =>
+      child.on('close', (code) => {
+        running.delete(child);
+        resolve(code);
+      }),
+    );
+    return {
+      output: () => output,
+      exited,
+      async waitFor(pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
+        const until = Date.now() + timeoutMs;
+        for (;;) {
+          const match = pattern.exec(output);
+          if (match) return match;
+          if (child.exitCode !== null || Date.now() > until)
+            throw new Error(`Never printed ${pattern}:\n${output}`);
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+      },
+      async stop(): Promise<void> {
+        if (child.exitCode === null && child.pid) process.kill(-child.pid, 'SIGTERM');
+        await exited;
+      },
+    };
+  }
+
+  async function run(command: string, env: Record<string, string> = {}): Promise<Ran> {
+    const child = start(command, env);
+    const code = await child.exited;
+    return { code, output: child.output() };
+  }
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'herald-newcomer-'));
+    // The repository's files as a clone has them (tracked and new, never ignored ones like .env).
+    execFileSync(
+      'bash',
+      [
+        '-c',
+        `git ls-files -z --cached --others --exclude-standard | grep -zv '^node_modules' |
+           xargs -0 -I{} sh -c 'test -e "{}" && printf "%s\\0" "{}"' |
+           tar --null -T - -cf - | tar -xf - -C "${dir}"`,
+      ],
+      { cwd: ROOT },
+    );
+    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+  });
+
+  beforeAll(async () => {
+    telegram = await new TelegramStandIn().start();
+    port = await freePort();
+  });
+
+  afterAll(async () => {
+    for (const child of running) if (child.pid) process.kill(-child.pid, 'SIGKILL');
+    await telegram?.stop();
+    await dropTestDatabase(database).catch(() => undefined);
+    await deleteRedisKeys(TEST_REDIS_URL, redisPrefix);
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the quick start serves, and its printed test-mode curl lines publish a post', async () => {
+    const quickstart = start('bash scripts/quickstart.sh', {
+      PORT: String(port),
+      DATABASE_URL: databaseUrl(database),
+      REDIS_URL: TEST_REDIS_URL,
+      REDIS_KEY_PREFIX: redisPrefix,
+      TELEGRAM_API_BASE_URL: telegram.url,
+    });
+    try {
+      await quickstart.waitFor(/listening on port/, 400_000);
+      const output = quickstart.output();
+      expect(output).toMatch(/API key \(shown once\): hrld_live_\S+/);
+      expect(output).toMatch(/Test key \(shown once\): hrld_test_\S+/);
+
+      // .env: the local settings, readable by its owner only, and APP_SECRET never printed.
+      const env = readFileSync(join(dir, '.env'), 'utf8');
+      const secret = /^APP_SECRET=(\S+)$/m.exec(env)?.[1];
+      expect(secret).toMatch(/^[0-9a-f]{64}$/);
+      expect(output).not.toContain(secret);
+      expect(statSync(join(dir, '.env')).mode & 0o077).toBe(0);
+      expect(env).toContain(`DATABASE_URL=${databaseUrl(database)}`);
+      expect(env).toContain(`PORT=${port}`);
+
+      const curls = output
+        .split('\n')
+        .filter((line) => line.startsWith('  curl '))
+        .map((line) => line.trim());
+      expect(curls).toHaveLength(3);
+      telegram.reset();
+
+      const channels = JSON.parse((await run(curls[0])).output);
+      expect(channels.count).toBe(2);
+      const created = JSON.parse((await run(curls[1])).output);
+      expect(created).toMatchObject({ status: 'queued', test: true, text: 'Hello from Herald' });
+
+      let latest: { id: number; status: string; test: boolean; targets: unknown[] } | undefined;
+      for (let i = 0; i < 60 && latest?.status !== 'published'; i++) {
+        if (i > 0) await new Promise((resolve) => setTimeout(resolve, 250));
+        latest = JSON.parse((await run(curls[2])).output).items[0];
+      }
+      expect(latest).toMatchObject({
+        id: created.id,
+        status: 'published',
+        test: true,
+        targets: [
+          expect.objectContaining({ status: 'published', message_ids: [expect.any(Number)] }),
+        ],
+      });
+      expect(telegram.calls).toEqual([]);
+    } finally {
+      await quickstart.stop();
+    }
+  }, 480_000);
+
+  it('every README command works in a new shell with no exported variables', async () => {
+    // A setting of the reader's own: this Telegram is the local stand-in.
+    appendFileSync(join(dir, '.env'), `TELEGRAM_API_BASE_URL=${telegram.url}\n`);
+
+    const migrate = await run('npm run migration:run');
+    expect(migrate.code).toBe(0);
+    expect(migrate.output).toContain('No migrations are pending');
+
+    const seed = await run('npm run cli -- seed-demo');
+    expect(seed.code).toBe(0);
+    expect(seed.output).toMatch(/Test key \(shown once\): hrld_test_/);
+
+    for (const command of ['npm start', 'npm run start:prod']) {
+      const server = start(command);
+      try {
+        await server.waitFor(/listening on port/, 60_000);
+        const res = await fetch(`http://127.0.0.1:${port}/health/live`);
+        expect(res.status).toBe(200);
+      } finally {
+        await server.stop();
+      }
+    }
+
+    // The "Using the public API" walk, as written, with the reader's three settings filled in.
+    const readme = readFileSync(join(dir, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Using the public API'));
+    const walk = /```bash\n([\s\S]*?)```/.exec(section)?.[1];
+    expect(walk).toBeDefined();
+    const token = telegram.addBot('newcomer_bot');
+    telegram.addChat({ id: -1009000000001, type: 'channel', title: 'Mine', username: 'my_chan' });
+    const filled = walk!
+      .replace(/^HERALD=.*$/m, `HERALD=http://127.0.0.1:${port}`)
+      .replace(/^BOT_TOKEN=.*$/m, `BOT_TOKEN='${token}'`)
+      .replace(/^CHAT=.*$/m, `CHAT='@my_chan'`);
+    expect(filled).not.toBe(walk);
+
+    const server = start('npm start');
+    try {
+      await server.waitFor(/listening on port/, 60_000);
+      telegram.reset();
+      const result = await run(`set -euo pipefail\n${filled}`);
+      expect(result.code).toBe(0);
+      const lastLine = result.output.trim().split('\n').pop() ?? '';
+      const post = JSON.parse(lastLine);
+      expect(post).toMatchObject({
+        status: 'published',
+        test: true,
+        text: 'Hello',
+        targets: [
+          expect.objectContaining({ status: 'published', message_ids: [expect.any(Number)] }),
+        ],
+      });
+      // The walk talked to Telegram to check the bot and the chat, and sent nothing.
+      expect(telegram.calls.map((c) => c.method).sort()).toEqual(['getChat', 'getMe']);
+    } finally {
+      await server.stop();
+    }
+  }, 240_000);
+});
