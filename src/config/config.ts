@@ -33,6 +33,11 @@ export interface PublicationConfig {
   concurrency: number;
   /** Bound on `queue.add`, which otherwise hangs while Redis is away. */
   enqueueTimeoutMs: number;
+  /**
+   * Bull's job lock, and how often a worker looks for jobs whose worker died (their lock ran out):
+   * a job of a killed worker is taken again within about twice this.
+   */
+  lockMs: number;
   /** How often the recovery sweep looks for posts without a live job. */
   sweepIntervalMs: number;
   /** Transient failures of one target before it fails for good. */
@@ -206,6 +211,7 @@ export function loadConfig(env: Env): AppConfig {
       ),
       enqueueTimeoutMs: read.integer('PUBLICATION_ENQUEUE_TIMEOUT_MS', 2_000, 50, 60_000),
       sweepIntervalMs: read.integer('PUBLICATION_SWEEP_INTERVAL_MS', 30_000, 100, 3_600_000),
+      lockMs: read.integer('PUBLICATION_LOCK_MS', 30_000, 1_000, 600_000),
       maxTries: read.integer('PUBLICATION_MAX_TRIES', 5, 1, 100),
       retryBaseMs: read.integer('PUBLICATION_RETRY_BASE_MS', 2_000, 1, 600_000),
       sendTimeoutMs: read.integer('TELEGRAM_SEND_TIMEOUT_MS', 30_000, 100, 600_000),

@@ -30,6 +30,8 @@ import { TelegramPublisher } from './publication/telegram-publisher';
         url: config.redisUrl,
         prefix: config.redisKeyPrefix,
         settings: {
+          lockDuration: config.publication.lockMs,
+          stalledInterval: config.publication.lockMs,
           backoffStrategies: {
             [PUBLICATION_BACKOFF]: publicationBackoff(config.publication.retryBaseMs),
           },
