@@ -83,7 +83,8 @@ describe('Scale-out: 2 API and 2 worker processes (D23)', () => {
         () => false,
       );
     };
-    await waitFor(probe, 60_000).catch(() => {
+    // Generous: on a busy machine four Node processes boot slowly, side by side with other suites.
+    await waitFor(probe, 180_000).catch(() => {
       throw new Error(`${herald.role} did not start:\n${herald.logs}`);
     });
   }
@@ -124,7 +125,7 @@ describe('Scale-out: 2 API and 2 worker processes (D23)', () => {
       await start('worker'),
     ];
     await Promise.all(all.map(ready));
-  }, 300_000);
+  }, 420_000);
 
   afterAll(async () => {
     for (const { child } of processes) {
