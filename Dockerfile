@@ -2,16 +2,16 @@
 # Herald: one image for the API, the worker (APP_ROLE=worker), migrations and the CLI.
 #   docker build -t herald .
 #   docker run --rm -p 3000:3000 -e DATABASE_URL=… -e REDIS_URL=… -e APP_SECRET=… herald
-ARG NODE_IMAGE=node:20-bookworm-slim
+# Node 24: an LTS line in support (Node 20 reached its end of life in April 2026).
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # 1. Every dependency, dev included, to build with.
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 ENV SCARF_ANALYTICS=false
 COPY package.json package-lock.json ./
-# npm ci refuses a lock file that lacks other platforms' optional packages (npm/cli#4828);
-# npm install --no-save then installs the same locked versions without rewriting the lock.
-RUN npm ci --no-audit --no-fund || npm install --no-save --no-audit --no-fund
+# The lock holds every platform's optional packages (scripts/complete-lock.js): plain npm ci.
+RUN npm ci --no-audit --no-fund
 
 # 2. Compile TypeScript to dist/ (src, migrations and ormconfig.ts).
 FROM deps AS build
@@ -25,8 +25,7 @@ FROM ${NODE_IMAGE} AS prod-deps
 WORKDIR /app
 ENV SCARF_ANALYTICS=false
 COPY package.json package-lock.json ./
-RUN (npm ci --omit=dev --no-audit --no-fund || npm install --omit=dev --no-save --no-audit --no-fund) \
-  && npm cache clean --force
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 # 4. The runtime: compiled code and production dependencies, run as the unprivileged `node` user.
 FROM ${NODE_IMAGE} AS runtime

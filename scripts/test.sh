@@ -16,6 +16,7 @@ fi
 export TEST_ADMIN_DATABASE_URL="${TEST_ADMIN_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres}"
 export TEST_REDIS_URL="${TEST_REDIS_URL:-redis://127.0.0.1:6379}"
 
+echo "Running the tests on Node $(node --version)"
 results=$(mktemp)
 status=0
 npx jest --ci --maxWorkers=2 --json --outputFile="$results" "$@" || status=$?
