@@ -20,6 +20,8 @@
  *   npx ts-node --transpile-only bench/pipeline.ts [posts=2000] [scheduled=200]
  *
  * Needs the PostgreSQL and Redis of the tests (TEST_ADMIN_DATABASE_URL, TEST_REDIS_URL).
+ *
+ * `bench/pipeline.ts ceiling`: delivery at Telegram's own limits instead (see ceilingMain).
  */
 import { cpuSeconds, cpuSecondsOfCommand, freePort, waitUntilAnswers } from './support';
 import { ChildProcess, spawn } from 'node:child_process';
@@ -32,7 +34,7 @@ import { Client } from 'pg';
 import { runCli } from '../src/cli/commands';
 import { loadConfig } from '../src/config/config';
 import { dropTestDatabase } from '../test/support/databases';
-import { TelegramStandIn } from '../test/support/telegram-stand-in';
+import { RecordedCall, TelegramStandIn } from '../test/support/telegram-stand-in';
 import { createMigratedDatabase, TEST_APP_SECRET } from '../test/support/test-app';
 
 const POSTS = Number(process.argv[2] ?? 2000);
@@ -118,7 +120,7 @@ async function main(): Promise<void> {
     }
     const firstStart = Math.min(...started.values());
     const seconds = (last - firstStart) / 1000;
-    const throughput = countOutcome(telegram, [...started.keys()]);
+    const throughput = countOutcome(telegram.deliveredOf('sendMessage'), [...started.keys()]);
     console.log(
       `posts: ${POSTS} across ${refs.length} channels of ${BOTS} bots (${MIXED ? 'half publish_now, half draft + POST publish' : 'publish_now'})`,
     );
@@ -164,7 +166,7 @@ async function main(): Promise<void> {
       .callsOf('sendMessage')
       .filter((c) => String(c.params.text).startsWith('scheduled-'))
       .map((c) => c.at - fireAt);
-    const scheduled = countOutcome(telegram, scheduledMarkers);
+    const scheduled = countOutcome(telegram.deliveredOf('sendMessage'), scheduledMarkers);
     console.log(
       `fire delay of ${SCHEDULED} posts scheduled for one second: p50 ${percentile(fire, 50)} ms, p99 ${percentile(fire, 99)} ms, max ${Math.max(...fire)} ms, min ${Math.min(...fire)} ms`,
     );
@@ -224,9 +226,9 @@ async function referenceReadRate(base: string, key: string): Promise<number> {
 }
 
 /** Messages per marker at the stand-in: duplicates (more than one) and losses (none). */
-function countOutcome(telegram: TelegramStandIn, markers: string[]) {
+function countOutcome(sends: RecordedCall[], markers: string[]) {
   const seen = new Map<string, number>();
-  for (const call of telegram.callsOf('sendMessage')) {
+  for (const call of sends) {
     const text = String(call.params.text);
     seen.set(text, (seen.get(text) ?? 0) + 1);
   }
@@ -279,11 +281,13 @@ function apiClient(base: string, key: string, projectId: number) {
   };
 }
 
-/** An administrator, a project, 5 bots with 40 channels each, and an API key: through the API. */
+/** An administrator, a project, bots with their channels, and an API key: through the API. */
 async function seed(
   base: string,
   telegram: TelegramStandIn,
   config: ReturnType<typeof loadConfig>,
+  bots = BOTS,
+  channelsPerBot = CHANNELS_PER_BOT,
 ) {
   const post = async (path: string, body: unknown, auth?: string) => {
     const res = await fetch(`${base}${path}`, {
@@ -305,7 +309,7 @@ async function seed(
   const auth = `Bearer ${registered.token as string}`;
   const project = await post('/api/projects', { name: 'Pipeline', timezone: 'UTC' }, auth);
   const refs: string[] = [];
-  for (let b = 0; b < BOTS; b++) {
+  for (let b = 0; b < bots; b++) {
     const account = await post(
       '/api/accounts',
       {
@@ -315,16 +319,20 @@ async function seed(
       },
       auth,
     );
-    for (let c = 0; c < CHANNELS_PER_BOT; c++) {
-      const chatId = -1002000000000 - b * 1000 - c;
+    const chats = Array.from({ length: channelsPerBot }, (_, c) => -1002000000000 - b * 1000 - c);
+    for (const [c, chatId] of chats.entries())
       telegram.addChat({ id: chatId, type: 'channel', title: `Bench ${b}/${c}` });
+    // A bot's channels are added 10 at a time; refs keep the order bot by bot, chat by chat.
+    const added: string[] = [];
+    await pool(chats.length, 10, async (c) => {
       const channel = await post(
         `/api/accounts/${account.id as number}/channels`,
-        { chat: String(chatId) },
+        { chat: String(chats[c]) },
         auth,
       );
-      refs.push(channel.id as string);
-    }
+      added[c] = channel.id as string;
+    });
+    refs.push(...added);
   }
   const key = (await post('/api/api-keys', { name: 'bench' }, auth)).key as string;
   return { key, projectId: project.id as number, refs };
@@ -359,7 +367,160 @@ async function startHerald(
   return child;
 }
 
-void main().catch((error: unknown) => {
+/**
+ * Delivery at Telegram's ceiling (issue 14): a stand-in that answers after a latency and enforces
+ * Telegram's limits itself (429 with retry_after past 30 messages a second per bot or 20 a minute
+ * per chat); Herald paced by the same limits. The backlog is queued by an `api` process before the
+ * workers start, so the sends all want to go at once; then one worker delivers it, and then two
+ * workers deliver a second backlog together, sharing each bot's budget through Redis.
+ *
+ *   npx ts-node --transpile-only bench/pipeline.ts ceiling [posts=3000]
+ *   BENCH_LATENCY_MS (200), BENCH_JITTER_MS (50), BENCH_BOTS (10), BENCH_CHANNELS_PER_BOT (100)
+ *
+ * Targets: one worker sustains ≥ 90% of the ceiling with < 1% of sends answered 429; two workers
+ * together stay under the limits too.
+ */
+async function ceilingMain(): Promise<void> {
+  const posts = Number(process.argv[3] ?? 3000);
+  const latencyMs = Number(process.env.BENCH_LATENCY_MS ?? 200);
+  const jitterMs = Number(process.env.BENCH_JITTER_MS ?? 50);
+  const bots = Number(process.env.BENCH_BOTS ?? 10);
+  const channelsPerBot = Number(process.env.BENCH_CHANNELS_PER_BOT ?? 100);
+  const limits = { botMessagesPerSecond: 30, chatMessagesPerMinute: 20 };
+  const telegram = (await new TelegramStandIn().start())
+    .enforceLimits(limits)
+    .answerAfter(latencyMs, jitterMs);
+  const { name, url } = await createMigratedDatabase();
+  const prefix = `herald-bench-${randomBytes(4).toString('hex')}`;
+  const port = await freePort();
+  const env: Record<string, string> = {
+    DATABASE_URL: url,
+    REDIS_URL,
+    REDIS_KEY_PREFIX: prefix,
+    APP_SECRET: TEST_APP_SECRET,
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+    PORT: String(port),
+    APP_ROLE: 'api',
+    TELEGRAM_API_BASE_URL: telegram.url,
+    MEDIA_STORAGE_DIR: join('/tmp', prefix),
+    RATE_LIMIT_CREATE_POST: '1000000000',
+    RATE_LIMIT_PUBLISH: '1000000000',
+    RATE_LIMIT_OTHER: '1000000000',
+    TELEGRAM_BOT_MESSAGES_PER_SECOND: String(limits.botMessagesPerSecond),
+    TELEGRAM_CHAT_MESSAGES_PER_MINUTE: String(limits.chatMessagesPerMinute),
+    ...(process.env.PUBLICATION_CONCURRENCY
+      ? { PUBLICATION_CONCURRENCY: process.env.PUBLICATION_CONCURRENCY }
+      : {}),
+  };
+  const api = await startHerald(env, port);
+  const workers: ChildProcess[] = [];
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    const { key, projectId, refs } = await seed(
+      base,
+      telegram,
+      loadConfig(env),
+      bots,
+      channelsPerBot,
+    );
+    const client = apiClient(base, key, projectId);
+    // Each bot is held to the lower of its own limit and what its chats' minutes allow together.
+    const perBot = Math.min(
+      limits.botMessagesPerSecond,
+      (channelsPerBot * limits.chatMessagesPerMinute) / 60,
+    );
+    const ceiling = bots * perBot;
+    console.log(
+      `Telegram stand-in: ${latencyMs} ms ± ${jitterMs} ms per send, 429 past ${limits.botMessagesPerSecond}/s per bot or ${limits.chatMessagesPerMinute}/min per chat`,
+    );
+    console.log(
+      `ceiling the limits allow: ${ceiling.toFixed(0)} msg/s (${bots} bots × ${perBot.toFixed(0)}/s, ${refs.length} channels)`,
+    );
+    for (const count of [1, 2]) {
+      const marker = `w${count}-`;
+      await pool(posts, IN_FLIGHT, async (i) => {
+        await client.post(
+          '/posts',
+          {
+            text: `${marker}${i}`,
+            // Round robin over bots first, so every bot has a backlog from the start.
+            targets: [
+              {
+                channel_ref:
+                  refs[(i % bots) * channelsPerBot + (Math.floor(i / bots) % channelsPerBot)],
+              },
+            ],
+            publish_now: true,
+          },
+          201,
+        );
+      });
+      const callsBefore = telegram.calls.length;
+      const limitedBefore = telegram.rateLimitedSends;
+      for (let w = 0; w < count; w++)
+        workers.push(
+          await startHerald({ ...env, APP_ROLE: 'worker', PORT: String(await freePort()) }, null),
+        );
+      const cpuBefore = workers.map((c) => cpuSeconds(c.pid) * 1000);
+      const ours = () =>
+        telegram.calls
+          .slice(callsBefore)
+          .filter((c) => c.method === 'sendMessage' && String(c.params.text).startsWith(marker));
+      const until = Date.now() + 300_000;
+      while (ours().filter((c) => !c.rateLimited).length < posts && Date.now() < until)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      const cpuMs = workers.reduce((sum, c, i) => sum + cpuSeconds(c.pid) * 1000 - cpuBefore[i], 0);
+      const calls = ours();
+      const delivered = calls
+        .filter((c) => !c.rateLimited)
+        .map((c) => c.at)
+        .sort((a, b) => a - b);
+      const limited = telegram.rateLimitedSends - limitedBefore;
+      const seconds = (delivered[delivered.length - 1] - delivered[0]) / 1000;
+      // Sustained: the middle 90% of the deliveries, without the workers' first and last moments.
+      const lo = delivered[Math.floor(delivered.length * 0.05)];
+      const hi = delivered[Math.floor(delivered.length * 0.95)];
+      const sustained =
+        (Math.floor(delivered.length * 0.95) - Math.floor(delivered.length * 0.05)) /
+        ((hi - lo) / 1000);
+      const outcome = countOutcome(
+        calls.filter((c) => !c.rateLimited),
+        Array.from({ length: posts }, (_, i) => `${marker}${i}`),
+      );
+      const target = count === 1 ? ' (target ≥ 90%)' : ' (target: at or under the ceiling)';
+      console.log(
+        `\n${count} worker${count > 1 ? 's' : ''}: ${posts} posts queued before the worker${count > 1 ? 's' : ''} started`,
+      );
+      console.log(
+        `  sustained send rate: ${sustained.toFixed(0)} msg/s = ${((100 * sustained) / ceiling).toFixed(1)}% of the ceiling${target}; first to last: ${(delivered.length / seconds).toFixed(0)} msg/s over ${seconds.toFixed(1)} s`,
+      );
+      console.log(
+        `  answered 429: ${limited} of ${calls.length} sends = ${((100 * limited) / calls.length).toFixed(2)}% (target < 1%); most sends in flight at once: ${telegram.maxInFlight}`,
+      );
+      console.log(
+        `  duplicates: ${outcome.duplicates}, losses: ${outcome.lost}; worker CPU per post: ${(cpuMs / posts).toFixed(2)} ms; load average ${loadavg()[0].toFixed(2)}`,
+      );
+      for (const worker of workers.splice(0)) {
+        worker.kill('SIGTERM');
+        await new Promise((resolve) => worker.once('exit', resolve));
+      }
+      telegram.maxInFlight = 0;
+    }
+  } finally {
+    for (const child of [api, ...workers]) {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
+    await telegram.stop();
+    await dropTestDatabase(name);
+    const redis = new Redis(REDIS_URL);
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length > 0) await redis.del(...keys);
+    await redis.quit();
+  }
+}
+
+void (process.argv[2] === 'ceiling' ? ceilingMain() : main()).catch((error: unknown) => {
   console.error(error);
   process.exit(1);
 });
