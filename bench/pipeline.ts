@@ -92,6 +92,7 @@ async function main(): Promise<void> {
     telegram.reset();
     const children = [herald, worker].filter((c): c is ChildProcess => c !== null);
     const cpuBefore = children.map((c) => cpuSeconds(c.pid) * 1000);
+    const tripsBefore = await Promise.all(children.map(roundTrips));
     const othersBefore = otherCpuMs();
     const started = new Map<string, number>();
     const runStart = performance.now();
@@ -110,6 +111,7 @@ async function main(): Promise<void> {
     await waitForMessages(telegram, POSTS, 120_000);
     const cpuUsed = children.map((c, i) => cpuSeconds(c.pid) * 1000 - cpuBefore[i]);
     const othersAfter = otherCpuMs();
+    const tripsAfter = await Promise.all(children.map(roundTrips));
     const delays: number[] = [];
     let last = 0;
     for (const call of telegram.callsOf('sendMessage')) {
@@ -139,6 +141,15 @@ async function main(): Promise<void> {
     console.log(
       `the rest of the machine, CPU per post: ${Object.entries(othersAfter)
         .map(([who, ms]) => `${who} ${((ms - othersBefore[who]) / POSTS).toFixed(2)} ms`)
+        .join(', ')}`,
+    );
+    console.log(
+      `round trips per post: ${children
+        .map((_, i) => {
+          const pg = (tripsAfter[i].pg - tripsBefore[i].pg) / POSTS;
+          const redis = (tripsAfter[i].redis - tripsBefore[i].redis) / POSTS;
+          return `${single ? 'all' : ['api', 'worker'][i]} ${pg.toFixed(2)} PostgreSQL statements + ${redis.toFixed(2)} Redis commands`;
+        })
         .join(', ')}`,
     );
     console.log(`machine load average during the run: ${loadavg()[0].toFixed(2)} (2 cores)`);
@@ -338,6 +349,19 @@ async function seed(
   return { key, projectId: project.id as number, refs };
 }
 
+/** PostgreSQL statements and Redis commands a Herald process has sent so far (count-round-trips.ts). */
+function roundTrips(child: ChildProcess): Promise<{ pg: number; redis: number }> {
+  return new Promise((resolve) => {
+    const answer = (message: { roundTrips?: { pg: number; redis: number } }) => {
+      if (!message.roundTrips) return;
+      child.off('message', answer);
+      resolve(message.roundTrips);
+    };
+    child.on('message', answer);
+    child.send('round-trips');
+  });
+}
+
 /** Starts `src/main.ts`; waits for its HTTP port, or (a worker, `port` null) a moment to boot. */
 async function startHerald(
   env: Record<string, string>,
@@ -351,11 +375,17 @@ async function startHerald(
         : []),
       '-r',
       'ts-node/register/transpile-only',
+      '-r',
+      join(__dirname, 'count-round-trips.ts'),
       join(__dirname, '..', 'src', 'main.ts'),
     ],
     {
-      env: { ...process.env, ...env, TS_NODE_TRANSPILE_ONLY: 'true' },
-      stdio: ['ignore', process.env.BENCH_LOG_LEVEL ? 'inherit' : 'ignore', 'inherit'],
+      env: {
+        ...process.env,
+        ...env,
+        TS_NODE_TRANSPILE_ONLY: 'true',
+      },
+      stdio: ['ignore', process.env.BENCH_LOG_LEVEL ? 'inherit' : 'ignore', 'inherit', 'ipc'],
     },
   );
   if (port === null) {
@@ -461,12 +491,15 @@ async function ceilingMain(): Promise<void> {
         workers.push(
           await startHerald({ ...env, APP_ROLE: 'worker', PORT: String(await freePort()) }, null),
         );
-      const cpuBefore = workers.map((c) => cpuSeconds(c.pid) * 1000);
       const ours = () =>
         telegram.calls
           .slice(callsBefore)
           .filter((c) => c.method === 'sendMessage' && String(c.params.text).startsWith(marker));
       const until = Date.now() + 300_000;
+      // CPU from the first send on: a worker's start (ts-node compiling) is not delivery.
+      while (ours().length === 0 && Date.now() < until)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      const cpuBefore = workers.map((c) => cpuSeconds(c.pid) * 1000);
       while (ours().filter((c) => !c.rateLimited).length < posts && Date.now() < until)
         await new Promise((resolve) => setTimeout(resolve, 100));
       const cpuMs = workers.reduce((sum, c, i) => sum + cpuSeconds(c.pid) * 1000 - cpuBefore[i], 0);
