@@ -10,7 +10,7 @@ import { RedisScript } from '../../redis/redis-script';
  * milliseconds late (a busy event loop, a slow connection) never add up to one too many in a
  * second or a minute (issue 14: exact spacing provoked 429s on 3% of sends at the ceiling).
  */
-export const PACING_SAFETY_MARGIN = 0.05;
+export const PACING_SAFETY_MARGIN = 0.07;
 
 /**
  * Strict spacing over two keys (the bot, and the bot in one chat): each key keeps the moment it is
