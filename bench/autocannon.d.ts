@@ -7,6 +7,17 @@ declare module 'autocannon' {
     headers?: Record<string, string>;
     /** Requests per second across all connections (latency then counts coordinated omission). */
     overallRate?: number;
+    method?: string;
+    body?: string;
+    /** Requests sent in turn on each connection; `setupRequest` may change each one. */
+    requests?: RequestSpec[];
+  }
+  interface RequestSpec {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    setupRequest?: (request: RequestSpec) => RequestSpec;
   }
   interface Histogram {
     average: number;

@@ -9,6 +9,10 @@
  * Targets: Herald's CPU per request ≤ 1.25× the framework floor's; open-loop p99 ≤ 10 ms at
  * 1,000 req/s; (issue 2) ≥ 70% of the bare floor's requests/s.
  *
+ * Then, on Herald alone (issue 10): GET one post by id, and POST /posts with and without an
+ * Idempotency-Key (a new key per request). Target: the key costs < 15% of create throughput.
+ * BENCH_POSTS=0 skips this part.
+ *
  *   npm run build && npx ts-node --transpile-only bench/read-api.ts
  *
  * See bench/README.md for the knobs (BENCH_* variables) and how to profile.
@@ -52,7 +56,11 @@ const settings = {
   /** Requests/s of the open-loop latency runs; 0 skips them. */
   openLoopRate: Number(env.BENCH_RATE ?? 1000),
   cpuProfileDir: env.BENCH_CPU_PROF ? resolve(env.BENCH_CPU_PROF) : null,
+  posts: env.BENCH_POSTS !== '0',
 };
+
+/** Issue 10: an Idempotency-Key may cost at most this share of create throughput. */
+const MAX_IDEMPOTENCY_COST = 0.15;
 
 const ENDPOINTS = [
   { name: 'GET /projects', path: '/api/public/v1/projects' },
@@ -101,6 +109,7 @@ async function main(): Promise<void> {
     MEDIA_STORAGE_DIR: mediaDir,
     LOG_LEVEL: 'warn',
     RATE_LIMIT_OTHER: '100000000',
+    RATE_LIMIT_CREATE_POST: '100000000',
   };
 
   console.log(
@@ -185,6 +194,8 @@ async function main(): Promise<void> {
     }
     report(measures);
     if (settings.openLoopRate > 0) await openLoopLatency(servers, key);
+    const herald = servers.find((server) => server.name === 'herald');
+    if (settings.posts && herald) await postsBenchmark(herald, key);
   } finally {
     await Promise.all(servers.map((server) => stop(server)));
     await cleanUp(settings, redisKeyPrefix, mediaDir);
@@ -379,6 +390,107 @@ function percentile(values: number[], p: number): number {
   if (values.length === 0) return NaN;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+/**
+ * Issue 10 on Herald alone: GET one post, and creates with and without Idempotency-Key (each
+ * request its own key, as a client retrying safely sends). The two create loads alternate over
+ * two rounds, so the table's growth weighs on both alike.
+ */
+async function postsBenchmark(herald: Server, key: string): Promise<void> {
+  const auth = { authorization: `Bearer ${key}` };
+  const projects = (await (
+    await fetch(`${herald.url}/api/public/v1/projects`, { headers: auth })
+  ).json()) as {
+    items: { id: number }[];
+  };
+  const projectId = projects.items[0]?.id;
+  if (projectId === undefined) throw new Error('The seeded key sees no project');
+  const postsUrl = `${herald.url}/api/public/v1/projects/${projectId}/posts`;
+  const json = { ...auth, 'content-type': 'application/json' };
+  const created = await fetch(postsUrl, {
+    method: 'POST',
+    headers: json,
+    body: JSON.stringify({ text: 'Benchmark post' }),
+  });
+  if (created.status !== 201) throw new Error(`Creating a post answered ${created.status}`);
+  const postId = ((await created.json()) as { id: number }).id;
+
+  const measure = async (name: string, options: Parameters<typeof autocannon>[0]) => {
+    const cpuBefore = cpuSeconds(herald.process.pid);
+    const result = await autocannon({
+      connections: settings.connections,
+      duration: settings.durationSeconds,
+      ...options,
+    });
+    const cpuSpent = cpuSeconds(herald.process.pid) - cpuBefore;
+    const failed = result.non2xx + result.errors + result.timeouts;
+    console.log(
+      `${name.padEnd(34)}${result.requests.average.toFixed(0).padStart(9)}${`${result.latency.p50} ms`.padStart(10)}` +
+        `${`${result.latency.p99} ms`.padStart(10)}${`${((cpuSpent * 1000) / Math.max(1, result.requests.total)).toFixed(2)} ms`.padStart(10)}${String(failed).padStart(8)}`,
+    );
+    return { requestsPerSecond: result.requests.average, failed };
+  };
+  let sequence = 0;
+  const create = (withKey: boolean) => ({
+    url: postsUrl,
+    requests: [
+      {
+        method: 'POST',
+        path: `/api/public/v1/projects/${projectId}/posts`,
+        headers: json,
+        body: JSON.stringify({ text: 'Benchmark create' }),
+        setupRequest: (request: { headers?: Record<string, string> }) => {
+          if (withKey)
+            request.headers = { ...json, 'idempotency-key': `bench-${process.pid}-${++sequence}` };
+          return request;
+        },
+      },
+    ],
+  });
+
+  console.log(`
+Posts API on Herald, ${settings.connections} connections, ${settings.durationSeconds} s per run
+`);
+  console.log(
+    `${'load'.padEnd(34)}${'req/s'.padStart(9)}${'p50'.padStart(10)}${'p99'.padStart(10)}${'CPU/req'.padStart(10)}${'failed'.padStart(8)}`,
+  );
+  await autocannon({
+    url: `${postsUrl}/${postId}`,
+    headers: auth,
+    connections: settings.connections,
+    duration: settings.warmupSeconds,
+  });
+  const one = await measure('GET /posts/{post_id}', {
+    url: `${postsUrl}/${postId}`,
+    headers: auth,
+  });
+  await autocannon({
+    connections: settings.connections,
+    duration: settings.warmupSeconds,
+    ...create(true),
+  });
+  const without: number[] = [];
+  const withKey: number[] = [];
+  let failures = one.failed;
+  for (let round = 1; round <= 2; round++) {
+    const plain = await measure(`POST /posts (round ${round})`, create(false));
+    const keyed = await measure(`POST /posts + Idempotency-Key (${round})`, create(true));
+    without.push(plain.requestsPerSecond);
+    withKey.push(keyed.requestsPerSecond);
+    failures += plain.failed + keyed.failed;
+  }
+  const cost = 1 - median(withKey) / median(without);
+  console.log(
+    `
+Idempotency-Key costs ${(cost * 100).toFixed(1)}% of create throughput (target < ${MAX_IDEMPOTENCY_COST * 100}%)` +
+      `${failures ? `, ${failures} failed requests` : ''}: ${cost < MAX_IDEMPOTENCY_COST && failures === 0 ? 'met' : 'MISSED'}`,
+  );
+  console.log(
+    `Load average at the end: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} (other work skews the figures)`,
+  );
 }
 
 function median(values: number[]): number {

@@ -68,30 +68,47 @@ export class IdempotencyInterceptor implements NestInterceptor {
     }
     // Nest has set the route's success status before the interceptors run.
     return next.handle().pipe(
+      catchError((error: unknown) => from(this.keepFailure(apiKeyId, header, fingerprint, error))),
       mergeMap((body) =>
-        from(
-          this.idempotency
-            .finish(apiKeyId, header, fingerprint, res.statusCode, body)
-            .then(() => body),
-        ),
-      ),
-      catchError((error: unknown) =>
-        from(
-          (async () => {
-            const answer = toAppError(error, this.logger);
-            if (answer.status < 500)
-              await this.idempotency.finish(
-                apiKeyId,
-                header,
-                fingerprint,
-                answer.status,
-                errorBody(answer),
-              );
-            else await this.idempotency.release(apiKeyId, header, fingerprint);
-            throw error;
-          })(),
-        ),
+        from(this.keepSuccess(apiKeyId, header, fingerprint, res.statusCode, body)),
       ),
     );
+  }
+
+  /** A 4xx is kept and answered again; a 5xx frees the key, so that the retry runs anew. */
+  private async keepFailure(
+    apiKeyId: number,
+    key: string,
+    fingerprint: string,
+    error: unknown,
+  ): Promise<never> {
+    const answer = toAppError(error, this.logger);
+    try {
+      if (answer.status < 500)
+        await this.idempotency.finish(apiKeyId, key, fingerprint, answer.status, errorBody(answer));
+      else await this.idempotency.release(apiKeyId, key, fingerprint);
+    } catch (failure) {
+      this.logger.warn(`Idempotency-Key outcome not kept: ${(failure as Error).message}`);
+    }
+    throw error;
+  }
+
+  /**
+   * The work is done: its answer goes out even when keeping it fails. The key then stays in use
+   * until it expires: a retry is refused (409) rather than run twice.
+   */
+  private async keepSuccess(
+    apiKeyId: number,
+    key: string,
+    fingerprint: string,
+    status: number,
+    body: unknown,
+  ): Promise<unknown> {
+    try {
+      await this.idempotency.finish(apiKeyId, key, fingerprint, status, body);
+    } catch (failure) {
+      this.logger.warn(`Idempotency-Key answer not kept: ${(failure as Error).message}`);
+    }
+    return body;
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { execute, rowsOf, Statement } from '../database/prepared';
 
 /** A key another request holds or has answered. */
 export interface HeldKey {
@@ -18,29 +19,41 @@ export class IdempotencyRepository {
    * Claims the key for a new request, in one atomic statement that holds across instances: a new
    * key, or one whose time is over, becomes this request's. False when another request holds it.
    */
-  async claim(apiKeyId: number, key: string, fingerprint: string, ttlSeconds: number) {
-    const rows = (await this.db.query(
-      `INSERT INTO idempotency_keys (api_key_id, key, fingerprint, expires_at)
-       VALUES ($1, $2, $3, now() + make_interval(secs => $4))
-       ON CONFLICT (api_key_id, key) DO UPDATE
-          SET fingerprint = EXCLUDED.fingerprint, response_status = NULL, response_body = NULL,
-              created_at = now(), expires_at = EXCLUDED.expires_at
-        WHERE idempotency_keys.expires_at <= now()
-       RETURNING 1`,
-      [apiKeyId, key, fingerprint, ttlSeconds],
-    )) as unknown[];
-    return rows.length === 1;
+  async claim(
+    apiKeyId: number,
+    key: string,
+    fingerprint: string,
+    ttlSeconds: number,
+  ): Promise<boolean> {
+    const { rowCount } = await execute(this.db, IdempotencyRepository.CLAIM, [
+      apiKeyId,
+      key,
+      fingerprint,
+      ttlSeconds,
+    ]);
+    return rowCount === 1;
   }
+
+  // On the path of every keyed POST: named prepared statements (see database/prepared.ts).
+  private static readonly CLAIM = new Statement(
+    `INSERT INTO idempotency_keys (api_key_id, key, fingerprint, expires_at)
+     VALUES ($1, $2, $3, now() + make_interval(secs => $4))
+     ON CONFLICT (api_key_id, key) DO UPDATE
+        SET fingerprint = EXCLUDED.fingerprint, response_status = NULL, response_body = NULL,
+            created_at = now(), expires_at = EXCLUDED.expires_at
+      WHERE idempotency_keys.expires_at <= now()`,
+  );
 
   /** The key as it stands, unless it is gone or its time is over. */
   async find(apiKeyId: number, key: string): Promise<HeldKey | null> {
-    const rows = (await this.db.query(
-      `SELECT fingerprint, response_status, response_body FROM idempotency_keys
-        WHERE api_key_id = $1 AND key = $2 AND expires_at > now()`,
-      [apiKeyId, key],
-    )) as HeldKey[];
-    return rows[0] ?? null;
+    const [held] = await rowsOf<HeldKey>(this.db, IdempotencyRepository.FIND, [apiKeyId, key]);
+    return held ?? null;
   }
+
+  private static readonly FIND = new Statement(
+    `SELECT fingerprint, response_status, response_body FROM idempotency_keys
+      WHERE api_key_id = $1 AND key = $2 AND expires_at > now()`,
+  );
 
   /** Keeps the answer of the request that holds the key. */
   async finish(
@@ -50,12 +63,19 @@ export class IdempotencyRepository {
     status: number,
     body: unknown,
   ): Promise<void> {
-    await this.db.query(
-      `UPDATE idempotency_keys SET response_status = $4, response_body = $5::jsonb
-        WHERE api_key_id = $1 AND key = $2 AND fingerprint = $3 AND response_status IS NULL`,
-      [apiKeyId, key, fingerprint, status, JSON.stringify(body ?? null)],
-    );
+    await execute(this.db, IdempotencyRepository.FINISH, [
+      apiKeyId,
+      key,
+      fingerprint,
+      status,
+      JSON.stringify(body ?? null),
+    ]);
   }
+
+  private static readonly FINISH = new Statement(
+    `UPDATE idempotency_keys SET response_status = $4, response_body = $5::jsonb
+      WHERE api_key_id = $1 AND key = $2 AND fingerprint = $3 AND response_status IS NULL`,
+  );
 
   /** Frees a key whose request ended without an answer worth keeping (a 5xx). */
   async release(apiKeyId: number, key: string, fingerprint: string): Promise<void> {
