@@ -72,6 +72,19 @@ function oddSpellings(id: number): string[] {
   ];
 }
 
+/** Webhook receivers here refuse connections at once (port 9), so test events end quickly. */
+const WEBHOOK_RECEIVER_ENV = { MEDIA_FETCH_ALLOW_CIDRS: '127.0.0.9/32' };
+
+/** An endpoint of the project, created on the application API (no rate limit spent). */
+async function newWebhook(t: TestApp, owner: SignedInUser, project: TestProject): Promise<number> {
+  const res = await t.http
+    .post(`/api/projects/${project.id}/webhooks`)
+    .set('Authorization', owner.auth)
+    .send({ url: 'http://127.0.0.9:9/hook', events: ['post.published'] })
+    .expect(201);
+  return (res.body as { id: number }).id;
+}
+
 describe('Hostile input (D5, D18)', () => {
   describe('on every route', () => {
     let w: TelegramWorld;
@@ -90,6 +103,7 @@ describe('Hostile input (D5, D18)', () => {
         RATE_LIMIT_PUBLISH: '100000',
         RATE_LIMIT_UPLOAD: '100000',
         RATE_LIMIT_OTHER: '100000',
+        ...WEBHOOK_RECEIVER_ENV,
       });
       ({ t, make } = w);
       ({ owner, project, key } = await make.owner());
@@ -108,6 +122,7 @@ describe('Hostile input (D5, D18)', () => {
       await addMember(t, owner, project, member, 'editor');
       const keys = await t.http.get('/api/api-keys').set('Authorization', owner.auth).expect(200);
       const keyId = (keys.body as { items: { id: number }[] }).items[0].id;
+      const webhookId = await newWebhook(t, owner, project);
       const ids: Array<[RegExp, string, number]> = [
         [/./, 'projectId', project.id],
         [/^\/api\/projects\/:id/, 'id', project.id],
@@ -117,6 +132,7 @@ describe('Hostile input (D5, D18)', () => {
         [/\/posts\/:postId/, 'postId', (post.body as { id: number }).id],
         [/^\/api\/api-keys\/:id/, 'id', keyId],
         [/^\/api\/accounts\/:id/, 'id', account.id],
+        [/\/webhooks\/:webhookId/, 'webhookId', webhookId],
       ];
       realId = (path, param) => {
         const row = ids.find(([prefix, name]) => name === param && prefix.test(path));
@@ -351,6 +367,7 @@ describe('Hostile input (D5, D18)', () => {
     let owner: SignedInUser;
     let project: TestProject;
     let postId: number;
+    let webhookId: number;
     let routes: WalkedRoute[];
     const LIMIT = 2;
 
@@ -359,9 +376,12 @@ describe('Hostile input (D5, D18)', () => {
         RATE_LIMIT_CREATE_POST: String(LIMIT),
         RATE_LIMIT_PUBLISH: String(LIMIT),
         RATE_LIMIT_UPLOAD: String(LIMIT),
+        RATE_LIMIT_OTHER: String(LIMIT),
+        ...WEBHOOK_RECEIVER_ENV,
       });
       ({ t, make } = w);
       ({ owner, project } = await make.owner());
+      webhookId = await newWebhook(t, owner, project);
       const post = await t.http
         .post(`${PUBLIC}/projects/${project.id}/posts`)
         .set('Authorization', `Bearer ${await make.apiKey(owner)}`)
@@ -374,7 +394,10 @@ describe('Hostile input (D5, D18)', () => {
     afterAll(() => w?.close());
 
     const urlOf = (route: WalkedRoute) =>
-      route.path.replace(':projectId', String(project.id)).replace(':postId', String(postId));
+      route.path
+        .replace(':projectId', String(project.id))
+        .replace(':postId', String(postId))
+        .replace(':webhookId', String(webhookId));
 
     it('covers every public POST route', () => {
       expect(routes.map((r) => r.path).sort()).toEqual(
@@ -412,8 +435,9 @@ describe('Hostile input (D5, D18)', () => {
 
     it('answers malformed and oversized bodies by the caller first, with the D11 headers', async () => {
       const wrong: string[] = [];
-      for (const [who, auth, status, code] of await callers()) {
-        for (const route of routes) {
+      // Fresh callers per route: two routes of one rate-limit category must not share a budget.
+      for (const route of routes) {
+        for (const [who, auth, status, code] of await callers()) {
           for (const [what, body] of [
             ['malformed', MALFORMED],
             ['over 1 MB', HUGE],

@@ -10,6 +10,7 @@ import {
 import { ApiKeyAuth, PUBLIC_API_PREFIX, RequireScope } from '../auth/decorators';
 import { ApiErrors } from '../errors/api-errors.decorator';
 import { ParseIdPipe } from '../errors/parse-id.pipe';
+import { Idempotent } from '../idempotency/idempotent.decorator';
 import { CurrentProject, RequirePermission } from '../members/require-permission';
 import type { ProjectAccess } from '../projects/project-access';
 import { RateLimitCategory } from '../rate-limit/rate-limit-category';
@@ -41,6 +42,7 @@ export class PublicWebhooksController {
   constructor(private readonly webhooks: WebhooksService) {}
 
   @Post()
+  @Idempotent()
   @RequireScope('webhooks:manage')
   @RequirePermission('can_manage_settings')
   @ApiOperation({
@@ -101,6 +103,7 @@ export class PublicWebhooksController {
   }
 
   @Post(':webhookId/test')
+  @Idempotent()
   @HttpCode(202)
   @RequireScope('webhooks:manage')
   @RequirePermission('can_manage_settings')
