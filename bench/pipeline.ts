@@ -9,7 +9,10 @@
  * 1. Throughput: 2,000 posts across 200 channels of 5 bots, each created with publish_now (one
  *    request; BENCH_MIXED=1: every other one created as a draft, then POST publish), 64 in flight. Prints posts/s
  *    from the first request to the last message the stand-in received, and p50/p99 of each post's
- *    delay from its first request to its message.
+ *    delay from its first request to its message. Run three times (issue 11): without webhooks,
+ *    with an endpoint whose receiver answers at once, and with one whose receiver answers in 2 s;
+ *    targets: ≥ 90% of the throughput without webhooks for both, the slow receiver no slower than
+ *    the fast one (its deliveries wait on their own queue). BENCH_WEBHOOKS=0: the first run only.
  * 2. Fire delay: 200 posts scheduled for the same second; the delay from that second to each message.
  * 3. Duplicates and losses: messages per post counted at the stand-in (exactly one each), and every
  *    post `published` in the database.
@@ -26,6 +29,8 @@
 import { cpuSeconds, cpuSecondsOfCommand, freePort, waitUntilAnswers } from './support';
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
@@ -67,6 +72,8 @@ async function main(): Promise<void> {
     TELEGRAM_BOT_MESSAGES_PER_SECOND: '1000000',
     TELEGRAM_CHAT_MESSAGES_PER_MINUTE: '1000000',
     PUBLICATION_CONCURRENCY: process.env.PUBLICATION_CONCURRENCY ?? '50',
+    // The webhook receivers of the bench listen on 127.0.0.1.
+    MEDIA_FETCH_ALLOW_CIDRS: '127.0.0.1/32',
   };
   // Node runs one thread per process: by default an `api` and a `worker` process share the two
   // cores, as a deployment would run them; BENCH_SINGLE_PROCESS=1 runs one `all` process instead.
@@ -88,71 +95,48 @@ async function main(): Promise<void> {
       `reference: GET /projects ${readRate.toFixed(0)} req/s with ${IN_FLIGHT} in flight (machine load ${loadavg()[0].toFixed(2)})`,
     );
 
-    // 1. Throughput.
-    telegram.reset();
+    // 1. Throughput, without webhooks, then with a receiver answering at once, then with one
+    // answering in 2 s (each its own 2,000 posts; BENCH_WEBHOOKS=0 skips the two webhook runs).
     const children = [herald, worker].filter((c): c is ChildProcess => c !== null);
-    const cpuBefore = children.map((c) => cpuSeconds(c.pid) * 1000);
-    const tripsBefore = await Promise.all(children.map(roundTrips));
-    const othersBefore = otherCpuMs();
-    const started = new Map<string, number>();
-    const runStart = performance.now();
-    await pool(POSTS, IN_FLIGHT, async (i) => {
-      const marker = `bench-${i}`;
-      const target = [{ channel_ref: refs[i % refs.length] }];
-      started.set(marker, Date.now());
-      if (!MIXED || i % 2 === 0) {
-        await api.post('/posts', { text: marker, targets: target, publish_now: true }, 201);
-      } else {
-        const draft = (await api.post('/posts', { text: marker }, 201)) as { id: number };
-        await api.post(`/posts/${draft.id}/publish`, { targets: target }, 202);
+    const run = (tag: string) => measureThroughput({ tag, api, telegram, refs, children, single });
+    const without = await run('plain');
+    const throughput = without.outcome;
+    if (process.env.BENCH_WEBHOOKS !== '0') {
+      const fast = await startReceiver(0);
+      const slow = await startReceiver(2_000);
+      try {
+        const fastHook = await api.post(
+          '/webhooks',
+          { url: fast.url, events: ['post.published', 'post.failed'] },
+          201,
+        );
+        const withFast = await run('webhook-0ms');
+        await waitForCount(() => fast.received, POSTS, 60_000);
+        console.log(
+          `webhooks, receiver answering in 0 ms: ${withFast.postsPerSecond.toFixed(0)} posts/s, ` +
+            `${pct(withFast.postsPerSecond, without.postsPerSecond)} of without (target ≥ 90%); ` +
+            `events delivered ${fast.received}/${POSTS}, ` +
+            `post published → event received: p50 ${percentile(fast.delays(withFast.publishedAt), 50)} ms, ` +
+            `p99 ${percentile(fast.delays(withFast.publishedAt), 99)} ms`,
+        );
+        await api.delete(`/webhooks/${(fastHook as { id: number }).id}`, 204);
+        await api.post(
+          '/webhooks',
+          { url: slow.url, events: ['post.published', 'post.failed'] },
+          201,
+        );
+        const withSlow = await run('webhook-2s');
+        console.log(
+          `webhooks, receiver answering in 2 s: ${withSlow.postsPerSecond.toFixed(0)} posts/s, ` +
+            `${pct(withSlow.postsPerSecond, without.postsPerSecond)} of without (target: no slower, ≥ 90% for noise); ` +
+            `request → published p99 ${withSlow.p99} ms (without: ${without.p99} ms); ` +
+            `events delivered so far ${slow.received}/${POSTS} (they keep arriving after publication ends)`,
+        );
+      } finally {
+        await fast.stop();
+        await slow.stop();
       }
-    });
-    const requestsDoneMs = performance.now() - runStart;
-    await waitForMessages(telegram, POSTS, 120_000);
-    const cpuUsed = children.map((c, i) => cpuSeconds(c.pid) * 1000 - cpuBefore[i]);
-    const othersAfter = otherCpuMs();
-    const tripsAfter = await Promise.all(children.map(roundTrips));
-    const delays: number[] = [];
-    let last = 0;
-    for (const call of telegram.callsOf('sendMessage')) {
-      const begun = started.get(String(call.params.text));
-      if (begun === undefined) continue;
-      delays.push(call.at - begun);
-      last = Math.max(last, call.at);
     }
-    const firstStart = Math.min(...started.values());
-    const seconds = (last - firstStart) / 1000;
-    const throughput = countOutcome(telegram.deliveredOf('sendMessage'), [...started.keys()]);
-    console.log(
-      `posts: ${POSTS} across ${refs.length} channels of ${BOTS} bots (${MIXED ? 'half publish_now, half draft + POST publish' : 'publish_now'})`,
-    );
-    console.log(`requests answered in ${(requestsDoneMs / 1000).toFixed(2)} s`);
-    console.log(`end to end: ${(POSTS / seconds).toFixed(0)} posts/s (${seconds.toFixed(2)} s)`);
-    console.log(
-      `request → published: p50 ${percentile(delays, 50)} ms, p99 ${percentile(delays, 99)} ms, max ${Math.max(...delays)} ms`,
-    );
-    // CPU the Herald processes spent per post: the cost of Herald itself, whatever else the machine runs.
-    const perPost = cpuUsed.map((ms) => ms / POSTS);
-    const total = perPost.reduce((a, b) => a + b, 0);
-    console.log(
-      `Herald CPU per post: ${perPost.map((ms, i) => `${single ? 'all' : ['api', 'worker'][i]} ${ms.toFixed(2)} ms`).join(', ')}` +
-        ` (total ${total.toFixed(2)} ms: ${(2000 / total).toFixed(0)} posts/s if two cores were Herald's alone)`,
-    );
-    console.log(
-      `the rest of the machine, CPU per post: ${Object.entries(othersAfter)
-        .map(([who, ms]) => `${who} ${((ms - othersBefore[who]) / POSTS).toFixed(2)} ms`)
-        .join(', ')}`,
-    );
-    console.log(
-      `round trips per post: ${children
-        .map((_, i) => {
-          const pg = (tripsAfter[i].pg - tripsBefore[i].pg) / POSTS;
-          const redis = (tripsAfter[i].redis - tripsBefore[i].redis) / POSTS;
-          return `${single ? 'all' : ['api', 'worker'][i]} ${pg.toFixed(2)} PostgreSQL statements + ${redis.toFixed(2)} Redis commands`;
-        })
-        .join(', ')}`,
-    );
-    console.log(`machine load average during the run: ${loadavg()[0].toFixed(2)} (2 cores)`);
 
     // 2. Fire delay of posts scheduled for the same second.
     telegram.reset();
@@ -206,6 +190,144 @@ async function main(): Promise<void> {
     if (keys.length > 0) await redis.del(...keys);
     await redis.quit();
   }
+}
+
+interface ThroughputRun {
+  postsPerSecond: number;
+  p99: number;
+  markers: string[];
+  outcome: ReturnType<typeof countOutcome>;
+  /** When the stand-in received each marker's message (epoch ms). */
+  publishedAt: Map<string, number>;
+}
+
+/** POSTS posts through the API, IN_FLIGHT at a time, timed from the first request to the last message. */
+async function measureThroughput(ctx: {
+  tag: string;
+  api: ReturnType<typeof apiClient>;
+  telegram: TelegramStandIn;
+  refs: string[];
+  children: ChildProcess[];
+  single: boolean;
+}): Promise<ThroughputRun> {
+  const { tag, api, telegram, refs, children, single } = ctx;
+  telegram.reset();
+  const cpuBefore = children.map((c) => cpuSeconds(c.pid) * 1000);
+  const tripsBefore = await Promise.all(children.map(roundTrips));
+  const othersBefore = otherCpuMs();
+  const started = new Map<string, number>();
+  const runStart = performance.now();
+  await pool(POSTS, IN_FLIGHT, async (i) => {
+    const marker = `bench-${tag}-${i}`;
+    const target = [{ channel_ref: refs[i % refs.length] }];
+    started.set(marker, Date.now());
+    if (!MIXED || i % 2 === 0) {
+      await api.post('/posts', { text: marker, targets: target, publish_now: true }, 201);
+    } else {
+      const draft = (await api.post('/posts', { text: marker }, 201)) as { id: number };
+      await api.post(`/posts/${draft.id}/publish`, { targets: target }, 202);
+    }
+  });
+  const requestsDoneMs = performance.now() - runStart;
+  await waitForMessages(telegram, POSTS, 120_000);
+  const cpuUsed = children.map((c, i) => cpuSeconds(c.pid) * 1000 - cpuBefore[i]);
+  const othersAfter = otherCpuMs();
+  const tripsAfter = await Promise.all(children.map(roundTrips));
+  const delays: number[] = [];
+  const publishedAt = new Map<string, number>();
+  let last = 0;
+  for (const call of telegram.callsOf('sendMessage')) {
+    const begun = started.get(String(call.params.text));
+    if (begun === undefined) continue;
+    delays.push(call.at - begun);
+    publishedAt.set(String(call.params.text), call.at);
+    last = Math.max(last, call.at);
+  }
+  const firstStart = Math.min(...started.values());
+  const seconds = (last - firstStart) / 1000;
+  const throughput = countOutcome(telegram.deliveredOf('sendMessage'), [...started.keys()]);
+  console.log(`-- run "${tag}"`);
+  console.log(
+    `posts: ${POSTS} across ${refs.length} channels of ${BOTS} bots (${MIXED ? 'half publish_now, half draft + POST publish' : 'publish_now'})`,
+  );
+  console.log(`requests answered in ${(requestsDoneMs / 1000).toFixed(2)} s`);
+  console.log(`end to end: ${(POSTS / seconds).toFixed(0)} posts/s (${seconds.toFixed(2)} s)`);
+  console.log(
+    `request → published: p50 ${percentile(delays, 50)} ms, p99 ${percentile(delays, 99)} ms, max ${Math.max(...delays)} ms`,
+  );
+  // CPU the Herald processes spent per post: the cost of Herald itself, whatever else the machine runs.
+  const perPost = cpuUsed.map((ms) => ms / POSTS);
+  const total = perPost.reduce((a, b) => a + b, 0);
+  console.log(
+    `Herald CPU per post: ${perPost.map((ms, i) => `${single ? 'all' : ['api', 'worker'][i]} ${ms.toFixed(2)} ms`).join(', ')}` +
+      ` (total ${total.toFixed(2)} ms: ${(2000 / total).toFixed(0)} posts/s if two cores were Herald's alone)`,
+  );
+  console.log(
+    `the rest of the machine, CPU per post: ${Object.entries(othersAfter)
+      .map(([who, ms]) => `${who} ${((ms - othersBefore[who]) / POSTS).toFixed(2)} ms`)
+      .join(', ')}`,
+  );
+  console.log(
+    `round trips per post: ${children
+      .map((_, i) => {
+        const pg = (tripsAfter[i].pg - tripsBefore[i].pg) / POSTS;
+        const redis = (tripsAfter[i].redis - tripsBefore[i].redis) / POSTS;
+        return `${single ? 'all' : ['api', 'worker'][i]} ${pg.toFixed(2)} PostgreSQL statements + ${redis.toFixed(2)} Redis commands`;
+      })
+      .join(', ')}`,
+  );
+  console.log(`machine load average during the run: ${loadavg()[0].toFixed(2)} (2 cores)`);
+  return {
+    postsPerSecond: POSTS / seconds,
+    p99: percentile(delays, 99),
+    markers: [...started.keys()],
+    outcome: throughput,
+    publishedAt,
+  };
+}
+
+/** A webhook receiver on 127.0.0.1 answering 204 after `delayMs`; counts events by post id. */
+async function startReceiver(delayMs: number) {
+  const arrivals = new Map<string, number>();
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+        data: { text?: string };
+      };
+      if (event.data.text) arrivals.set(event.data.text, Date.now());
+      setTimeout(() => res.writeHead(204).end(), delayMs);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    get received() {
+      return arrivals.size;
+    },
+    /** For each post, ms from its message at the stand-in to its event at the receiver. */
+    delays(publishedAt: Map<string, number>): number[] {
+      return [...arrivals].flatMap(([text, at]) =>
+        publishedAt.has(text) ? [at - publishedAt.get(text)!] : [],
+      );
+    },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function waitForCount(count: () => number, n: number, timeoutMs: number) {
+  const until = Date.now() + timeoutMs;
+  while (count() < n && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+}
+
+function pct(value: number, reference: number): string {
+  return `${((value / reference) * 100).toFixed(0)}%`;
 }
 
 /** CPU ms used so far by what shares the machine with Herald: this process, PostgreSQL, Redis. */
@@ -288,6 +410,14 @@ function apiClient(base: string, key: string, projectId: number) {
       if (res.statusCode !== expected)
         throw new Error(`${path}: ${res.statusCode} ${await res.body.text()}`);
       return res.body.json();
+    },
+    async delete(path: string, expected: number): Promise<void> {
+      const res = await request(`${base}/api/public/v1/projects/${projectId}${path}`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${key}` },
+      });
+      await res.body.dump();
+      if (res.statusCode !== expected) throw new Error(`${path}: ${res.statusCode}`);
     },
   };
 }
