@@ -267,6 +267,11 @@ describe('D14 team rules', () => {
     }
   });
 
+  it('never refuses the owner, whatever the target', () => {
+    const ownId = { userId: owner.userId, role: 'editor' as const, permissions: OWNER_PERMISSIONS };
+    expect(() => assertMayManage(owner, ownId, null)).not.toThrow();
+  });
+
   it('leaves every other user id to the other rules', () => {
     expect(() => assertNotOwner(2_147_483_647, 2_147_483_646)).not.toThrow();
   });
