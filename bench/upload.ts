@@ -10,6 +10,8 @@
  * Knobs: BENCH_UPLOADS (10), BENCH_FILE_MB (50), BENCH_ROUNDS (3), BENCH_ADMIN_DATABASE_URL,
  * BENCH_REDIS_URL, BENCH_CPU_PROF (a directory: the service writes a .cpuprofile there on exit). The service runs from the TypeScript sources (ts-node, transpile only), so no
  * build is needed; with BENCH_USE_DIST=1 it runs dist/src/main.js (after `npm run build`).
+ * BENCH_STORAGE=s3 stores into an S3-protocol server (s3rver, in this process, on 127.0.0.1)
+ * through the S3 driver instead of local disk; the RSS measured is still Herald's alone.
  */
 import { cpuSeconds, freePort, waitUntilAnswers, withDatabase } from './support';
 import { ChildProcess, spawn } from 'node:child_process';
@@ -22,6 +24,7 @@ import { DataSource } from 'typeorm';
 import { request } from 'undici';
 import { buildDataSourceOptions } from '../src/database/data-source';
 import { generatedBytes, postMultipart } from '../test/support/media-helpers';
+import { S3TestServer } from '../test/support/s3-server';
 
 const ROOT = resolve(__dirname, '..');
 const MB = 1024 * 1024;
@@ -33,6 +36,7 @@ const settings = {
   fileBytes: Number(env.BENCH_FILE_MB ?? 50) * MB,
   rounds: Number(env.BENCH_ROUNDS ?? 3),
   useDist: env.BENCH_USE_DIST === '1',
+  storage: env.BENCH_STORAGE === 's3' ? 's3' : 'local',
 };
 const TARGET_RSS_GROWTH_MB = 64;
 const TARGET_MB_PER_SECOND = 150;
@@ -45,11 +49,12 @@ async function main(): Promise<void> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   let child: ChildProcess | undefined;
+  const s3 = settings.storage === 's3' ? await new S3TestServer().start() : undefined;
 
   await admin((db) => db.query(`CREATE DATABASE "${databaseName}"`));
   try {
     await migrate(databaseUrl);
-    child = startHerald(port, databaseUrl, mediaDir);
+    child = startHerald(port, databaseUrl, mediaDir, s3?.env() ?? {});
     await waitUntilAnswers(`${base}/health/live`, child, 'Herald');
     const { key, projectId } = await seed(base, databaseUrl);
     const url = `${base}/api/public/v1/projects/${projectId}/media`;
@@ -61,7 +66,8 @@ async function main(): Promise<void> {
 
     console.log(
       `Herald upload benchmark: ${settings.uploads} concurrent uploads of ${settings.fileBytes / MB} MB, ` +
-        `${settings.rounds} rounds, service pid ${child.pid} (${settings.useDist ? 'dist' : 'ts-node'})`,
+        `${settings.rounds} rounds, service pid ${child.pid} (${settings.useDist ? 'dist' : 'ts-node'}), ` +
+        `${settings.storage} storage`,
     );
     const startRss = rssBytes(child.pid!);
     let overallPeak = startRss;
@@ -90,6 +96,7 @@ async function main(): Promise<void> {
           `< ${TARGET_RSS_GROWTH_MB} MB growth ${growthMb < TARGET_RSS_GROWTH_MB ? 'met' : 'MISSED'}]`,
       );
       rmSync(join(mediaDir, 'projects'), { recursive: true, force: true });
+      if (s3) for (const key of await s3.keys()) await s3.remove(key);
     }
     console.log(
       `overall: RSS after warm-up ${(startRss / MB).toFixed(1)} MB, peak over all rounds ` +
@@ -100,10 +107,16 @@ async function main(): Promise<void> {
     await sleep(500);
     await admin((db) => db.query(`DROP DATABASE IF EXISTS "${databaseName}" WITH (FORCE)`));
     rmSync(mediaDir, { recursive: true, force: true });
+    await s3?.stop();
   }
 }
 
-function startHerald(port: number, databaseUrl: string, mediaDir: string): ChildProcess {
+function startHerald(
+  port: number,
+  databaseUrl: string,
+  mediaDir: string,
+  storageEnv: Record<string, string>,
+): ChildProcess {
   const profile = env.BENCH_CPU_PROF
     ? ['--cpu-prof', `--cpu-prof-dir=${resolve(env.BENCH_CPU_PROF)}`]
     : [];
@@ -125,6 +138,7 @@ function startHerald(port: number, databaseUrl: string, mediaDir: string): Child
       APP_ROLE: 'api',
       RATE_LIMIT_UPLOAD: '1000000',
       TS_NODE_TRANSPILE_ONLY: '1',
+      ...storageEnv,
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });

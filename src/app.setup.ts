@@ -33,7 +33,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   // The client address (per-IP limits on failed authentication) comes through these proxies only.
   app.set('trust proxy', config.trustProxy);
   const errorLogger = new NestLogger('Errors');
-  app.use(httpMetrics(app.get(Metrics)));
+  if (config.ops.httpMetrics) app.use(httpMetrics(app.get(Metrics)));
   app.use(requestLogger(app.get<PinoInstance>(ROOT_LOGGER)));
   // Body errors are held on the request and raised by RequestInputGuard, after the guards (D18).
   app.use(jsonBody());

@@ -125,7 +125,11 @@ describe('loadConfig (D17)', () => {
       S3_SECRET_ACCESS_KEY: 'secret-key',
       S3_FORCE_PATH_STYLE: 'true',
     });
-    expect(config.ops).toEqual({ metricsToken: 'metrics-token-0123456789', metricsPort: 9100 });
+    expect(config.ops).toEqual({
+      metricsToken: 'metrics-token-0123456789',
+      metricsPort: 9100,
+      httpMetrics: true,
+    });
     expect(config.mediaStorageDriver).toBe('s3');
     expect(config.s3).toEqual({
       bucket: 'herald-media',
@@ -138,7 +142,7 @@ describe('loadConfig (D17)', () => {
     expect(loadConfig(base)).toMatchObject({
       mediaStorageDriver: 'local',
       s3: null,
-      ops: { metricsToken: null, metricsPort: 9464 },
+      ops: { metricsToken: null, metricsPort: 9464, httpMetrics: true },
     });
   });
 

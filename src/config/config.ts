@@ -72,6 +72,8 @@ export interface OpsConfig {
   metricsToken: string | null;
   /** Port of a worker's metrics listener (a worker serves no other HTTP); 0 picks a free one. */
   metricsPort: number;
+  /** `METRICS_HTTP_ENABLED=false` stops timing requests; for the metrics cost benchmark only. */
+  httpMetrics: boolean;
 }
 
 /** Webhook delivery (D21). */
@@ -221,6 +223,7 @@ export function loadConfig(env: Env): AppConfig {
     ops: {
       metricsToken: read.optionalSecret('METRICS_TOKEN', 16),
       metricsPort: read.integer('METRICS_PORT', 9464, 0, 65535),
+      httpMetrics: read.oneOf('METRICS_HTTP_ENABLED', 'true', ['true', 'false']) === 'true',
     },
     webhooks: {
       retryDelaysMs: read.integerList(
