@@ -89,8 +89,10 @@ describe('GET /metrics (D23)', () => {
       expect(res.text).toMatch(/^nodejs_heap_size_used_bytes \d/m);
       expect(res.text).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
       expect(res.text).toContain('# TYPE herald_queue_jobs gauge');
-      for (const state of ['waiting', 'active', 'delayed', 'completed', 'failed', 'paused'])
-        expect(sample(res.text, 'herald_queue_jobs', { queue: 'publication', state })).toBe(0);
+      // Found, not listed: the publication queue and the webhooks queue added after the metrics.
+      for (const queue of ['publication', 'webhooks'])
+        for (const state of ['waiting', 'active', 'delayed', 'completed', 'failed', 'paused'])
+          expect(sample(res.text, 'herald_queue_jobs', { queue, state })).toBe(0);
     });
 
     it('reads the queue gauge from Bull when scraped', async () => {
