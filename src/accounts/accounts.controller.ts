@@ -17,6 +17,7 @@ import {
   CreateAccountDto,
   UpdateAccountDto,
 } from './dto/account.dto';
+import { ApiErrors } from '../errors/api-errors.decorator';
 
 const BY_ACCOUNT: ProjectSource = { resource: 'account', param: 'id' };
 const ACCOUNT_ID = new ParseIdPipe('account_not_found', 'Account not found');
@@ -30,6 +31,7 @@ export class AccountsController {
   @RequirePermission('can_manage_accounts')
   @ApiOperation({ summary: 'Connect a Telegram bot (checked with getMe)' })
   @ApiCreatedResponse({ type: AccountResponseDto })
+  @ApiErrors('telegram_rejected', 'telegram_unavailable')
   create(
     @CurrentProject() project: ProjectAccess,
     @Body() dto: CreateAccountDto,
@@ -41,6 +43,7 @@ export class AccountsController {
   @RequirePermission('can_manage_accounts', BY_ACCOUNT)
   @ApiOperation({ summary: 'Replace the bot token; clears needs_reconnect' })
   @ApiOkResponse({ type: AccountResponseDto })
+  @ApiErrors('account_not_found', 'telegram_rejected', 'telegram_unavailable')
   update(
     @Param('id', ACCOUNT_ID) id: number,
     @Body() dto: UpdateAccountDto,
@@ -53,6 +56,7 @@ export class AccountsController {
   @RequirePermission('can_manage_accounts', BY_ACCOUNT)
   @ApiOperation({ summary: 'Disconnect the account and its channels' })
   @ApiNoContentResponse()
+  @ApiErrors('account_not_found')
   remove(@Param('id', ACCOUNT_ID) id: number): Promise<void> {
     return this.accounts.remove(id);
   }
@@ -61,6 +65,7 @@ export class AccountsController {
   @RequirePermission('can_manage_accounts', BY_ACCOUNT)
   @ApiOperation({ summary: 'Add a chat the bot posts to (checked with getChat)' })
   @ApiCreatedResponse({ type: ChannelDto })
+  @ApiErrors('account_not_found', 'channel_exists', 'telegram_rejected', 'telegram_unavailable')
   addChannel(@Param('id', ACCOUNT_ID) id: number, @Body() dto: AddChannelDto): Promise<ChannelDto> {
     return this.accounts.addChannel(id, dto.chat);
   }

@@ -25,7 +25,7 @@ export class AiController {
   @Post('generate-post')
   @HttpCode(200)
   @RequirePermission('can_use_ai')
-  @ApiOperation({ summary: 'Write a post text with AI (D16)' })
+  @ApiOperation({ summary: 'Write a post text with AI' })
   @ApiOkResponse({ type: GeneratedTextDto })
   generatePost(@Body() dto: GenerateDto): Promise<GeneratedTextDto> {
     return this.ai.generatePost(dto.prompt);
@@ -33,7 +33,7 @@ export class AiController {
 
   @Post('generate-image')
   @RequirePermission('can_use_ai')
-  @ApiOperation({ summary: 'Draw an image with AI; stored as a MediaAsset of the project (D16)' })
+  @ApiOperation({ summary: 'Draw an image with AI; stored as a MediaAsset of the project' })
   @ApiCreatedResponse({ type: MediaAssetDto })
   @ApiErrors('unsupported_media_type')
   generateImage(

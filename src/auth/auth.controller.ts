@@ -12,6 +12,7 @@ import { AnySignedInUser, APP_API_TAG, Public, SessionAuth } from './decorators'
 import { LoginDto, RegisterDto, SessionDto, UserDto } from './dto/auth.dto';
 import { Principal } from './principal';
 import { SessionsService } from './sessions.service';
+import { ApiErrors } from '../errors/api-errors.decorator';
 
 @Controller('api/auth')
 @ApiTags(APP_API_TAG)
@@ -25,6 +26,7 @@ export class AuthController {
   @Public()
   @ApiOperation({ summary: 'Create a user and sign in' })
   @ApiCreatedResponse({ type: SessionDto })
+  @ApiErrors('email_taken')
   async register(@Body() dto: RegisterDto): Promise<SessionDto> {
     const user = await this.users.register(dto.email, dto.password, dto.name);
     return { token: await this.sessions.open(user.id), user: toUserView(user) };
@@ -35,6 +37,7 @@ export class AuthController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Sign in with email and password' })
   @ApiOkResponse({ type: SessionDto })
+  @ApiErrors('unauthorized')
   async login(@Body() dto: LoginDto): Promise<SessionDto> {
     const user = await this.users.verifyCredentials(dto.email, dto.password);
     if (!user) throw new AppError('unauthorized', 'Wrong email or password');

@@ -15,6 +15,9 @@ const HTTP_STATUS_CODES: Record<number, AppError['code']> = {
   503: 'service_unavailable',
 };
 
+/** Seconds a client waits after a 503: outages heal within seconds, never a hang. */
+export const SERVICE_UNAVAILABLE_RETRY_AFTER_S = 5;
+
 /** Errors that Express middleware (body parser, multer) raises before Nest's handlers run. */
 interface MiddlewareError {
   type?: string;
@@ -65,6 +68,9 @@ export function sendError(res: Response, error: AppError): void {
     return;
   }
   for (const [name, value] of Object.entries(error.headers ?? {})) res.setHeader(name, value);
+  // D18: every 503 says when to come back.
+  if (error.status === 503 && !res.hasHeader('Retry-After'))
+    res.setHeader('Retry-After', String(SERVICE_UNAVAILABLE_RETRY_AFTER_S));
   res.status(error.status).json(errorBody(error));
 }
 

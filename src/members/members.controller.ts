@@ -46,7 +46,7 @@ export class MembersController {
 
   @Patch(':userId')
   @RequirePermission('can_manage_team', BY_PROJECT)
-  @ApiOperation({ summary: 'Change a member’s role or flags (D14: within your own role)' })
+  @ApiOperation({ summary: 'Change a member’s role or flags, within your own role' })
   @ApiOkResponse({ type: MemberDto })
   @ApiErrors('validation_failed', 'member_not_found')
   update(

@@ -41,7 +41,7 @@ export class AppPostsController {
 
   @Get()
   @RequirePermission('can_view_content')
-  @ApiOperation({ summary: 'The project’s posts, newest first (D9)' })
+  @ApiOperation({ summary: 'The project’s posts, newest first' })
   @ApiOkResponse({ type: PostListDto })
   list(
     @CurrentProject() project: ProjectAccess,
@@ -53,7 +53,7 @@ export class AppPostsController {
   @Post()
   @RequirePermission('can_edit_content')
   @WhenBodySets({ fields: ['scheduled_at', 'publish_now'], flag: 'can_publish' })
-  @ApiOperation({ summary: 'Create a post: draft, scheduled, or queued with publish_now (D7, D8)' })
+  @ApiOperation({ summary: 'Create a post: draft, scheduled, or queued with publish_now' })
   @ApiCreatedResponse({ type: PostCreatedDto })
   @ApiErrors('channel_not_found', 'mixed_platforms', 'channel_needs_reconnect', 'media_not_found')
   create(
@@ -67,7 +67,7 @@ export class AppPostsController {
   @Post('publish')
   @HttpCode(202)
   @RequirePermission('can_publish')
-  @ApiOperation({ summary: 'Publish a draft, scheduled or failed post now (D7)' })
+  @ApiOperation({ summary: 'Publish a draft, scheduled or failed post now' })
   @ApiAcceptedResponse({ type: PublishResultDto })
   @ApiErrors('post_not_found', 'invalid_state', 'too_many_media_files', 'channel_not_found')
   publish(

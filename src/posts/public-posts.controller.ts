@@ -48,7 +48,7 @@ export class PublicPostsController {
   @ApiOperation({
     summary: 'Create a post: draft, scheduled (scheduled_at) or queued (publish_now)',
     description:
-      'Needs posts:write and can_edit_content; with scheduled_at or publish_now also posts:publish and can_publish (D4, D6, D7, D8).',
+      'Needs posts:write and can_edit_content; with scheduled_at or publish_now also posts:publish and can_publish.',
   })
   @ApiCreatedResponse({ type: PostCreatedDto })
   @ApiErrors(
@@ -191,7 +191,7 @@ export class PublicPostsController {
   @ApiOperation({
     summary: 'Publish a post to the given targets now',
     description:
-      'From draft, scheduled or failed (D7); the targets replace the post’s targets, and a channel that already has the post never gets it twice.',
+      'From draft, scheduled or failed; the targets replace the post’s targets, and a channel that already has the post never gets it twice.',
   })
   @ApiParam({ name: 'postId', type: Number })
   @ApiAcceptedResponse({ type: PublishResultDto })

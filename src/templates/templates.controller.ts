@@ -55,7 +55,7 @@ export class TemplatesController {
 
   @Post('generate')
   @RequirePermission('can_manage_templates')
-  @ApiOperation({ summary: 'Create a template whose text the AI writes (D16)' })
+  @ApiOperation({ summary: 'Create a template whose text the AI writes' })
   @ApiCreatedResponse({ type: TemplateDto })
   @ApiErrors('validation_failed', 'ai_failed', 'ai_unavailable')
   generate(

@@ -20,7 +20,7 @@ export class UsageController {
 
   @Get()
   @RequireScope('usage:read')
-  @ApiOperation({ summary: 'Usage of the key’s user (D12)' })
+  @ApiOperation({ summary: 'Usage of the key’s user' })
   @ApiOkResponse({ type: UsageDto })
   @ApiErrors('unauthorized', 'insufficient_scope', 'rate_limit_exceeded')
   get(@Principal() who: Principal): Promise<Usage> {

@@ -13,6 +13,7 @@ import { AppModule } from '../../src/app.module';
 import { configureApp, createHttpApp } from '../../src/app.setup';
 import { AppConfig, loadConfig } from '../../src/config/config';
 import { buildDataSourceOptions } from '../../src/database/data-source';
+import { OpenApiContract, recordMismatch } from './contract';
 import { createTestDatabase, databaseUrl, dropTestDatabase } from './databases';
 import { localStore, MediaDriver, MediaStore, s3Store } from './media-store';
 import { S3TestServer } from './s3-server';
@@ -101,7 +102,7 @@ export async function startTestApp(
   await db.connect();
   return {
     app,
-    http: request(app.getHttpServer()),
+    http: await contractCheckedAgent(app, config),
     config,
     db,
     databaseName: name,
@@ -134,6 +135,34 @@ async function createOverriddenApp(
   });
   configureApp(app, config);
   return app;
+}
+
+const AGENT_METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options'] as const;
+
+/**
+ * A supertest agent whose every answer is checked against the app's served OpenAPI document
+ * (test/support/contract.ts): an answer off the document fails the test that received it.
+ */
+async function contractCheckedAgent(
+  app: NestExpressApplication,
+  config: AppConfig,
+): Promise<TestAgent> {
+  const agent = request(app.getHttpServer());
+  const document = (await agent.get('/api/openapi.json').expect(200)).body;
+  const contract = new OpenApiContract(document, { rateLimitsOff: !config.rateLimits.enabled });
+  const methods = agent as unknown as Record<string, (url: string) => request.Test>;
+  for (const method of AGENT_METHODS) {
+    const original = methods[method].bind(agent);
+    methods[method] = (url: string) => {
+      const test = original(url);
+      test.on('response', (res: request.Response) => {
+        const problem = contract.check(method, test.url, res);
+        if (problem) recordMismatch(problem);
+      });
+      return test;
+    };
+  }
+  return agent;
 }
 
 /** Removes what a test app left in Redis under its key prefix (Bull's queue keys do not expire). */

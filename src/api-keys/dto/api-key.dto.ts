@@ -21,7 +21,7 @@ export class CreateApiKeyDto {
   @ApiPropertyOptional({
     enum: SCOPES,
     isArray: true,
-    description: 'Every scope when omitted (D4)',
+    description: 'Every scope when omitted',
   })
   @IsOptional()
   @IsArray()

@@ -23,7 +23,7 @@ export class MediaAssetDto {
   @ApiProperty({ example: 'projects/7/2026/11/5f0c1d2e.jpg' })
   storage_path!: string;
 
-  @ApiProperty({ example: '2026-11-22T08:15:42.123456', description: 'UTC, microseconds (D1)' })
+  @ApiProperty({ example: '2026-11-22T08:15:42.123456', description: 'UTC, microseconds' })
   created_at!: string;
 }
 

@@ -28,7 +28,7 @@ export class AddMemberDto {
 
   @ApiPropertyOptional({
     type: PermissionsInputDto,
-    description: 'Flags that override the role defaults (SERVICE.md 5, "Default flags by role")',
+    description: 'Flags that override the role’s default flags',
   })
   @IsOptional()
   @ValidateNested()
@@ -73,7 +73,7 @@ export class MemberDto {
   @ApiProperty({ type: MemberPermissionsDto }) permissions!: MemberPermissionsDto;
   @ApiProperty({
     example: '2026-11-22T07:47:01.123456',
-    description: 'When the member was added (D1)',
+    description: 'When the member was added (UTC, microseconds)',
   })
   created_at!: string;
 }

@@ -75,7 +75,7 @@ export class PublicProjectDto {
   @ApiProperty({ example: 'Europe/Moscow' }) timezone!: string;
   @ApiProperty({
     example: '2026-11-22T07:47:01.123456',
-    description: 'UTC, microseconds, no offset (D1)',
+    description: 'UTC, microseconds, no offset',
   })
   created_at!: string;
   @ApiProperty() is_owner!: boolean;
