@@ -608,7 +608,22 @@ describe.each(MEDIA_DRIVERS)(
         'multipart/form-data',
       ]);
       expect(Object.keys(post.responses).sort()).toEqual(
-        ['201', '400', '401', '403', '404', '409', '413', '415', '422', '429', '502', '504'].sort(),
+        [
+          '201',
+          '400',
+          '401',
+          '403',
+          '404',
+          '409',
+          '413',
+          '415',
+          '422',
+          '429',
+          '500',
+          '502',
+          '503',
+          '504',
+        ].sort(),
       );
       expect(post.responses['400'].description).toContain('too_many_files');
       expect(post.responses['400'].description).toContain('url_not_allowed');

@@ -4,14 +4,28 @@ import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { buildDataSourceOptions } from './data-source';
 
+export const POOL_CONNECT_TIMEOUT_MS = 3_000;
+export const QUERY_TIMEOUT_MS = 6_000;
+
 @Module({
   imports: [
     TypeOrmModule.forRootAsync({
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => ({
-        ...buildDataSourceOptions(config.databaseUrl),
-        retryAttempts: 3,
-      }),
+      useFactory: (config: AppConfig) => {
+        const options = buildDataSourceOptions(config.databaseUrl);
+        return {
+          ...options,
+          // D18: a database that is away or hung answers 503 within 10 s, never a hang. The
+          // pool waits at most 3 s for a connection and a query at most 6 s for its answer.
+          extra: {
+            ...options.extra,
+            connectionTimeoutMillis: POOL_CONNECT_TIMEOUT_MS,
+            query_timeout: QUERY_TIMEOUT_MS,
+            keepAlive: true,
+          },
+          retryAttempts: 3,
+        };
+      },
     }),
   ],
 })

@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import type { Response } from 'express';
 import { StorageUnavailableError } from '../storage/storage-driver';
 import { AppError, errorBody } from './error-codes';
+import { isOutage, serviceUnavailable } from './outage';
 
 const HTTP_STATUS_CODES: Record<number, AppError['code']> = {
   400: 'validation_failed',
@@ -55,6 +56,11 @@ export function toAppError(exception: unknown, logger: Logger, requestId?: strin
       const message = status === 404 ? 'Route not found' : exception.message;
       return new AppError(code, message);
     }
+  }
+  if (isOutage(exception)) {
+    const reason = exception instanceof Error ? exception.message : String(exception);
+    logger.warn(`${requestId ? `[request ${requestId}] ` : ''}dependency unavailable: ${reason}`);
+    return serviceUnavailable();
   }
   const detail =
     exception instanceof Error ? (exception.stack ?? exception.message) : String(exception);
