@@ -81,14 +81,14 @@ function completeOperation(path: string, operation: OperationObject): void {
   const secured = (operation.security ?? []).length > 0;
   if (!secured) operation.security = [];
   declarePathParameters(path, operation);
-  const hasBody = operation.requestBody !== undefined;
   const hasPathId = (operation.parameters ?? []).some(
     (p: ParameterObject | ReferenceObject) => 'in' in p && p.in === 'path',
   );
   const codes: ErrorCode[] = [];
   // Every route refuses a NUL character in its query (RequestInputGuard).
   codes.push('validation_failed');
-  if (hasBody) codes.push('invalid_json', 'payload_too_large', 'unsupported_media_type');
+  // The body parser reads a JSON body on any method, and its errors are raised on any route.
+  codes.push('invalid_json', 'payload_too_large', 'unsupported_media_type');
   if (secured) codes.push('unauthorized', 'forbidden');
   if (isPublicApi) codes.push('insufficient_scope', 'rate_limit_exceeded');
   if (secured && (hasPathId || !isPublicApi)) codes.push('project_not_found');

@@ -64,6 +64,8 @@ export interface StartTestAppOptions {
    * (HOST_RESOLVER) in the tests of DNS rebinding. Everything else stays as production builds it.
    */
   overrides?: { provide: unknown; useValue: unknown }[];
+  /** The app reaches PostgreSQL through this local port (a TcpProxy); the test's own client does not. */
+  databasePort?: number;
 }
 
 /**
@@ -81,8 +83,10 @@ export async function startTestApp(
   const mediaDir = shared?.mediaDir ?? mkdtempSync(join(tmpdir(), 'herald-media-'));
   const s3 =
     shared?.s3 ?? (options.storage === 's3' ? await new S3TestServer().start() : undefined);
+  const appDatabaseUrl = new URL(url);
+  if (options.databasePort) appDatabaseUrl.host = `127.0.0.1:${options.databasePort}`;
   const config = loadConfig({
-    DATABASE_URL: url,
+    DATABASE_URL: appDatabaseUrl.toString(),
     REDIS_URL: TEST_REDIS_URL,
     REDIS_KEY_PREFIX:
       shared?.config.redisKeyPrefix ?? `herald-test-${randomBytes(6).toString('hex')}`,
