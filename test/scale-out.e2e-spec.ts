@@ -111,6 +111,8 @@ describe('Scale-out: 2 API and 2 worker processes (D23)', () => {
       RATE_LIMIT_CREATE_POST: String(CREATE_LIMIT),
       RATE_LIMIT_UPLOAD: '100',
       RATE_LIMIT_OTHER: '1000',
+      // An hour's window: a minute boundary in the middle of the burst would start a fresh budget.
+      RATE_LIMIT_WINDOW_MS: '3600000',
       TELEGRAM_BOT_MESSAGES_PER_SECOND: '100000',
       TELEGRAM_CHAT_MESSAGES_PER_MINUTE: '100000',
       PUBLICATION_CONCURRENCY: '50',
