@@ -1,191 +1,20 @@
 /**
- * What the public API rate limits cost (issue 5): the "other" read run, GET /api/public/v1/projects,
- * against one Herald process with the limits on (raised out of the way, so every request is counted
- * in Redis and answered 200) and with them off (RATE_LIMIT_ENABLED=false), 100 connections, 10 s
- * each, after a short warm-up. autocannon runs in a child process so that it does not share the
- * server's event loop. Target: the throttler costs at most 15% of requests/s. The server's CPU time
- * per request is printed too (Redis's own CPU is not in it): on a machine shared with other work,
- * req/s swings with the neighbours' load, CPU per request much less.
+ * What the public API rate limits cost (issue 5): limits on (raised out of the way, so every
+ * request is counted in Redis and answered 200) against off (RATE_LIMIT_ENABLED=false). Target:
+ * the throttler costs at most 15% of requests/s. The run itself: bench/feature-cost.ts.
  *
  *   npx ts-node --transpile-only bench/throttler.ts [rounds]
- *
- * Needs the PostgreSQL and Redis of the tests (TEST_ADMIN_DATABASE_URL, TEST_REDIS_URL).
  */
-import { NestExpressApplication } from '@nestjs/platform-express';
-import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { AddressInfo } from 'node:net';
-import { loadavg } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
-import Redis from 'ioredis';
-import { createHttpApp } from '../src/app.setup';
-import { runCli } from '../src/cli/commands';
-import { AppConfig, loadConfig } from '../src/config/config';
-import { dropTestDatabase } from '../test/support/databases';
-import { createMigratedDatabase, TEST_APP_SECRET } from '../test/support/test-app';
+import { measureFeatureCost } from './feature-cost';
 
-const CONNECTIONS = 100;
-const DURATION_S = 10;
-const WARM_UP_S = 5;
-const TARGET_COST_PERCENT = 15;
-const AUTOCANNON = join(__dirname, '..', 'node_modules', 'autocannon', 'autocannon.js');
-const run = promisify(execFile);
-
-interface Outcome {
-  requestsPerSecond: number;
-  total: number;
-  non2xx: number;
-  errors: number;
-  latencyP99: number;
-  /** Server CPU (user + system) per request, in microseconds: steadier than req/s on a busy machine. */
-  cpuMicrosPerRequest: number;
-}
-
-async function main(): Promise<void> {
-  const rounds = Number(process.argv[2] ?? 1);
-  const { name, url } = await createMigratedDatabase();
-  const prefix = `herald-bench-${randomBytes(4).toString('hex')}`;
-  const env = (enabled: boolean) =>
-    loadConfig({
-      DATABASE_URL: url,
-      REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
-      REDIS_KEY_PREFIX: prefix,
-      APP_SECRET: TEST_APP_SECRET,
-      LOG_LEVEL: 'silent',
-      PORT: '0',
-      RATE_LIMIT_ENABLED: String(enabled),
-      RATE_LIMIT_OTHER: '1000000000',
-      RATE_LIMIT_AUTH_FAILURES: '1000000000',
-    });
-  try {
-    const key = await seed(env(true));
-    const results: Record<'off' | 'on', Outcome[]> = { off: [], on: [] };
-    for (let round = 1; round <= rounds; round++) {
-      // Alternate the order, so that a neighbour's load rising or falling favours neither mode.
-      const order = round % 2 === 1 ? (['off', 'on'] as const) : (['on', 'off'] as const);
-      for (const mode of order) {
-        const outcome = await measure(env(mode === 'on'), key);
-        results[mode].push(outcome);
-        console.log(
-          `round ${round} throttler ${mode.padEnd(3)}: ${outcome.requestsPerSecond.toFixed(0)} req/s ` +
-            `(${outcome.total} requests, non-2xx ${outcome.non2xx}, errors ${outcome.errors}, p99 ${outcome.latencyP99} ms, ` +
-            `server CPU ${outcome.cpuMicrosPerRequest.toFixed(0)} µs/request)`,
-        );
-      }
-    }
-    const mean = (list: Outcome[], of: (o: Outcome) => number) =>
-      list.reduce((sum, o) => sum + of(o), 0) / list.length;
-    const off = mean(results.off, (o) => o.requestsPerSecond);
-    const on = mean(results.on, (o) => o.requestsPerSecond);
-    const cost = ((off - on) / off) * 100;
-    const cpuOff = mean(results.off, (o) => o.cpuMicrosPerRequest);
-    const cpuOn = mean(results.on, (o) => o.cpuMicrosPerRequest);
-    console.log(`machine load average (1 min) at the end: ${loadavg()[0].toFixed(2)}`);
-    console.log(`without throttler: ${off.toFixed(0)} req/s, ${cpuOff.toFixed(0)} µs CPU/request`);
-    console.log(`with throttler:    ${on.toFixed(0)} req/s, ${cpuOn.toFixed(0)} µs CPU/request`);
-    console.log(`CPU cost per request: ${(((cpuOn - cpuOff) / cpuOff) * 100).toFixed(1)}%`);
-    console.log(
-      `cost: ${cost.toFixed(1)}% (target at most ${TARGET_COST_PERCENT}%: ${cost <= TARGET_COST_PERCENT ? 'met' : 'NOT met'})`,
-    );
-  } finally {
-    await dropTestDatabase(name);
-    const redis = new Redis(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
-    const keys = await redis.keys(`${prefix}:*`);
-    if (keys.length > 0) await redis.del(...keys);
-    await redis.quit();
-  }
-}
-
-/** An administrator with three projects and an API key, made through the API and the CLI. */
-async function seed(config: AppConfig): Promise<string> {
-  const app = await createHttpApp(config);
-  const base = await listen(app);
-  try {
-    const post = async (path: string, body: unknown, auth?: string) => {
-      const res = await fetch(`${base}${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(auth ? { authorization: auth } : {}) },
-        body: JSON.stringify(body),
-      });
-      if (res.status !== 201) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-      return (await res.json()) as Record<string, unknown>;
-    };
-    const email = `bench.${process.pid}@example.com`;
-    const registered = await post('/api/auth/register', {
-      email,
-      password: 'correct horse battery',
-      name: 'Bench',
-    });
-    const code = await runCli(['grant-admin', email], config, { out: () => undefined });
-    if (code !== 0) throw new Error('grant-admin failed');
-    const auth = `Bearer ${registered.token as string}`;
-    for (const project of ['One', 'Two', 'Three']) {
-      await post('/api/projects', { name: project, timezone: 'Europe/Berlin' }, auth);
-    }
-    return (await post('/api/api-keys', { name: 'bench' }, auth)).key as string;
-  } finally {
-    await app.close();
-  }
-}
-
-async function measure(config: AppConfig, key: string): Promise<Outcome> {
-  const app = await createHttpApp(config);
-  const base = await listen(app);
-  try {
-    const target = `${base}/api/public/v1/projects`;
-    await autocannon(target, key, WARM_UP_S);
-    const cpuBefore = process.cpuUsage();
-    const outcome = await autocannon(target, key, DURATION_S);
-    const cpu = process.cpuUsage(cpuBefore);
-    return { ...outcome, cpuMicrosPerRequest: (cpu.user + cpu.system) / outcome.total };
-  } finally {
-    await app.close();
-  }
-}
-
-async function listen(app: NestExpressApplication): Promise<string> {
-  await app.listen(0, '127.0.0.1');
-  const { port } = app.getHttpServer().address() as AddressInfo;
-  return `http://127.0.0.1:${port}`;
-}
-
-async function autocannon(
-  url: string,
-  key: string,
-  seconds: number,
-): Promise<Omit<Outcome, 'cpuMicrosPerRequest'>> {
-  const { stdout } = await run(
-    process.execPath,
-    [
-      AUTOCANNON,
-      '--json',
-      '-c',
-      String(CONNECTIONS),
-      '-d',
-      String(seconds),
-      '-H',
-      `Authorization=Bearer ${key}`,
-      url,
-    ],
-    { maxBuffer: 64 * 1024 * 1024 },
-  );
-  const result = JSON.parse(stdout) as {
-    requests: { average: number; total: number };
-    non2xx: number;
-    errors: number;
-    latency: { p99: number };
-  };
-  return {
-    requestsPerSecond: result.requests.average,
-    total: result.requests.total,
-    non2xx: result.non2xx,
-    errors: result.errors,
-    latencyP99: result.latency.p99,
-  };
-}
-
-main().catch((error: unknown) => {
+measureFeatureCost(
+  {
+    name: 'throttler',
+    targetPercent: 15,
+    env: (enabled) => ({ RATE_LIMIT_ENABLED: String(enabled) }),
+  },
+  Number(process.argv[2] ?? 1),
+).catch((error: unknown) => {
   console.error(error);
   process.exit(1);
 });
