@@ -2,6 +2,7 @@ import { InjectQueue } from '@nestjs/bull';
 import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { Job, Queue } from 'bull';
 import type { AppConfig } from '../config/config';
+import { guardWorkerNaming } from '../queues/bull-queue';
 import { InjectConfig } from '../config/config.module';
 import { WebhookDeliveryService } from './webhook-delivery.service';
 import { WEBHOOK_QUEUE, type WebhookJob } from './webhook.queue';
@@ -23,7 +24,7 @@ export class WebhookProcessor implements OnModuleInit, BeforeApplicationShutdown
 
   onModuleInit(): void {
     if (this.config.appRole === 'api') return;
-    this.handleWorkerNameFailures();
+    guardWorkerNaming(this.queue, this.logger);
     this.queue
       .process(this.config.webhooks.concurrency, (job: Job<WebhookJob>) =>
         this.delivery.run(job.data.sendId, job.data.attempt),
@@ -34,17 +35,6 @@ export class WebhookProcessor implements OnModuleInit, BeforeApplicationShutdown
     this.queue.on('failed', (job: Job<WebhookJob>, error: Error) =>
       this.logger.warn(`Webhook job ${job.id} failed: ${error.message}; the sweep retries it`),
     );
-  }
-
-  /** As the publication worker: the worker connection's naming must not end the process. */
-  private handleWorkerNameFailures(): void {
-    const queue = this.queue as Queue<WebhookJob> & { setWorkerName?: () => Promise<void> };
-    const setWorkerName = queue.setWorkerName?.bind(queue);
-    if (!setWorkerName) return;
-    queue.setWorkerName = () =>
-      setWorkerName().catch((error?: Error) =>
-        this.logger.debug(`Worker connection not named: ${error?.message ?? 'connection ended'}`),
-      );
   }
 
   async beforeApplicationShutdown(): Promise<void> {

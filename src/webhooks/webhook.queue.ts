@@ -3,6 +3,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { JobOptions, Queue } from 'bull';
 import type { AppConfig } from '../config/config';
 import { InjectConfig } from '../config/config.module';
+import { boundedQueueCall, hasLiveJob, logQueueErrors } from '../queues/bull-queue';
 
 /** Deliveries have a queue of their own: a slow receiver never holds up a publication. */
 export const WEBHOOK_QUEUE = 'webhooks';
@@ -17,9 +18,6 @@ export function webhookJobId(sendId: number, attempt: number): string {
   return `send:${sendId}:${attempt}`;
 }
 
-const ERROR_LOG_INTERVAL_MS = 30_000;
-const LIVE_STATES = new Set(['waiting', 'active', 'delayed', 'paused']);
-
 /**
  * The producer of the `webhooks` queue. Every call is bounded in time (Bull's client queues
  * commands while Redis is away); a send whose job could not be added stays pending in the
@@ -28,18 +26,12 @@ const LIVE_STATES = new Set(['waiting', 'active', 'delayed', 'paused']);
 @Injectable()
 export class WebhookProducer {
   private readonly logger = new Logger(WebhookProducer.name);
-  private lastErrorLog = 0;
 
   constructor(
     @InjectQueue(WEBHOOK_QUEUE) private readonly queue: Queue<WebhookJob>,
     @InjectConfig() private readonly config: AppConfig,
   ) {
-    // Bull re-emits its Redis clients' errors; unheard, an 'error' event would end the process.
-    queue.on('error', (error: Error) => {
-      if (Date.now() - this.lastErrorLog < ERROR_LOG_INTERVAL_MS) return;
-      this.lastErrorLog = Date.now();
-      this.logger.warn(`Webhook queue: ${error.message}`);
-    });
+    logQueueErrors(queue, this.logger, 'Webhook queue');
   }
 
   /** Adds the attempt's job, delayed until `dueMs`. False when Redis did not take it. */
@@ -64,21 +56,11 @@ export class WebhookProducer {
   }
 
   /** Whether the attempt's job is waiting, delayed or running; a finished one is removed. */
-  async hasLiveJob(sendId: number, attempt: number): Promise<boolean> {
-    const job = await this.bounded(this.queue.getJob(webhookJobId(sendId, attempt)));
-    if (!job) return false;
-    const state = await this.bounded(job.getState());
-    if (LIVE_STATES.has(state)) return true;
-    await this.bounded(job.remove());
-    return false;
+  hasLiveJob(sendId: number, attempt: number): Promise<boolean> {
+    return hasLiveJob(this.queue, webhookJobId(sendId, attempt), (work) => this.bounded(work));
   }
 
   private bounded<T>(work: Promise<T>): Promise<T> {
-    const limit = this.config.publication.enqueueTimeoutMs;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`Redis did not answer in ${limit} ms`)), limit);
-    });
-    return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+    return boundedQueueCall(work, this.config.publication.enqueueTimeoutMs);
   }
 }

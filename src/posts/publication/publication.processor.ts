@@ -2,6 +2,7 @@ import { InjectQueue } from '@nestjs/bull';
 import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { Job, Queue } from 'bull';
 import type { AppConfig } from '../../config/config';
+import { guardWorkerNaming } from '../../queues/bull-queue';
 import { InjectConfig } from '../../config/config.module';
 import { PUBLICATION_QUEUE, RetryLater, type PublicationJob } from './publication.queue';
 import { PublicationService } from './publication.service';
@@ -22,7 +23,7 @@ export class PublicationProcessor implements OnModuleInit, BeforeApplicationShut
 
   onModuleInit(): void {
     if (this.config.appRole === 'api') return;
-    this.handleWorkerNameFailures();
+    guardWorkerNaming(this.queue, this.logger);
     this.queue
       .process(this.config.publication.concurrency, (job: Job<PublicationJob>) =>
         this.publication.run(job.data.postId, job.data.attempt),
@@ -46,21 +47,6 @@ export class PublicationProcessor implements OnModuleInit, BeforeApplicationShut
           this.logger.error(`Could not finish post ${job.data.postId}: ${e.message}`),
         );
     });
-  }
-
-  /**
-   * Bull's process() names the worker's blocking connection (CLIENT SETNAME) and drops the
-   * promise; stopping before Redis answers (a shutdown right after start, Redis away) would leave
-   * an unhandled rejection, which ends a Node process. Its outcome only matters for the log.
-   */
-  private handleWorkerNameFailures(): void {
-    const queue = this.queue as Queue<PublicationJob> & { setWorkerName?: () => Promise<void> };
-    const setWorkerName = queue.setWorkerName?.bind(queue);
-    if (!setWorkerName) return;
-    queue.setWorkerName = () =>
-      setWorkerName().catch((error?: Error) =>
-        this.logger.debug(`Worker connection not named: ${error?.message ?? 'connection ended'}`),
-      );
   }
 
   /** Graceful shutdown: stop taking jobs and finish the ones in hand while the database is still open. */

@@ -3,6 +3,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { JobOptions, Queue } from 'bull';
 import type { AppConfig } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
+import { boundedQueueCall, hasLiveJob, logQueueErrors } from '../../queues/bull-queue';
 
 export const PUBLICATION_QUEUE = 'publication';
 
@@ -41,13 +42,7 @@ export function publicationJobId(postId: number, attempt: number): string {
   return `post:${postId}:${attempt}`;
 }
 
-/** Redis did not answer a queue call in time (PUBLICATION_ENQUEUE_TIMEOUT_MS). */
-export class QueueUnavailable extends Error {}
-
-/** Redis errors repeat while it is away; one line per interval is enough. */
-const ERROR_LOG_INTERVAL_MS = 30_000;
-
-const LIVE_STATES = new Set(['waiting', 'active', 'delayed', 'paused']);
+export { QueueUnavailable } from '../../queues/bull-queue';
 
 /**
  * The producer: owns the queue's job ids and options. Every call is bounded in time, because
@@ -57,18 +52,12 @@ const LIVE_STATES = new Set(['waiting', 'active', 'delayed', 'paused']);
 @Injectable()
 export class PublicationProducer {
   private readonly logger = new Logger(PublicationProducer.name);
-  private lastErrorLog = 0;
 
   constructor(
     @InjectQueue(PUBLICATION_QUEUE) private readonly queue: Queue<PublicationJob>,
     @InjectConfig() private readonly config: AppConfig,
   ) {
-    // Bull re-emits its Redis clients' errors; unheard, an 'error' event would end the process.
-    queue.on('error', (error: Error) => {
-      if (Date.now() - this.lastErrorLog < ERROR_LOG_INTERVAL_MS) return;
-      this.lastErrorLog = Date.now();
-      this.logger.warn(`Publication queue: ${error.message}`);
-    });
+    logQueueErrors(queue, this.logger, 'Publication queue');
   }
 
   /** Adds the post's job, delayed until `fireAtMs` when given. False when Redis did not take it. */
@@ -109,24 +98,11 @@ export class PublicationProducer {
    * Whether the post's job is waiting, delayed or running. A finished job still in Redis is
    * removed so that it can be added again.
    */
-  async hasLiveJob(postId: number, attempt: number): Promise<boolean> {
-    const job = await this.bounded(this.queue.getJob(publicationJobId(postId, attempt)));
-    if (!job) return false;
-    const state = await this.bounded(job.getState());
-    if (LIVE_STATES.has(state)) return true;
-    await this.bounded(job.remove());
-    return false;
+  hasLiveJob(postId: number, attempt: number): Promise<boolean> {
+    return hasLiveJob(this.queue, publicationJobId(postId, attempt), (work) => this.bounded(work));
   }
 
   private bounded<T>(work: Promise<T>): Promise<T> {
-    const limit = this.config.publication.enqueueTimeoutMs;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new QueueUnavailable(`Redis did not answer in ${limit} ms`)),
-        limit,
-      );
-    });
-    return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+    return boundedQueueCall(work, this.config.publication.enqueueTimeoutMs);
   }
 }
