@@ -32,6 +32,13 @@ const PostIdPipe = new ParseIdPipe('post_not_found', 'Post not found');
 @Controller(`${PUBLIC_API_PREFIX}/projects/:projectId/posts`)
 @ApiKeyAuth()
 @ApiParam({ name: 'projectId', type: Number })
+@ApiErrors(
+  'unauthorized',
+  'insufficient_scope',
+  'forbidden',
+  'project_not_found',
+  'rate_limit_exceeded',
+)
 export class PublicPostsController {
   constructor(private readonly posts: PostsService) {}
 
@@ -58,12 +65,7 @@ export class PublicPostsController {
     'mixed_platforms',
     'channel_needs_reconnect',
     'media_not_found',
-    'unauthorized',
-    'insufficient_scope',
-    'forbidden',
-    'project_not_found',
     'payload_too_large',
-    'rate_limit_exceeded',
   )
   create(
     @Principal() who: Principal,
@@ -82,14 +84,7 @@ export class PublicPostsController {
       'Filter with status; continue with cursor = the next_cursor of the previous page (null on the last page).',
   })
   @ApiOkResponse({ type: PostListDto })
-  @ApiErrors(
-    'validation_failed',
-    'unauthorized',
-    'insufficient_scope',
-    'forbidden',
-    'project_not_found',
-    'rate_limit_exceeded',
-  )
+  @ApiErrors('validation_failed')
   list(
     @CurrentProject() project: ProjectAccess,
     @Query() query: ListPostsQuery,
@@ -105,14 +100,7 @@ export class PublicPostsController {
   })
   @ApiParam({ name: 'postId', type: Number })
   @ApiOkResponse({ type: PostObjectDto })
-  @ApiErrors(
-    'unauthorized',
-    'insufficient_scope',
-    'forbidden',
-    'project_not_found',
-    'post_not_found',
-    'rate_limit_exceeded',
-  )
+  @ApiErrors('post_not_found')
   get(
     @CurrentProject() project: ProjectAccess,
     @Param('postId', PostIdPipe) postId: number,
@@ -138,14 +126,9 @@ export class PublicPostsController {
     'mixed_platforms',
     'channel_needs_reconnect',
     'media_not_found',
-    'unauthorized',
-    'insufficient_scope',
-    'forbidden',
-    'project_not_found',
     'post_not_found',
     'invalid_state',
     'payload_too_large',
-    'rate_limit_exceeded',
   )
   update(
     @CurrentProject() project: ProjectAccess,
@@ -166,15 +149,7 @@ export class PublicPostsController {
   })
   @ApiParam({ name: 'postId', type: Number })
   @ApiNoContentResponse({ description: 'Deleted' })
-  @ApiErrors(
-    'unauthorized',
-    'insufficient_scope',
-    'forbidden',
-    'project_not_found',
-    'post_not_found',
-    'invalid_state',
-    'rate_limit_exceeded',
-  )
+  @ApiErrors('post_not_found', 'invalid_state')
   remove(
     @CurrentProject() project: ProjectAccess,
     @Param('postId', PostIdPipe) postId: number,
@@ -202,13 +177,8 @@ export class PublicPostsController {
     'channel_not_found',
     'mixed_platforms',
     'channel_needs_reconnect',
-    'unauthorized',
-    'insufficient_scope',
-    'forbidden',
-    'project_not_found',
     'post_not_found',
     'invalid_state',
-    'rate_limit_exceeded',
   )
   publish(
     @CurrentProject() project: ProjectAccess,
