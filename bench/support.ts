@@ -70,3 +70,53 @@ export async function waitUntilAnswers(
   }
   throw new Error(`${name} did not start within ${timeoutMs / 1000} s`);
 }
+
+/**
+ * CPU of the PostgreSQL backends serving one database, sampled while a run lasts: every
+ * `intervalMs` it lists the database's backends (pg_stat_activity, the sampling connection
+ * itself left out) and reads each one's CPU from /proc, so that other databases' backends (other
+ * benchmarks, test suites), autovacuum and the server's background processes are not counted.
+ * A backend that starts during the run counts from its start; one that ends between two samples
+ * loses its last interval (pooled connections live for the whole run).
+ */
+export function sampleDatabaseBackends(
+  client: { query: (sql: string, values: unknown[]) => Promise<{ rows: { pid: number }[] }> },
+  database: string,
+  intervalMs = 200,
+): { stop: () => Promise<number> } {
+  const first = new Map<number, number>();
+  const last = new Map<number, number>();
+  let stopped = false;
+  let sampled = false;
+  const sample = async () => {
+    const { rows } = await client.query(
+      'SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+      [database],
+    );
+    for (const { pid } of rows) {
+      const ms = cpuSeconds(pid) * 1000;
+      if (Number.isNaN(ms)) continue;
+      // A backend that starts during the run counts from its start.
+      if (!first.has(pid)) first.set(pid, sampled ? 0 : ms);
+      last.set(pid, ms);
+    }
+    sampled = true;
+  };
+  const loop = (async () => {
+    while (!stopped) {
+      await sample();
+      await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    }
+    await sample();
+  })();
+  return {
+    /** CPU ms the database's backends used from the first sample to the last. */
+    stop: async () => {
+      stopped = true;
+      await loop;
+      let total = 0;
+      for (const [pid, ms] of last) total += ms - first.get(pid)!;
+      return total;
+    },
+  };
+}
