@@ -2,6 +2,7 @@ import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PublicationRepository } from '../src/posts/publication/publication.repository';
 import { Factory, SignedInUser, TestChannel, TestProject } from './support/factories';
 import { sleep, targetsOf, waitForPostStatus } from './support/publication';
 import { TelegramStandIn } from './support/telegram-stand-in';
@@ -213,6 +214,70 @@ describe('Publication pipeline (D7, D15)', () => {
       await queue.add({ postId: post.id, attempt: 1 }, { jobId: `post:${post.id}:1` });
       await completed;
       expect(sends()).toHaveLength(1);
+    });
+
+    it('jobs claiming, starting and finishing sends at the same moment share statements, each row with its own guard', async () => {
+      const queue = t.app.get<Queue>(getQueueToken('publication'));
+      const repo = t.app.get(PublicationRepository);
+      await queue.pause(true); // this worker takes no job: the calls below are the only runs
+      try {
+        const posts = await Promise.all(
+          ['Batch 1', 'Batch 2', 'Batch 3'].map((text, i) =>
+            createPost({
+              text,
+              targets: [{ channel_ref: i === 1 ? second.channel.id : channel.id }],
+              publish_now: true,
+            }),
+          ),
+        );
+        const [p1, p2, p3] = posts.map((p) => p.id);
+        // At once: the first goes alone, the rest share the next statement (one per post).
+        const claims = await Promise.all([
+          repo.claim(p1, 1),
+          repo.claim(p2, 2), // an attempt that is not the post's: nothing
+          repo.claim(p3, 1),
+          repo.claim(p1, 1), // the same post again: its own statement, still its attempt
+        ]);
+        expect(claims.map((c) => c?.id ?? null)).toEqual([p1, null, p3, p1]);
+        const statusOf = async (id: number) =>
+          (await t.db.query<{ status: string }>('SELECT status FROM posts WHERE id = $1', [id]))
+            .rows[0].status;
+        expect(await statusOf(p2)).toBe('queued'); // untouched by the statement it shared
+        expect(claims[0]).toEqual({
+          id: p1,
+          text: 'Batch 1',
+          test: false,
+          media: [],
+          targets: [expect.objectContaining({ chat_id: channel.channel_id, steps_done: 0 })],
+        });
+        const [t1, t3] = [claims[0]!.targets[0].id, claims[2]!.targets[0].id];
+        const started = await Promise.all([
+          repo.startSend(t1, 0),
+          repo.startSend(t1, 0), // another run of the same send: refused
+          repo.startSend(t3, 1), // not the step the target is at: refused
+        ]);
+        expect(started).toEqual([true, false, false]);
+        expect(await repo.startSend(t3, 0)).toBe(true);
+        const published = await Promise.all([
+          repo.stepSent({ id: t1, postId: p1, attempt: 1 }, [101], true),
+          repo.stepSent({ id: t3, postId: p3, attempt: 2 }, [103], true), // superseded attempt
+        ]);
+        expect(published).toEqual([true, false]);
+        expect((await waitForPostStatus(t, p1)).status).toBe('published');
+        expect(await targetsOf(t, p1)).toEqual([
+          expect.objectContaining({ status: 'published', message_ids: [101] }),
+        ]);
+        // p3's target was delivered under a stale attempt: the post stays publishing.
+        expect(await statusOf(p3)).toBe('publishing');
+        expect(sends()).toHaveLength(0);
+        await queue.resume(true);
+        // The jobs run now: p2 is delivered, p3 has nothing left to send and is published.
+        expect((await waitForPostStatus(t, p2)).status).toBe('published');
+        expect((await waitForPostStatus(t, p3)).status).toBe('published');
+        expect(sends()).toHaveLength(1);
+      } finally {
+        await queue.resume(true);
+      }
     });
 
     it('a scheduled post a few seconds ahead is published within one second of its time', async () => {

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { execute, rowsOf, Statement } from '../../database/prepared';
+import { rowsOf, Statement } from '../../database/prepared';
+import { StatementBatcher } from '../../database/statement-batcher';
 import type { MediaType } from '../../media/media-asset.entity';
 import { Metrics } from '../../metrics/metrics.service';
 import { postEventOutbox, reconnectEventOutbox } from '../../webhooks/webhook-outbox';
@@ -49,6 +50,12 @@ export interface SweepCandidate {
   fire_at_ms: number | null;
 }
 
+/**
+ * Most rows one batched statement of the worker changes: enough to take what a deep queue's jobs
+ * ask at one moment, few enough that the statement stays short.
+ */
+const BATCH_MAX = 50;
+
 /** The publication pipeline's queries; every write is guarded by the state it expects. */
 @Injectable()
 export class PublicationRepository {
@@ -61,22 +68,39 @@ export class PublicationRepository {
    * The state guard of every job (STYLE 11): only the post's current attempt, only from queued,
    * scheduled or publishing. A job that runs twice, or one superseded by a later publish, gets null.
    * The claim also loads what delivery needs (pending targets, media), in the same round trip.
+   * Jobs claiming at the same moment share one statement (a deep queue), each with its own guard.
    */
-  async claim(postId: number, attempt: number): Promise<ClaimedPost | null> {
-    const [claimed] = await rowsOf<ClaimedPost>(this.db, PublicationRepository.CLAIM, [
-      postId,
-      attempt,
-      PROCESSABLE_FROM,
-    ]);
-    return claimed ?? null;
+  claim(postId: number, attempt: number): Promise<ClaimedPost | null> {
+    return this.claims.call({ postId, attempt });
   }
+
+  private readonly claims = new StatementBatcher<
+    { postId: number; attempt: number },
+    ClaimedPost | null
+  >(
+    async (jobs) => {
+      const rows = await rowsOf<ClaimedPost & { attempt: number }>(
+        this.db,
+        PublicationRepository.CLAIM,
+        [jobs.map((j) => j.postId), jobs.map((j) => j.attempt), PROCESSABLE_FROM],
+      );
+      return jobs.map(({ postId, attempt }) => {
+        const row = rows.find((r) => r.id === postId && r.attempt === attempt);
+        if (!row) return null;
+        const { id, text, test, targets, media } = row;
+        return { id, text, test, targets, media };
+      });
+    },
+    { maxBatch: BATCH_MAX, key: (job) => job.postId },
+  );
 
   private static readonly CLAIM = new Statement(
     `WITH claimed AS (
-         UPDATE posts SET status = 'publishing', updated_at = now()
-          WHERE id = $1 AND publish_attempt = $2 AND status = ANY($3::text[])
-          RETURNING id, text, test)
-       SELECT c.id, c.text, c.test,
+         UPDATE posts p SET status = 'publishing', updated_at = now()
+           FROM unnest($1::int[], $2::int[]) AS j(id, attempt)
+          WHERE p.id = j.id AND p.publish_attempt = j.attempt AND p.status = ANY($3::text[])
+          RETURNING p.id, p.publish_attempt AS attempt, p.text, p.test)
+       SELECT c.id, c.attempt, c.text, c.test,
               coalesce((SELECT json_agg(x ORDER BY x.position, x.id) FROM (
                  SELECT t.id, t.position, t.platform, t.account_id, t.chat_id, t.steps_done,
                         t.sending_since, a.needs_reconnect, a.credentials_encrypted,
@@ -90,54 +114,87 @@ export class PublicationRepository {
          FROM claimed c`,
   );
 
-  /** Marks a send as in flight; false when another run holds the target or moved it on. */
-  async startSend(targetId: number, step: number): Promise<boolean> {
-    const { rowCount } = await execute(this.db, PublicationRepository.START_SEND, [targetId, step]);
-    return rowCount === 1;
+  /**
+   * Marks a send as in flight; false when another run holds the target or moved it on. Sends
+   * starting at the same moment share one statement.
+   */
+  startSend(targetId: number, step: number): Promise<boolean> {
+    return this.starts.call({ targetId, step });
   }
 
+  private readonly starts = new StatementBatcher<{ targetId: number; step: number }, boolean>(
+    async (sends) => {
+      const rows = await rowsOf<{ id: number }>(this.db, PublicationRepository.START_SEND, [
+        sends.map((s) => s.targetId),
+        sends.map((s) => s.step),
+      ]);
+      const started = new Set(rows.map((r) => r.id));
+      return sends.map((s) => started.has(s.targetId));
+    },
+    { maxBatch: BATCH_MAX, key: (send) => send.targetId },
+  );
+
   private static readonly START_SEND = new Statement(
-    `UPDATE post_targets SET sending_since = now(), not_before = NULL
-      WHERE id = $1 AND status = 'pending' AND steps_done = $2 AND sending_since IS NULL`,
+    `UPDATE post_targets t SET sending_since = now(), not_before = NULL
+       FROM unnest($1::int[], $2::int[]) AS s(id, step)
+      WHERE t.id = s.id AND t.status = 'pending' AND t.steps_done = s.step
+        AND t.sending_since IS NULL
+      RETURNING t.id`,
   );
 
   /**
    * One step delivered: its message ids kept; the target is published after its last step. When
    * that makes every target of the post published, the post is published in the same statement
    * (D7: published_at is this, the last, delivery), with its webhook event (D21). True when the
-   * post was.
+   * post was. Steps delivered at the same moment share one statement, never two of one post.
    */
-  async stepSent(
+  stepSent(
     target: { id: number; postId: number; attempt: number },
     messageIds: number[],
     last: boolean,
   ): Promise<boolean> {
-    const { rowCount } = await execute(this.db, PublicationRepository.STEP_SENT, [
-      target.id,
-      JSON.stringify(messageIds),
-      last,
-      target.postId,
-      target.attempt,
-    ]);
-    return rowCount === 1;
+    return this.steps.call({ ...target, messageIds, last });
   }
+
+  private readonly steps = new StatementBatcher<
+    { id: number; postId: number; attempt: number; messageIds: number[]; last: boolean },
+    boolean
+  >(
+    async (steps) => {
+      const rows = await rowsOf<{ id: number }>(this.db, PublicationRepository.STEP_SENT, [
+        steps.map((s) => s.id),
+        steps.map((s) => JSON.stringify(s.messageIds)),
+        steps.map((s) => s.last),
+        steps.map((s) => s.postId),
+        steps.map((s) => s.attempt),
+      ]);
+      const published = new Set(rows.map((r) => r.id));
+      return steps.map((s) => published.has(s.postId));
+    },
+    // One post per batch: "every other target published" reads the post's other rows.
+    { maxBatch: BATCH_MAX, key: (step) => step.postId },
+  );
 
   private static readonly STEP_SENT = new Statement(
     `WITH t AS (
-         UPDATE post_targets
-            SET steps_done = steps_done + 1, message_ids = message_ids || $2::jsonb,
+         UPDATE post_targets pt
+            SET steps_done = pt.steps_done + 1, message_ids = pt.message_ids || s.ids::jsonb,
                 sending_since = NULL, failures = 0,
-                status = CASE WHEN $3 THEN 'published' ELSE status END,
-                published_at = CASE WHEN $3 THEN now() ELSE published_at END
-          WHERE id = $1
-          RETURNING post_id, status, published_at),
+                status = CASE WHEN s.last THEN 'published' ELSE pt.status END,
+                published_at = CASE WHEN s.last THEN now() ELSE pt.published_at END
+           FROM unnest($1::int[], $2::text[], $3::bool[], $4::int[], $5::int[])
+                AS s(id, ids, last, post_id, attempt)
+          WHERE pt.id = s.id
+          RETURNING pt.id, pt.post_id, pt.status, pt.published_at, s.post_id AS job_post_id,
+                    s.attempt),
        changed AS (
          UPDATE posts p SET status = 'published', published_at = t.published_at, updated_at = now()
            FROM t
-          WHERE p.id = t.post_id AND t.status = 'published' AND p.id = $4
-            AND p.publish_attempt = $5 AND p.status = 'publishing'
+          WHERE p.id = t.post_id AND t.status = 'published' AND p.id = t.job_post_id
+            AND p.publish_attempt = t.attempt AND p.status = 'publishing'
             AND NOT EXISTS (SELECT 1 FROM post_targets o
-                             WHERE o.post_id = $4 AND o.id <> $1 AND o.status <> 'published')
+                             WHERE o.post_id = t.post_id AND o.id <> t.id
+                               AND o.status <> 'published')
           RETURNING p.id, p.project_id, p.status),
        ${postEventOutbox('changed')}
        SELECT id FROM changed`,
