@@ -54,6 +54,7 @@ import { decodeCursor, encodeCursor } from './post-cursor';
 import { toPostCreated, toPostListItem, toPostObject } from './posts.mapper';
 import {
   PostsRepository,
+  type NewPost,
   type PostRow,
   type PostScope,
   type ResolvedChannel,
@@ -92,23 +93,41 @@ export class PostsService implements OnModuleInit {
     const status = initialStatus({ scheduledAt: dto.scheduled_at, publishNow: dto.publish_now });
     const publishing = status !== 'draft';
     if (publishing) this.requirePublish(access);
-    const channels = await this.resolveTargets(projectId, dto.targets ?? [], publishing);
-    const mediaIds = await this.resolveMedia(projectId, dto.media_ids ?? []);
     const schedule = dto.scheduled_at ? parseInputTimestamp(dto.scheduled_at) : null;
-
-    const post = await this.posts.insertPost({
+    const fields = {
       scope: postScope(access),
       userId: who.user.id,
       text: dto.text ?? '',
       status,
       scheduledAt: schedule?.iso ?? null,
       publishAttempt: publishing ? 1 : 0,
-      channels,
-      mediaIds,
-    });
+    };
+    const refs = (dto.targets ?? []).map((t) => parseChannelRef(t.channel_ref));
+    // Without media, the targets are resolved by the insert itself (one round trip); when one
+    // does not resolve, resolveTargets below says which and why.
+    const post =
+      (dto.media_ids ?? []).length === 0 && !refs.includes(null)
+        ? await this.posts.insertPostResolvingChannels({
+            ...fields,
+            refs: refs as ChannelRefParts[],
+            requireConnected: publishing,
+          })
+        : null;
+    const created = post ?? (await this.insertResolved(projectId, dto, fields, publishing));
     // Persist, then enqueue (see PublicationSweeper): a Redis outage never loses the post.
-    if (publishing) await this.producer.enqueue(post.id, 1, schedule?.epochMs ?? null);
-    return toPostCreated(post);
+    if (publishing) await this.producer.enqueue(created.id, 1, schedule?.epochMs ?? null);
+    return toPostCreated(created);
+  }
+
+  private async insertResolved(
+    projectId: number,
+    dto: CreatePostDto,
+    fields: Omit<NewPost, 'channels' | 'mediaIds'>,
+    publishing: boolean,
+  ): Promise<PostRow> {
+    const channels = await this.resolveTargets(projectId, dto.targets ?? [], publishing);
+    const mediaIds = await this.resolveMedia(projectId, dto.media_ids ?? []);
+    return this.posts.insertPost({ ...fields, channels, mediaIds });
   }
 
   /** D9 and D19: one page, newest first; `next_cursor` continues it, null on the last page. */
