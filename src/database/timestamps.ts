@@ -27,39 +27,24 @@ export function formatTimestamp(raw: DbTimestamp | null): string | null {
 }
 
 const INPUT_TIMESTAMP =
-  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?(Z|[+-]\d{2}:?\d{2})?$/;
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?(?:Z|([+-])(\d{2}):?(\d{2}))?$/;
 
 /**
  * Parses an input date-time (D1): ISO 8601 with `Z`, an offset, or none (taken as UTC).
  * Returns the instant as an ISO string with microseconds in UTC, or null when it is not valid.
+ * A field out of its range (month 13, February 30, hour 24, second 60, year 0050 that Date.UTC
+ * reads as 1950) makes Date.UTC roll over, so the fields read back differ: one check covers all.
  */
 export function parseInputTimestamp(value: string): { iso: string; epochMs: number } | null {
   const match = INPUT_TIMESTAMP.exec(value);
   if (!match) return null;
-  const [, y, mo, d, h, mi, s = '00', frac = '', zone = 'Z'] = match;
+  const [, y, mo, d, h, mi, s = '00', frac = '', sign, oh, om] = match;
   const base = Date.UTC(+y, +mo - 1, +d, +h, +mi, +s);
-  const check = new Date(base);
-  if (
-    check.getUTCFullYear() !== +y ||
-    check.getUTCMonth() !== +mo - 1 ||
-    check.getUTCDate() !== +d ||
-    +h > 23 ||
-    +mi > 59 ||
-    +s > 59
-  ) {
-    return null;
-  }
-  let offsetMinutes = 0;
-  if (zone !== 'Z') {
-    const sign = zone.startsWith('-') ? -1 : 1;
-    const digits = zone.slice(1).replace(':', '');
-    const oh = +digits.slice(0, 2);
-    const om = +digits.slice(2);
-    if (oh > 23 || om > 59) return null;
-    offsetMinutes = sign * (oh * 60 + om);
-  }
+  if (new Date(base).toISOString().slice(0, 19) !== `${y}-${mo}-${d}T${h}:${mi}:${s}`) return null;
+  if (+oh > 23 || +om > 59) return null;
+  const offsetMinutes = sign ? (sign === '-' ? -1 : 1) * (+oh * 60 + +om) : 0;
   const micros = frac.padEnd(6, '0');
-  const epochMs = base - offsetMinutes * 60_000 + Math.floor(+micros / 1000);
-  const utc = new Date(base - offsetMinutes * 60_000).toISOString().slice(0, 19);
-  return { iso: `${utc}.${micros}Z`, epochMs };
+  const instant = base - offsetMinutes * 60_000;
+  const utc = new Date(instant).toISOString().slice(0, 19);
+  return { iso: `${utc}.${micros}Z`, epochMs: instant + Math.floor(+micros / 1000) };
 }
