@@ -28,6 +28,7 @@ import { ProjectsModule } from './projects/projects.module';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { RedisModule } from './redis/redis.module';
+import { ShutdownModule } from './shutdown/shutdown.module';
 import { StorageModule } from './storage/storage.module';
 import { TemplatesModule } from './templates/templates.module';
 import { TelegramModule } from './telegram/telegram.module';
@@ -42,6 +43,7 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         LoggingModule,
+        ShutdownModule,
         MetricsModule,
         DatabaseModule,
         RedisModule,

@@ -15,6 +15,7 @@ import { httpMetrics } from './metrics/http-metrics';
 import { Metrics } from './metrics/metrics.service';
 import { requestLogger } from './logging/request-log';
 import { buildOpenApiDocuments, serveOpenApi } from './openapi/openapi';
+import { InFlightRequests } from './shutdown/in-flight-requests';
 
 /** Builds the HTTP application exactly as production runs it; tests call this too. */
 export async function createHttpApp(config: AppConfig): Promise<NestExpressApplication> {
@@ -34,6 +35,8 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   const errorLogger = new NestLogger('Errors');
   if (config.ops.httpMetrics) app.use(httpMetrics(app.get(Metrics)));
   app.use(requestLogger(app.get<PinoInstance>(ROOT_LOGGER)));
+  // From here on a request counts as in flight, and once stopping began it is refused (D18).
+  app.use(app.get(InFlightRequests).middleware());
   // Body errors are held on the request and raised by RequestInputGuard, after the guards (D18).
   app.use(jsonBody());
   app.get(QueueBoard).mount(app);
@@ -42,6 +45,5 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
     sendError(res, toAppError(error, errorLogger));
   });
   app.useGlobalPipes(createValidationPipe());
-  app.enableShutdownHooks();
   serveOpenApi(app, buildOpenApiDocuments(app, config));
 }

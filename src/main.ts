@@ -6,6 +6,7 @@ import { createHttpApp } from './app.setup';
 import { ConfigError, loadConfig, readEnvironment } from './config/config';
 import { startMetricsServer } from './metrics/metrics-server';
 import { Metrics } from './metrics/metrics.service';
+import { stopOnSignals } from './shutdown/stop-on-signals';
 
 async function bootstrap(): Promise<void> {
   let config;
@@ -24,20 +25,25 @@ async function bootstrap(): Promise<void> {
     const context = await NestFactory.createApplicationContext(AppModule.forRoot(config), {
       bufferLogs: true,
     });
-    context.useLogger(context.get(Logger));
-    context.enableShutdownHooks();
+    const logger = context.get(Logger);
+    context.useLogger(logger);
     if (config.ops.metricsToken === null) {
-      context.get(Logger).log(`Herald worker started`);
+      stopOnSignals(context, config.ops.shutdownTimeoutMs, logger);
+      logger.log(`Herald worker started`);
       return;
     }
     // A worker serves no API; Prometheus scrapes it on METRICS_PORT.
     const metrics = await startMetricsServer(context.get(Metrics), config);
-    process.once('SIGTERM', () => metrics.server.close());
-    context.get(Logger).log(`Herald worker started; metrics on port ${metrics.port}`);
+    stopOnSignals(context, config.ops.shutdownTimeoutMs, logger, async () => {
+      metrics.server.close();
+      metrics.server.closeIdleConnections();
+    });
+    logger.log(`Herald worker started; metrics on port ${metrics.port}`);
     return;
   }
 
   const app = await createHttpApp(config);
+  stopOnSignals(app, config.ops.shutdownTimeoutMs, app.get(Logger));
   await app.listen(config.port);
   app.get(Logger).log(`Herald (${config.appRole}) listening on port ${config.port}`);
 }

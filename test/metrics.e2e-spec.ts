@@ -231,7 +231,7 @@ describe('GET /metrics (D23)', () => {
     it("serves a worker's metrics on its own port, with the same token rules", async () => {
       const { server, port } = await startMetricsServer(t.app.get(Metrics), {
         ...t.config,
-        ops: { metricsToken: TOKEN, metricsPort: 0, httpMetrics: true },
+        ops: { ...t.config.ops, metricsToken: TOKEN, metricsPort: 0 },
       });
       try {
         const base = `http://127.0.0.1:${port}`;

@@ -142,7 +142,7 @@ describe('loadConfig (D17)', () => {
     expect(loadConfig(base)).toMatchObject({
       mediaStorageDriver: 'local',
       s3: null,
-      ops: { metricsToken: null, metricsPort: 9464, httpMetrics: true },
+      ops: { metricsToken: null, metricsPort: 9464, httpMetrics: true, shutdownTimeoutMs: 10_000 },
     });
   });
 

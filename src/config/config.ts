@@ -66,7 +66,7 @@ export interface S3Config {
   forcePathStyle: boolean;
 }
 
-/** Operations (D23): metrics and the queue dashboard. */
+/** Operations (D23): metrics, the queue dashboard, stopping. */
 export interface OpsConfig {
   /** Bearer token of GET /metrics; null turns the route off (404). */
   metricsToken: string | null;
@@ -74,6 +74,11 @@ export interface OpsConfig {
   metricsPort: number;
   /** `METRICS_HTTP_ENABLED=false` stops timing requests; for the metrics cost benchmark only. */
   httpMetrics: boolean;
+  /**
+   * How long stopping (SIGTERM, SIGINT) waits for the requests and jobs in hand before the process
+   * exits anyway.
+   */
+  shutdownTimeoutMs: number;
 }
 
 /** Webhook delivery (D21). */
@@ -224,6 +229,7 @@ export function loadConfig(env: Env): AppConfig {
       metricsToken: read.optionalSecret('METRICS_TOKEN', 16),
       metricsPort: read.integer('METRICS_PORT', 9464, 0, 65535),
       httpMetrics: read.oneOf('METRICS_HTTP_ENABLED', 'true', ['true', 'false']) === 'true',
+      shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 10_000, 100, 3_600_000),
     },
     webhooks: {
       retryDelaysMs: read.integerList(

@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { AppError } from '../errors/error-codes';
 import { IdempotencyRepository } from './idempotency.repository';
@@ -36,19 +36,27 @@ export const EMPTY_BODY_SHA256 = createHash('sha256').digest('hex');
  * replayed; 5xx frees the key. Expired keys are ignored at once and removed in the background.
  */
 @Injectable()
-export class IdempotencyService implements OnModuleInit, OnApplicationShutdown {
+export class IdempotencyService implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger(IdempotencyService.name);
   private purgeTimer?: NodeJS.Timeout;
+  private purging?: Promise<number>;
 
   constructor(private readonly keys: IdempotencyRepository) {}
 
   onModuleInit(): void {
-    this.purgeTimer = setInterval(() => void this.purgeExpired(), PURGE_INTERVAL_MS);
+    this.purgeTimer = setInterval(() => void this.purgeInBackground(), PURGE_INTERVAL_MS);
     this.purgeTimer.unref();
   }
 
-  onApplicationShutdown(): void {
+  /** D18: a purge under way finishes while the pool is still open. */
+  async beforeApplicationShutdown(): Promise<void> {
     clearInterval(this.purgeTimer);
+    await this.purging;
+  }
+
+  private purgeInBackground(): Promise<number> {
+    this.purging ??= this.purgeExpired().finally(() => (this.purging = undefined));
+    return this.purging;
   }
 
   /**

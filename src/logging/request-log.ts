@@ -24,7 +24,8 @@ export function requestLogger(logger: Logger) {
     const started = process.hrtime.bigint();
     res.once('finish', () => {
       const status = res.statusCode;
-      const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
+      // A 503 asks the client to come back (an outage, a stop): its cause is logged where found.
+      const level = status >= 500 && status !== 503 ? 'error' : status >= 400 ? 'warn' : 'info';
       if (!logger.isLevelEnabled(level)) return;
       logger[level](
         {

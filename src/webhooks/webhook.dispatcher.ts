@@ -32,6 +32,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private readonly logger = new Logger(WebhookDispatcher.name);
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
+  private sweeping?: Promise<void>;
   private again = false;
   private listener?: Client;
   private closing = false;
@@ -52,15 +53,17 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     this.timer.unref();
   }
 
+  /** D18: no pass starts once stopping began, and the one under way ends before the pool closes. */
   async beforeApplicationShutdown(): Promise<void> {
     this.closing = true;
     clearInterval(this.timer);
     await this.listener?.end().catch(() => undefined);
-    await this.running;
+    await Promise.all([this.running, this.sweeping]);
   }
 
   /** Enqueues what is ready; a call during a run makes the run go round once more. */
   dispatch(): Promise<void> {
+    if (this.closing) return Promise.resolve();
     if (this.running) {
       this.again = true;
       return this.running;
@@ -70,7 +73,13 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   }
 
   /** The periodic pass: the dispatch, plus what only a sweep looks for. */
-  async sweep(): Promise<void> {
+  sweep(): Promise<void> {
+    if (this.closing) return Promise.resolve();
+    this.sweeping ??= this.sweepOnce().finally(() => (this.sweeping = undefined));
+    return this.sweeping;
+  }
+
+  private async sweepOnce(): Promise<void> {
     await this.dispatch();
     try {
       await this.requeueOverdue();

@@ -14,6 +14,8 @@ import { PublicationService } from './publication.service';
 @Injectable()
 export class PublicationProcessor implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger(PublicationProcessor.name);
+  /** Posts being failed after their job gave up: the pool stays open until they are done. */
+  private readonly givingUp = new Set<Promise<void>>();
 
   constructor(
     @InjectQueue(PUBLICATION_QUEUE) private readonly queue: Queue<PublicationJob>,
@@ -41,16 +43,22 @@ export class PublicationProcessor implements OnModuleInit, BeforeApplicationShut
         this.logger.warn(`Job ${job.id} failed: ${error.message}`);
         return;
       }
-      void this.publication
+      const giveUp = this.publication
         .giveUp(job.data.postId, job.data.attempt, error.message)
         .catch((e: Error) =>
           this.logger.error(`Could not finish post ${job.data.postId}: ${e.message}`),
-        );
+        )
+        .finally(() => this.givingUp.delete(giveUp));
+      this.givingUp.add(giveUp);
     });
   }
 
-  /** Graceful shutdown: stop taking jobs and finish the ones in hand while the database is still open. */
+  /**
+   * D18: stop taking jobs and finish the ones in hand while the database is still open (the
+   * process's stop bounds the wait; a job cut off there is recovered like a crashed worker's).
+   */
   async beforeApplicationShutdown(): Promise<void> {
     await this.queue.close();
+    await Promise.all(this.givingUp);
   }
 }

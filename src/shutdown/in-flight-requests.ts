@@ -1,0 +1,85 @@
+import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { NextFunction, Request, Response } from 'express';
+import type { Server } from 'node:http';
+import { sendError } from '../errors/all-exceptions.filter';
+import { AppError } from '../errors/error-codes';
+
+/** A refused client may come back at once: another instance (or this one, restarted) takes it. */
+export const STOPPING_RETRY_AFTER_S = 1;
+
+/** The answer to a request that arrives once stopping has begun: it was not run at all. */
+export function stoppingRefusal(): AppError {
+  return new AppError(
+    'service_unavailable',
+    'Herald is stopping and did not run this request; retry it',
+    undefined,
+    { 'Retry-After': String(STOPPING_RETRY_AFTER_S), Connection: 'close' },
+  );
+}
+
+/**
+ * D18: stopping finishes the requests in flight before connections close. Counts every request
+ * from the first middleware until its handler is done with it, whether or not the client is still
+ * there: a client that hangs up frees its connection, not its handler, which goes on querying
+ * the database. Stopping (the first of Nest's shutdown hooks, so before any queue, timer or pool
+ * closes) stops listening, refuses with a 503 what arrives on connections already open, and waits
+ * until no request is in flight. The process's stop bounds the wait (SHUTDOWN_TIMEOUT_MS).
+ */
+@Injectable()
+export class InFlightRequests implements OnModuleDestroy {
+  private readonly logger = new Logger('Shutdown');
+  private readonly running = new Set<Response>();
+  private stopping = false;
+  private idle?: () => void;
+
+  constructor(private readonly adapterHost: HttpAdapterHost) {}
+
+  /** Requests whose handler has not finished yet. */
+  get count(): number {
+    return this.running.size;
+  }
+
+  /** Mounted before any other middleware that does work (app.setup.ts). */
+  middleware() {
+    return (_req: Request, res: Response, next: NextFunction): void => {
+      if (this.stopping) {
+        sendError(res, stoppingRefusal());
+        return;
+      }
+      this.running.add(res);
+      const done = () => {
+        if (this.running.delete(res) && this.running.size === 0) this.idle?.();
+      };
+      // Every answer ends with end(), the one of a client that left too: the handler is done.
+      const end = res.end.bind(res) as (...args: unknown[]) => Response;
+      res.end = ((...args: unknown[]) => {
+        const result = end(...args);
+        done();
+        return result;
+      }) as Response['end'];
+      // A stream cut off mid-answer never ends; once the answer started, no work is left.
+      res.once('close', () => {
+        if (res.headersSent) done();
+      });
+      next();
+    };
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.stop();
+  }
+
+  /** Stops taking requests and resolves when every request in flight is done. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    const server = this.adapterHost.httpAdapter?.getHttpServer() as Server | undefined;
+    // No new connections; idle keep-alive connections close now, busy ones after their answer.
+    if (server?.listening) server.close();
+    for (const res of this.running) if (!res.headersSent) res.setHeader('Connection', 'close');
+    if (!server) return;
+    this.logger.log(`Refusing new requests; ${this.running.size} request(s) in flight`);
+    if (this.running.size === 0) return;
+    await new Promise<void>((resolve) => (this.idle = resolve));
+  }
+}

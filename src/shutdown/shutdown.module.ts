@@ -1,0 +1,7 @@
+import { Global, Module } from '@nestjs/common';
+import { InFlightRequests } from './in-flight-requests';
+
+/** How Herald stops (D18): requests and jobs in hand finish before the pool closes. */
+@Global()
+@Module({ providers: [InFlightRequests], exports: [InFlightRequests] })
+export class ShutdownModule {}
