@@ -101,6 +101,10 @@ describe('loadConfig (D17)', () => {
     ],
     [{ METRICS_TOKEN: 'short' }, 'METRICS_TOKEN must be at least 16 characters long'],
     [{ METRICS_PORT: '70000' }, 'METRICS_PORT must be a whole number from 0 to 65535'],
+    [
+      { SHUTDOWN_TIMEOUT_MS: '0' },
+      'SHUTDOWN_TIMEOUT_MS must be a whole number from 100 to 3600000',
+    ],
     [{ WEBHOOK_RETRY_DELAYS_MS: '5s,10s' }, 'WEBHOOK_RETRY_DELAYS_MS must be a comma-separated'],
     [{ WEBHOOK_RETRY_DELAYS_MS: '100,,200' }, 'WEBHOOK_RETRY_DELAYS_MS must be a comma-separated'],
     [{ WEBHOOK_RETRY_DELAYS_MS: '-5' }, 'WEBHOOK_RETRY_DELAYS_MS must be a comma-separated'],
@@ -112,11 +116,12 @@ describe('loadConfig (D17)', () => {
     expect(found[0]).toContain(message);
   });
 
-  it('reads the operations variables (D23): metrics and an S3 bucket', () => {
+  it('reads the operations variables (D23): metrics, stopping and an S3 bucket', () => {
     const config = loadConfig({
       ...base,
       METRICS_TOKEN: 'metrics-token-0123456789',
       METRICS_PORT: '9100',
+      SHUTDOWN_TIMEOUT_MS: '25000',
       MEDIA_STORAGE_DRIVER: 's3',
       S3_BUCKET: 'herald-media',
       S3_REGION: 'eu-central-1',
@@ -129,6 +134,7 @@ describe('loadConfig (D17)', () => {
       metricsToken: 'metrics-token-0123456789',
       metricsPort: 9100,
       httpMetrics: true,
+      shutdownTimeoutMs: 25_000,
     });
     expect(config.mediaStorageDriver).toBe('s3');
     expect(config.s3).toEqual({
