@@ -39,6 +39,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
+import Bull from 'bull';
 import Redis from 'ioredis';
 import { request } from 'undici';
 import { Client } from 'pg';
@@ -382,6 +383,26 @@ async function referenceReadRate(base: string, key: string): Promise<number> {
   return done / 3;
 }
 
+/**
+ * The gaps between consecutive deliveries of each bot: their median, and how many (and how much
+ * time) were over twice the limit's spacing, the moments a bot's budget went unused.
+ */
+function botGaps(delivered: RecordedCall[], spacingMs: number) {
+  const byBot = new Map<string, number[]>();
+  for (const call of delivered) byBot.set(call.token, [...(byBot.get(call.token) ?? []), call.at]);
+  const gaps: number[] = [];
+  for (const times of byBot.values()) {
+    times.sort((a, b) => a - b);
+    for (let i = 1; i < times.length; i++) gaps.push(times[i] - times[i - 1]);
+  }
+  const long = gaps.filter((gap) => gap > 2 * spacingMs);
+  return {
+    median: percentile(gaps, 50),
+    long: long.length,
+    longMs: long.reduce((sum, gap) => sum + gap, 0),
+  };
+}
+
 /** Messages per marker at the stand-in: duplicates (more than one) and losses (none). */
 function countOutcome(sends: RecordedCall[], markers: string[]) {
   const seen = new Map<string, number>();
@@ -559,7 +580,8 @@ async function startHerald(
  * workers deliver a second backlog together, sharing each bot's budget through Redis.
  *
  *   npx ts-node --transpile-only bench/pipeline.ts ceiling [posts=3000]
- *   BENCH_LATENCY_MS (200), BENCH_JITTER_MS (50), BENCH_BOTS (10), BENCH_CHANNELS_PER_BOT (100)
+ *   BENCH_LATENCY_MS (200), BENCH_JITTER_MS (50), BENCH_BOTS (10), BENCH_CHANNELS_PER_BOT (100),
+ *   BENCH_WORKERS (1,2: a run with one worker, then one with two)
  *
  * Targets: one worker sustains ≥ 90% of the ceiling with < 1% of sends answered 429; two workers
  * together stay under the limits too.
@@ -598,6 +620,7 @@ async function ceilingMain(): Promise<void> {
   };
   const api = await startHerald(env, port);
   const workers: ChildProcess[] = [];
+  const queue = new Bull('publication', REDIS_URL, { prefix });
   try {
     const base = `http://127.0.0.1:${port}`;
     const { key, projectId, refs } = await seed(
@@ -620,7 +643,7 @@ async function ceilingMain(): Promise<void> {
     console.log(
       `ceiling the limits allow: ${ceiling.toFixed(0)} msg/s (${bots} bots × ${perBot.toFixed(0)}/s, ${refs.length} channels)`,
     );
-    for (const count of [1, 2]) {
+    for (const count of (process.env.BENCH_WORKERS ?? '1,2').split(',').map(Number)) {
       const marker = `w${count}-`;
       await pool(posts, IN_FLIGHT, async (i) => {
         await client.post(
@@ -641,10 +664,14 @@ async function ceilingMain(): Promise<void> {
       });
       const callsBefore = telegram.calls.length;
       const limitedBefore = telegram.rateLimitedSends;
+      // The queue is paused while the workers boot, so that they start delivering together and
+      // the first one's run does not share the cores with the next one's start.
+      await queue.pause();
       for (let w = 0; w < count; w++)
         workers.push(
           await startHerald({ ...env, APP_ROLE: 'worker', PORT: String(await freePort()) }, null),
         );
+      await queue.resume();
       const ours = () =>
         telegram.calls
           .slice(callsBefore)
@@ -675,6 +702,10 @@ async function ceilingMain(): Promise<void> {
         Array.from({ length: posts }, (_, i) => `${marker}${i}`),
       );
       const target = count === 1 ? ' (target ≥ 90%)' : ' (target: at or under the ceiling)';
+      const gaps = botGaps(
+        calls.filter((c) => !c.rateLimited),
+        1000 / limits.botMessagesPerSecond,
+      );
       console.log(
         `\n${count} worker${count > 1 ? 's' : ''}: ${posts} posts queued before the worker${count > 1 ? 's' : ''} started`,
       );
@@ -685,7 +716,10 @@ async function ceilingMain(): Promise<void> {
         `  answered 429: ${limited} of ${calls.length} sends = ${((100 * limited) / calls.length).toFixed(2)}% (target < 1%); most sends in flight at once: ${telegram.maxInFlight}`,
       );
       console.log(
-        `  duplicates: ${outcome.duplicates}, losses: ${outcome.lost}; worker CPU per post: ${(cpuMs / posts).toFixed(2)} ms; load average ${loadavg()[0].toFixed(2)}`,
+        `  per bot: median gap between sends ${gaps.median.toFixed(1)} ms (the limit's spacing: ${(1000 / limits.botMessagesPerSecond).toFixed(1)} ms), gaps over twice that ${gaps.long} (${gaps.longMs.toFixed(0)} ms in all, ${(gaps.longMs / bots / 1000).toFixed(2)} s per bot)`,
+      );
+      console.log(
+        `  duplicates: ${outcome.duplicates}, losses: ${outcome.lost}; worker CPU per send: ${(cpuMs / calls.length).toFixed(2)} ms; load average ${loadavg()[0].toFixed(2)}`,
       );
       for (const worker of workers.splice(0)) {
         worker.kill('SIGTERM');
@@ -698,6 +732,7 @@ async function ceilingMain(): Promise<void> {
       child.kill('SIGTERM');
       await new Promise((resolve) => child.once('exit', resolve));
     }
+    await queue.close();
     await telegram.stop();
     await dropTestDatabase(name);
     const redis = new Redis(REDIS_URL);

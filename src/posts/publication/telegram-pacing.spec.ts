@@ -1,7 +1,7 @@
 import Redis from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../config/config';
-import { PACING_SAFETY_MARGIN, TelegramPacing } from './telegram-pacing';
+import { PACING_WINDOW_MARGIN_MS, TelegramPacing } from './telegram-pacing';
 
 /** Pacing runs on the real Redis: its Lua script is the thing under test. */
 describe('TelegramPacing (issue 4, point 6 and issue 14: spread sends instead of collecting 429s)', () => {
@@ -14,9 +14,9 @@ describe('TelegramPacing (issue 4, point 6 and issue 14: spread sends instead of
     TELEGRAM_CHAT_MESSAGES_PER_MINUTE: '60',
   });
   const pacing = new TelegramPacing(redis, config);
-  /** The spacings with the safety margin: 10/s and 60/min. */
-  const BOT = 100 * (1 + PACING_SAFETY_MARGIN);
-  const CHAT = 1000 * (1 + PACING_SAFETY_MARGIN);
+  /** The spacings, each window counted with its margin: 10/s and 60/min. */
+  const BOT = (1000 + PACING_WINDOW_MARGIN_MS) / 10;
+  const CHAT = (60_000 + PACING_WINDOW_MARGIN_MS) / 60;
 
   beforeAll(async () => {
     await redis.ping();
@@ -84,5 +84,59 @@ describe('TelegramPacing (issue 4, point 6 and issue 14: spread sends instead of
       expect(slot.sendAtSlot).toBe(true);
       expect(slot.waitMs).toBeLessThanOrEqual(Math.ceil((i + 1) * BOT));
     }
+  });
+
+  describe('the check at departure (issue 14: stamps of real departures, not of slots)', () => {
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const pacingWith = (botPerSecond: number, chatPerMinute: number, prefix: string) =>
+      new TelegramPacing(
+        redis,
+        loadConfig({
+          DATABASE_URL: 'postgres://unused@127.0.0.1/unused',
+          APP_SECRET: 'x'.repeat(32),
+          REDIS_KEY_PREFIX: prefix,
+          TELEGRAM_BOT_MESSAGES_PER_SECOND: String(botPerSecond),
+          TELEGRAM_CHAT_MESSAGES_PER_MINUTE: String(chatPerMinute),
+        }),
+      );
+
+    it("lets a bot's limit leave at once, then answers the wait until its window has room", async () => {
+      for (let i = 0; i < 10; i++) expect(await pacing.depart(10, `-10${i}`, 1)).toBe(0);
+      // The 11th would make 11 in a second: it waits for the first stamp to leave the window,
+      // counted with its margin, and is not stamped meanwhile.
+      const wait = await pacing.depart(10, '-1010', 1);
+      expect(wait).toBeGreaterThan(PACING_WINDOW_MARGIN_MS);
+      expect(wait).toBeLessThanOrEqual(1000 + PACING_WINDOW_MARGIN_MS);
+      expect(await pacing.depart(10, '-1010', 1)).toBeGreaterThan(0);
+      await sleep(wait);
+      expect(await pacing.depart(10, '-1010', 1)).toBe(0);
+    });
+
+    it('an album needs room for all its messages', async () => {
+      for (let i = 0; i < 7; i++) expect(await pacing.depart(11, `-11${i}`, 1)).toBe(0);
+      expect(await pacing.depart(11, '-1100', 4)).toBeGreaterThan(0);
+      expect(await pacing.depart(11, '-1100', 3)).toBe(0);
+      expect(await pacing.depart(11, '-1101', 1)).toBeGreaterThan(0);
+    });
+
+    it("counts a chat's minute on its own: a full chat waits, the bot's other chats go", async () => {
+      const chatty = pacingWith(100, 3, `${config.redisKeyPrefix}-chat`);
+      for (let i = 0; i < 3; i++) expect(await chatty.depart(12, '-1200', 1)).toBe(0);
+      const wait = await chatty.depart(12, '-1200', 1);
+      expect(wait).toBeGreaterThan(50_000);
+      expect(wait).toBeLessThanOrEqual(60_000 + PACING_WINDOW_MARGIN_MS);
+      expect(await chatty.depart(12, '-1201', 1)).toBe(0);
+    });
+
+    it("two workers share one bot's window through Redis", async () => {
+      const one = pacingWith(10, 60, `${config.redisKeyPrefix}-shared`);
+      const two = pacingWith(10, 60, `${config.redisKeyPrefix}-shared`);
+      for (let i = 0; i < 5; i++) {
+        expect(await one.depart(13, `-13${i}`, 1)).toBe(0);
+        expect(await two.depart(13, `-135${i}`, 1)).toBe(0);
+      }
+      expect(await one.depart(13, '-1399', 1)).toBeGreaterThan(0);
+      expect(await two.depart(13, '-1399', 1)).toBeGreaterThan(0);
+    });
   });
 });
