@@ -10,21 +10,30 @@
  * Knobs: BENCH_UPLOADS (10), BENCH_FILE_MB (50), BENCH_ROUNDS (3), BENCH_ADMIN_DATABASE_URL,
  * BENCH_REDIS_URL, BENCH_CPU_PROF (a directory: the service writes a .cpuprofile there on exit). The service runs from the TypeScript sources (ts-node, transpile only), so no
  * build is needed; with BENCH_USE_DIST=1 it runs dist/src/main.js (after `npm run build`).
- * BENCH_STORAGE=s3 stores into an S3-protocol server (s3rver, in this process, on 127.0.0.1)
- * through the S3 driver instead of local disk; the RSS measured is still Herald's alone.
+ * BENCH_STORAGE=s3 stores into an S3-protocol server (s3rver on 127.0.0.1, in a process of its
+ * own, bench/s3-stand-in.ts) through the S3 driver instead of local disk; the RSS measured is still
+ * Herald's alone, and the stand-in's CPU is printed beside Herald's. Then the same uploads go
+ * through the S3 driver alone, in this process (no HTTP, no multipart parsing, no sniffing): the
+ * stand-in's own ceiling on this machine. BENCH_DIST_DIR (default dist) names another build to run
+ * with BENCH_USE_DIST=1, e.g. a copy of the previous one for a before/after comparison.
  */
 import { cpuSeconds, freePort, waitUntilAnswers, withDatabase } from './support';
+import { ListObjectsV2Command, DeleteObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { Readable } from 'node:stream';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { request } from 'undici';
+import type { AppConfig } from '../src/config/config';
 import { buildDataSourceOptions } from '../src/database/data-source';
+import type { StorageDriver } from '../src/storage/storage-driver';
 import { generatedBytes, postMultipart } from '../test/support/media-helpers';
-import { S3TestServer } from '../test/support/s3-server';
 
 const ROOT = resolve(__dirname, '..');
 const MB = 1024 * 1024;
@@ -36,6 +45,7 @@ const settings = {
   fileBytes: Number(env.BENCH_FILE_MB ?? 50) * MB,
   rounds: Number(env.BENCH_ROUNDS ?? 3),
   useDist: env.BENCH_USE_DIST === '1',
+  distDir: resolve(ROOT, env.BENCH_DIST_DIR ?? 'dist'),
   storage: env.BENCH_STORAGE === 's3' ? 's3' : 'local',
 };
 const TARGET_RSS_GROWTH_MB = 64;
@@ -49,12 +59,12 @@ async function main(): Promise<void> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   let child: ChildProcess | undefined;
-  const s3 = settings.storage === 's3' ? await new S3TestServer().start() : undefined;
+  const s3 = settings.storage === 's3' ? await startS3StandIn() : undefined;
 
   await admin((db) => db.query(`CREATE DATABASE "${databaseName}"`));
   try {
     await migrate(databaseUrl);
-    child = startHerald(port, databaseUrl, mediaDir, s3?.env() ?? {});
+    child = startHerald(port, databaseUrl, mediaDir, s3?.env ?? {});
     await waitUntilAnswers(`${base}/health/live`, child, 'Herald');
     const { key, projectId } = await seed(base, databaseUrl);
     const url = `${base}/api/public/v1/projects/${projectId}/media`;
@@ -74,7 +84,10 @@ async function main(): Promise<void> {
     for (let round = 1; round <= settings.rounds; round++) {
       const baseline = rssBytes(child.pid!);
       const cpuBefore = cpuSeconds(child.pid!);
+      const s3CpuBefore = cpuSeconds(s3?.child.pid);
+      const ownCpuBefore = ownCpuSeconds();
       const sampler = sampleRss(child.pid!);
+      const loadBefore = loadAverage();
       const started = process.hrtime.bigint();
       const results = await Promise.all(
         Array.from({ length: settings.uploads }, () => upload(url, key, settings.fileBytes)),
@@ -82,6 +95,8 @@ async function main(): Promise<void> {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const peak = sampler.stop();
       const serverCpu = cpuSeconds(child.pid!) - cpuBefore;
+      const s3Cpu = cpuSeconds(s3?.child.pid) - s3CpuBefore;
+      const ownCpu = ownCpuSeconds() - ownCpuBefore;
       overallPeak = Math.max(overallPeak, peak);
       const failed = results.filter((r) => r.status !== 201 || r.size !== settings.fileBytes);
       const totalMb = (settings.uploads * settings.fileBytes) / MB;
@@ -91,17 +106,20 @@ async function main(): Promise<void> {
         `round ${round}: ${totalMb} MB in ${seconds.toFixed(2)} s = ${mbPerSecond.toFixed(1)} MB/s; ` +
           `RSS baseline ${(baseline / MB).toFixed(1)} MB, peak ${(peak / MB).toFixed(1)} MB, ` +
           `growth ${growthMb.toFixed(1)} MB; service CPU ${serverCpu.toFixed(2)} s ` +
-          `(${(totalMb / serverCpu).toFixed(0)} MB per CPU-second); failures ${failed.length}` +
+          `(${(totalMb / serverCpu).toFixed(0)} MB per CPU-second)` +
+          (s3 ? `, S3 stand-in CPU ${s3Cpu.toFixed(2)} s` : '') +
+          `, client CPU ${ownCpu.toFixed(2)} s; load ${loadBefore} -> ${loadAverage()}; failures ${failed.length}` +
           ` [targets: >= ${TARGET_MB_PER_SECOND} MB/s ${mbPerSecond >= TARGET_MB_PER_SECOND ? 'met' : 'MISSED'}, ` +
           `< ${TARGET_RSS_GROWTH_MB} MB growth ${growthMb < TARGET_RSS_GROWTH_MB ? 'met' : 'MISSED'}]`,
       );
       rmSync(join(mediaDir, 'projects'), { recursive: true, force: true });
-      if (s3) for (const key of await s3.keys()) await s3.remove(key);
+      if (s3) await s3.empty();
     }
     console.log(
       `overall: RSS after warm-up ${(startRss / MB).toFixed(1)} MB, peak over all rounds ` +
         `${(overallPeak / MB).toFixed(1)} MB, growth ${((overallPeak - startRss) / MB).toFixed(1)} MB`,
     );
+    if (s3) await driverAlone(s3);
   } finally {
     child?.kill('SIGTERM');
     await sleep(500);
@@ -109,6 +127,118 @@ async function main(): Promise<void> {
     rmSync(mediaDir, { recursive: true, force: true });
     await s3?.stop();
   }
+}
+
+interface S3StandIn {
+  child: ChildProcess;
+  env: Record<string, string>;
+  empty(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Starts bench/s3-stand-in.ts in a child process and reads the variables it prints. */
+async function startS3StandIn(): Promise<S3StandIn> {
+  const child = spawn(
+    process.execPath,
+    ['-r', 'ts-node/register/transpile-only', join(ROOT, 'bench/s3-stand-in.ts')],
+    {
+      cwd: ROOT,
+      env: { ...env, TS_NODE_TRANSPILE_ONLY: '1' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+  const s3Env = JSON.parse(line) as Record<string, string>;
+  const client = new S3Client({
+    region: s3Env.S3_REGION,
+    endpoint: s3Env.S3_ENDPOINT,
+    forcePathStyle: true,
+    credentials: {
+      accessKeyId: s3Env.S3_ACCESS_KEY_ID,
+      secretAccessKey: s3Env.S3_SECRET_ACCESS_KEY,
+    },
+  });
+  const Bucket = s3Env.S3_BUCKET;
+  return {
+    child,
+    env: s3Env,
+    async empty() {
+      for (;;) {
+        const page = await client.send(new ListObjectsV2Command({ Bucket }));
+        if (!page.Contents?.length) return;
+        for (const { Key } of page.Contents)
+          await client.send(new DeleteObjectCommand({ Bucket, Key }));
+      }
+    },
+    async stop() {
+      client.destroy();
+      child.kill('SIGTERM');
+      if (child.exitCode === null) await once(child, 'exit');
+    },
+  };
+}
+
+/**
+ * The same uploads through the S3 driver alone, in this process: what the stand-in allows on this
+ * machine with nothing of Herald's in the way (no HTTP, no multipart parsing, no sniffing).
+ */
+async function driverAlone(s3: S3StandIn): Promise<void> {
+  const module = (
+    settings.useDist
+      ? // eslint-disable-next-line @typescript-eslint/no-require-imports
+        require(join(settings.distDir, 'src/storage/s3.storage.js'))
+      : // eslint-disable-next-line @typescript-eslint/no-require-imports
+        require('../src/storage/s3.storage')
+  ) as { S3Storage: new (config: AppConfig) => StorageDriver & { onApplicationShutdown(): void } };
+  const driver = new module.S3Storage({
+    publicBaseUrl: 'http://127.0.0.1',
+    s3: {
+      bucket: s3.env.S3_BUCKET,
+      region: s3.env.S3_REGION,
+      endpoint: s3.env.S3_ENDPOINT,
+      accessKeyId: s3.env.S3_ACCESS_KEY_ID,
+      secretAccessKey: s3.env.S3_SECRET_ACCESS_KEY,
+      forcePathStyle: true,
+    },
+  } as AppConfig);
+  const put = (i: number) =>
+    driver.put(
+      `projects/1/bench-${i}.png`,
+      Readable.from(generatedBytes(PNG_SIGNATURE, settings.fileBytes)),
+      'image/png',
+    );
+  await put(0);
+  await s3.empty();
+  console.log(`the S3 driver alone, in the benchmark's process, into the same stand-in:`);
+  try {
+    for (let round = 1; round <= settings.rounds; round++) {
+      const s3CpuBefore = cpuSeconds(s3.child.pid);
+      const ownCpuBefore = ownCpuSeconds();
+      const loadBefore = loadAverage();
+      const started = process.hrtime.bigint();
+      await Promise.all(Array.from({ length: settings.uploads }, (_, i) => put(i)));
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const totalMb = (settings.uploads * settings.fileBytes) / MB;
+      console.log(
+        `round ${round}: ${totalMb} MB in ${seconds.toFixed(2)} s = ${(totalMb / seconds).toFixed(1)} MB/s; ` +
+          `S3 stand-in CPU ${(cpuSeconds(s3.child.pid) - s3CpuBefore).toFixed(2)} s, ` +
+          `driver + generator CPU ${(ownCpuSeconds() - ownCpuBefore).toFixed(2)} s; ` +
+          `load ${loadBefore} -> ${loadAverage()}`,
+      );
+      await s3.empty();
+    }
+  } finally {
+    driver.onApplicationShutdown();
+  }
+}
+
+function ownCpuSeconds(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
+}
+
+function loadAverage(): string {
+  return readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
 }
 
 function startHerald(
@@ -121,7 +251,7 @@ function startHerald(
     ? ['--cpu-prof', `--cpu-prof-dir=${resolve(env.BENCH_CPU_PROF)}`]
     : [];
   const args = settings.useDist
-    ? [join(ROOT, 'dist/src/main.js')]
+    ? [join(settings.distDir, 'src/main.js')]
     : ['-r', 'ts-node/register/transpile-only', join(ROOT, 'src/main.ts')];
   const child = spawn(process.execPath, [...profile, ...args], {
     cwd: ROOT,

@@ -1,23 +1,32 @@
 import {
   AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   NoSuchKey,
+  PutObjectCommand,
   S3Client,
+  UploadPartCommand,
+  type CompletedPart,
 } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
 import { Injectable, Logger } from '@nestjs/common';
-import { Readable, Transform } from 'node:stream';
+import { randomBytes } from 'node:crypto';
+import { open, unlink, type FileHandle } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import type { AppConfig, S3Config } from '../config/config';
-import { InjectConfig } from '../config/config.module';
 import { InvalidStoragePathError, isValidStorageKey } from './local-disk.storage';
 import { StorageUnavailableError, type StorageDriver, type StoredObject } from './storage-driver';
 
-/** S3's smallest multipart part; a file under it goes up in one PutObject. */
+/** S3's smallest multipart part (but the last); a file under it goes up in one PutObject. */
 export const S3_PART_SIZE = 5 * 1024 * 1024;
-/** Parts in flight at once: memory per upload stays near PART_SIZE × (QUEUE + 1), whatever the file. */
-export const S3_UPLOAD_QUEUE = 2;
+/** Requests in flight per upload; past it, reading the body waits (backpressure to the client). */
+export const S3_UPLOAD_QUEUE = 4;
 const CONNECT_TIMEOUT_MS = 5_000;
+/** Reads of the spooled file, as the parts go out. */
+const READ_CHUNK_BYTES = 64 * 1024;
 
 /** An SDK or socket error, named without the request (which may carry credentials). */
 function unavailable(error: unknown): StorageUnavailableError {
@@ -35,10 +44,84 @@ function isMissing(error: unknown): boolean {
 }
 
 /**
+ * The file being received, on local disk rather than in memory: S3 wants each part's length
+ * before its first byte, so a part must be held somewhere until it is whole, and holding 5 MB
+ * parts in memory costs ≥ 10 MB per upload in flight (one filling, one sending; D10 and the
+ * upload benchmark want memory flat). Unlinked as soon as it is open, so that nothing outlives
+ * the process, even one that dies mid-upload.
+ */
+class Spool {
+  size = 0;
+
+  private constructor(private readonly file: FileHandle) {}
+
+  static async open(directory: string): Promise<Spool> {
+    const path = join(directory, `herald-upload-${randomBytes(12).toString('hex')}.part`);
+    const file = await open(path, 'wx+', 0o600);
+    await unlink(path).catch(() => undefined); // best effort: closed below in any case
+    return new Spool(file);
+  }
+
+  async append(chunk: Buffer): Promise<void> {
+    let written = 0;
+    while (written < chunk.length) {
+      const { bytesWritten } = await this.file.write(
+        chunk,
+        written,
+        chunk.length - written,
+        this.size + written,
+      );
+      written += bytesWritten;
+    }
+    this.size += chunk.length;
+  }
+
+  /**
+   * Hands `request` a stream of bytes [start, end) of what was appended (reads run beside further
+   * appends), and stops it once the request is over, so that nothing reads past `close()`.
+   */
+  async send<T>(start: number, end: number, request: (body: Readable) => Promise<T>): Promise<T> {
+    // Not fs.ReadStream: destroying one closes the descriptor that the other parts still read.
+    const range = Readable.from(this.read(start, end), { objectMode: false });
+    try {
+      return await request(range);
+    } finally {
+      range.destroy();
+    }
+  }
+
+  private async *read(start: number, end: number): AsyncGenerator<Buffer> {
+    for (let at = start; at < end;) {
+      const want = Math.min(READ_CHUNK_BYTES, end - at);
+      const { bytesRead, buffer } = await this.file.read(Buffer.allocUnsafe(want), 0, want, at);
+      if (bytesRead === 0) throw new Error('The spooled upload is shorter than expected');
+      at += bytesRead;
+      yield buffer.subarray(0, bytesRead);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.file.close();
+  }
+}
+
+/** One upload's multipart state: parts in flight, parts done, the first failure. */
+interface MultipartState {
+  uploadId?: string;
+  creating?: Promise<string>;
+  parts: CompletedPart[];
+  inFlight: Set<Promise<void>>;
+  failure?: unknown;
+}
+
+/**
  * Media in an S3-compatible bucket (D23), at the same storage keys as the local driver. Uploads
- * stream through lib-storage's multipart upload, so memory stays flat; a failed upload is aborted
- * and never completes into an object. Media URLs keep the D10 form: the service streams the object
- * at `/media/<path>`, so the bucket can stay private and unreachable from outside.
+ * stream to the bucket while they arrive: the body is spooled to a temporary file (memory stays
+ * flat whatever the file's size and however many uploads run), and each 5 MB part leaves as soon
+ * as it is on disk, read back as a stream of known length; a file under one part goes up in one
+ * PutObject. A failed upload is aborted and never completes into an object. Media URLs keep the
+ * D10 form: the service streams the object at `/media/<path>`, so the bucket can stay private and
+ * unreachable from outside.
  */
 @Injectable()
 export class S3Storage implements StorageDriver {
@@ -47,7 +130,11 @@ export class S3Storage implements StorageDriver {
   private readonly bucket: string;
   private readonly publicBase: string;
 
-  constructor(@InjectConfig() config: AppConfig) {
+  constructor(
+    config: Pick<AppConfig, 'publicBaseUrl' | 's3'>,
+    /** Where uploads are spooled while they stream to the bucket. */
+    private readonly spoolDirectory: string = tmpdir(),
+  ) {
     const s3 = config.s3 as S3Config;
     this.bucket = s3.bucket;
     this.publicBase = `${config.publicBaseUrl}/media/`;
@@ -60,6 +147,7 @@ export class S3Storage implements StorageDriver {
           ? { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey }
           : undefined,
       // Checksums only where S3 requires them: many S3-compatible stores refuse the newer headers.
+      // Bodies are streams, so they are sent as UNSIGNED-PAYLOAD, not hashed a second time here.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
       requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS },
@@ -68,39 +156,70 @@ export class S3Storage implements StorageDriver {
 
   async put(path: string, body: Readable, contentType: string): Promise<StoredObject> {
     this.check(path);
-    let size = 0;
-    const counted = new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        size += chunk.length;
-        done(null, chunk);
-      },
-    });
-    // The body's own error (client gone, file too large) is what the caller must see.
-    let bodyError: Error | undefined;
-    body.once('error', (error: Error) => {
-      bodyError = error;
-      counted.destroy(error);
-    });
-    const upload = new Upload({
-      client: this.client,
-      params: {
-        Bucket: this.bucket,
-        Key: path,
-        Body: body.pipe(counted),
-        ContentType: contentType,
-      },
-      partSize: S3_PART_SIZE,
-      queueSize: S3_UPLOAD_QUEUE,
-      // Aborted below, so that a failed abort cannot hide the error that caused it.
-      leavePartsOnError: true,
-    });
-    try {
-      await upload.done();
-      return { size };
-    } catch (error) {
+    const spool = await Spool.open(this.spoolDirectory).catch((error: unknown) => {
       body.destroy();
+      throw error;
+    });
+    const upload: MultipartState = { parts: [], inFlight: new Set() };
+    let sent = 0; // bytes handed to parts so far
+    try {
+      try {
+        // The body's own error (client gone, file too large) surfaces here, as it must.
+        for await (const chunk of body) {
+          await spool.append(chunk as Buffer);
+          while (spool.size - sent >= S3_PART_SIZE) {
+            this.sendPart(upload, path, contentType, spool, sent, sent + S3_PART_SIZE);
+            sent += S3_PART_SIZE;
+          }
+          while (upload.inFlight.size >= S3_UPLOAD_QUEUE && upload.failure === undefined) {
+            await Promise.race(upload.inFlight);
+          }
+          if (upload.failure !== undefined) throw upload.failure;
+        }
+      } catch (error) {
+        body.destroy();
+        throw error === upload.failure ? unavailable(error) : error;
+      }
+      if (upload.creating === undefined) {
+        // Under one part: a single PutObject of the whole file (no multipart upload to abort).
+        await spool
+          .send(0, spool.size, (Body) =>
+            this.client.send(
+              new PutObjectCommand({
+                Bucket: this.bucket,
+                Key: path,
+                Body,
+                ContentLength: spool.size,
+                ContentType: contentType,
+              }),
+            ),
+          )
+          .catch((error: unknown) => {
+            throw unavailable(error);
+          });
+        return { size: spool.size };
+      }
+      if (spool.size > sent) this.sendPart(upload, path, contentType, spool, sent, spool.size);
+      await Promise.all(upload.inFlight);
+      if (upload.failure !== undefined) throw unavailable(upload.failure);
+      await this.client
+        .send(
+          new CompleteMultipartUploadCommand({
+            Bucket: this.bucket,
+            Key: path,
+            UploadId: upload.uploadId,
+            MultipartUpload: { Parts: upload.parts },
+          }),
+        )
+        .catch((error: unknown) => {
+          throw unavailable(error);
+        });
+      return { size: spool.size };
+    } catch (error) {
       await this.abort(upload, path);
-      throw bodyError ?? unavailable(error);
+      throw error;
+    } finally {
+      await spool.close();
     }
   }
 
@@ -134,13 +253,70 @@ export class S3Storage implements StorageDriver {
     this.client.destroy();
   }
 
-  /** Drops the parts of a multipart upload that will never complete. Best effort: logged. */
-  private async abort(upload: Upload, path: string): Promise<void> {
-    const uploadId = (upload as unknown as { uploadId?: string }).uploadId;
-    if (!uploadId) return; // nothing was sent, or one PutObject that failed: no object exists
+  /**
+   * Starts sending bytes [start, end) of the spool as the next part (starting the multipart upload
+   * with the first one). Never rejects: a failure is kept in `upload.failure` for `put` to raise.
+   */
+  private sendPart(
+    upload: MultipartState,
+    path: string,
+    contentType: string,
+    spool: Spool,
+    start: number,
+    end: number,
+  ): void {
+    const partNumber = start / S3_PART_SIZE + 1;
+    upload.creating ??= this.client
+      .send(
+        new CreateMultipartUploadCommand({
+          Bucket: this.bucket,
+          Key: path,
+          ContentType: contentType,
+        }),
+      )
+      .then(({ UploadId }) => (upload.uploadId = UploadId as string));
+    const sending: Promise<void> = upload.creating
+      .then((uploadId) =>
+        spool.send(start, end, (Body) =>
+          this.client.send(
+            new UploadPartCommand({
+              Bucket: this.bucket,
+              Key: path,
+              UploadId: uploadId,
+              PartNumber: partNumber,
+              Body,
+              ContentLength: end - start,
+            }),
+          ),
+        ),
+      )
+      .then(
+        ({ ETag }) => {
+          upload.parts[partNumber - 1] = { PartNumber: partNumber, ETag };
+        },
+        (error: unknown) => {
+          upload.failure ??= error;
+        },
+      )
+      .finally(() => upload.inFlight.delete(sending));
+    upload.inFlight.add(sending);
+  }
+
+  /**
+   * Drops the parts of a multipart upload that will never complete, once no part is still being
+   * sent (a part that lands after the abort would linger). Best effort: logged.
+   */
+  private async abort(upload: MultipartState, path: string): Promise<void> {
+    await Promise.all(upload.inFlight);
+    await upload.creating?.catch(() => undefined);
+    if (upload.uploadId === undefined) return; // nothing started: no object, no parts
     try {
       await this.client.send(
-        new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: path, UploadId: uploadId }),
+        new AbortMultipartUploadCommand({
+          Bucket: this.bucket,
+          Key: path,
+          UploadId: upload.uploadId,
+        }),
       );
     } catch (error) {
       this.logger.warn(
