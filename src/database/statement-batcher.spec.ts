@@ -52,7 +52,30 @@ describe('StatementBatcher', () => {
     await expect(Promise.all(calls)).resolves.toHaveLength(6);
   });
 
-  it('fails every call of a failed batch, and goes on with the next one', async () => {
+  it('runs the calls of a batch PostgreSQL refused again one at a time: only the call that fails alone fails', async () => {
+    const { runs, run } = recorder();
+    const batcher = new StatementBatcher(run, { maxBatch: 10, key: (i) => i });
+    const first = batcher.call(1);
+    const [two, three] = [2, 3].map((i) => batcher.call(i));
+    runs[0].finish();
+    await first;
+    await tick();
+    runs[1].finish(Object.assign(new Error('deadlock detected'), { code: '40P01' }));
+    await tick();
+    expect(runs.map((r) => r.items)).toEqual([[1], [2, 3], [2], [3]]);
+    runs[2].finish();
+    runs[3].finish(new Error('connection lost'));
+    await expect(two).resolves.toBe('done 2');
+    await expect(three).rejects.toThrow('connection lost');
+    // Then the batcher goes on.
+    const after = batcher.call(4);
+    await tick();
+    expect(runs[4].items).toEqual([4]);
+    runs[4].finish();
+    await expect(after).resolves.toBe('done 4');
+  });
+
+  it('fails every call of a batch whose outcome is unknown (the connection dropped), trying none again', async () => {
     const { runs, run } = recorder();
     const batcher = new StatementBatcher(run, { maxBatch: 10, key: (i) => i });
     const first = batcher.call(1);
@@ -60,12 +83,8 @@ describe('StatementBatcher', () => {
     runs[0].finish();
     await first;
     await tick();
-    const after = batcher.call(4);
-    runs[1].finish(new Error('connection lost'));
-    for (const call of failing) await expect(call).rejects.toThrow('connection lost');
-    await tick();
-    expect(runs.map((r) => r.items)).toEqual([[1], [2, 3], [4]]);
-    runs[2].finish();
-    await expect(after).resolves.toBe('done 4');
+    runs[1].finish(new Error('Connection terminated unexpectedly'));
+    for (const call of failing) await expect(call).rejects.toThrow('Connection terminated');
+    expect(runs).toHaveLength(2);
   });
 });

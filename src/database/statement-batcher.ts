@@ -9,7 +9,10 @@
  * row whose guard fails only gets its own "not done" answer. Two calls with the same `key` (the
  * same post) never share a batch: a statement that reads other rows of that post (e.g. "every
  * other target published") must not race a sibling row changed by the same statement. A batch
- * that fails (the database went away) fails each of its calls, as the single statement would have.
+ * that PostgreSQL refused (so nothing of it was written) is run again one call at a time, so a call
+ * fails only when its own statement does; any other failure (the connection dropped, a time-out,
+ * after which the statement may still have committed) fails every call, as the single statement
+ * would have.
  */
 export class StatementBatcher<I, O> {
   private pending: { item: I; resolve: (value: O) => void; reject: (error: unknown) => void }[] =
@@ -52,10 +55,27 @@ export class StatementBatcher<I, O> {
       const results = await this.run(batch.map((call) => call.item));
       batch.forEach((call, i) => call.resolve(results[i]));
     } catch (error) {
-      for (const call of batch) call.reject(error);
+      if (batch.length === 1 || !rolledBack(error)) for (const call of batch) call.reject(error);
+      // Each call again on its own, so that what failed is only the failing row's (a deadlock
+      // between two batches, a row that breaks a constraint) and not its neighbours'.
+      else
+        await Promise.all(
+          batch.map((call) =>
+            this.run([call.item]).then(([result]) => call.resolve(result), call.reject),
+          ),
+        );
     } finally {
       this.inFlight--;
       this.flush();
     }
   }
+}
+
+/**
+ * PostgreSQL answered the statement with an error (a SQLSTATE such as 40P01 deadlock_detected):
+ * its implicit transaction was rolled back. A client-side failure carries no SQLSTATE.
+ */
+function rolledBack(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code);
 }
