@@ -56,6 +56,8 @@ const CHANNELS_PER_BOT = 40;
 /** BENCH_MIXED=1: every other post is created as a draft, then published with POST publish. */
 const MIXED = process.env.BENCH_MIXED === '1';
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 64);
+/** How long the Herald processes are watched doing nothing before a run. */
+const IDLE_SAMPLE_MS = 3_000;
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 async function main(): Promise<void> {
@@ -222,6 +224,13 @@ async function measureThroughput(ctx: {
 }): Promise<ThroughputRun> {
   const { tag, api, telegram, refs, children, single } = ctx;
   telegram.reset();
+  // What the processes burn with nothing to do (timers, Bull's checks, the garbage collector):
+  // it is counted in the CPU per post too, and weighs more the slower the run.
+  const idleStart = children.map((c) => cpuSeconds(c.pid) * 1000);
+  await new Promise((resolve) => setTimeout(resolve, IDLE_SAMPLE_MS));
+  const idleMsPerSecond = children.map(
+    (c, i) => ((cpuSeconds(c.pid) * 1000 - idleStart[i]) * 1000) / IDLE_SAMPLE_MS,
+  );
   const backends = sampleDatabaseBackends(ctx.db, ctx.database);
   const cpuBefore = children.map((c) => cpuSeconds(c.pid) * 1000);
   const tripsBefore = await Promise.all(children.map(roundTrips));
@@ -242,6 +251,7 @@ async function measureThroughput(ctx: {
   const requestsDoneMs = performance.now() - runStart;
   await waitForMessages(telegram, POSTS, 120_000);
   const cpuUsed = children.map((c, i) => cpuSeconds(c.pid) * 1000 - cpuBefore[i]);
+  const cpuSecondsOfRun = (performance.now() - runStart) / 1000;
   const othersAfter = otherCpuMs();
   const databaseMs = await backends.stop();
   const tripsAfter = await Promise.all(children.map(roundTrips));
@@ -274,6 +284,15 @@ async function measureThroughput(ctx: {
     `Herald CPU per post: ${perPost.map((ms, i) => `${single ? 'all' : ['api', 'worker'][i]} ${ms.toFixed(2)} ms`).join(', ')}` +
       ` (total ${total.toFixed(2)} ms: ${(2000 / total).toFixed(0)} posts/s if two cores were Herald's alone)`,
   );
+  console.log(
+    `  of which idle background (measured for ${IDLE_SAMPLE_MS / 1000} s before the run, × ${cpuSecondsOfRun.toFixed(1)} s): ` +
+      children
+        .map(
+          (_, i) =>
+            `${single ? 'all' : ['api', 'worker'][i]} ${idleMsPerSecond[i].toFixed(0)} ms/s = ${((idleMsPerSecond[i] * cpuSecondsOfRun) / POSTS).toFixed(2)} ms per post`,
+        )
+        .join(', '),
+  );
   const others = Object.fromEntries(
     Object.entries(othersAfter).map(([who, ms]) => [who, (ms - othersBefore[who]) / POSTS]),
   );
@@ -301,6 +320,16 @@ async function measureThroughput(ctx: {
       })
       .join(', ')}`,
   );
+  if (process.env.BENCH_ROUND_TRIP_DETAIL === '1')
+    children.forEach((_, i) => {
+      const before = tripsBefore[i].kinds;
+      const kinds = Object.entries(tripsAfter[i].kinds)
+        .map(([kind, n]) => [kind, (n - (before[kind] ?? 0)) / POSTS] as const)
+        .filter(([, perPost]) => perPost >= 0.01)
+        .sort((a, b) => b[1] - a[1]);
+      console.log(`  ${single ? 'all' : ['api', 'worker'][i]}, per post:`);
+      for (const [kind, perPost] of kinds) console.log(`    ${perPost.toFixed(2)}  ${kind}`);
+    });
   console.log(`machine load average during the run: ${loadavg()[0].toFixed(2)} (2 cores)`);
   return {
     postsPerSecond: POSTS / seconds,
@@ -525,9 +554,16 @@ async function seed(
 }
 
 /** PostgreSQL statements and Redis commands a Herald process has sent so far (count-round-trips.ts). */
-function roundTrips(child: ChildProcess): Promise<{ pg: number; redis: number }> {
+interface RoundTrips {
+  pg: number;
+  redis: number;
+  /** By kind: a statement's first words, a Redis command's name. */
+  kinds: Record<string, number>;
+}
+
+function roundTrips(child: ChildProcess): Promise<RoundTrips> {
   return new Promise((resolve) => {
-    const answer = (message: { roundTrips?: { pg: number; redis: number } }) => {
+    const answer = (message: { roundTrips?: RoundTrips }) => {
       if (!message.roundTrips) return;
       child.off('message', answer);
       resolve(message.roundTrips);
