@@ -56,6 +56,8 @@ const settings = {
   /** Requests/s of the open-loop latency runs; 0 skips them. */
   openLoopRate: Number(env.BENCH_RATE ?? 1000),
   cpuProfileDir: env.BENCH_CPU_PROF ? resolve(env.BENCH_CPU_PROF) : null,
+  /** False: Herald alone, straight to the posts part (no floors, no read runs). */
+  read: env.BENCH_READ !== '0',
   posts: env.BENCH_POSTS !== '0',
 };
 
@@ -129,71 +131,75 @@ async function main(): Promise<void> {
 
   const servers: Server[] = [];
   try {
-    servers.push(
-      startServer(
-        'baseline',
-        baselinePort,
-        process.execPath,
-        ['-r', 'ts-node/register/transpile-only', BASELINE_SERVER],
-        {
-          ...env,
-          PORT: String(baselinePort),
-          DATABASE_URL: databaseUrl,
-          APP_SECRET: appSecret,
-          TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'),
-        },
-      ),
-    );
-    servers.push(
-      startServer(
-        'framework',
-        frameworkPort,
-        process.execPath,
-        ['-r', 'ts-node/register/transpile-only', FRAMEWORK_SERVER],
-        {
-          ...env,
-          PORT: String(frameworkPort),
-          DATABASE_URL: databaseUrl,
-          APP_SECRET: appSecret,
-          TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'),
-        },
-      ),
-    );
+    if (settings.read) {
+      servers.push(
+        startServer(
+          'baseline',
+          baselinePort,
+          process.execPath,
+          ['-r', 'ts-node/register/transpile-only', BASELINE_SERVER],
+          {
+            ...env,
+            PORT: String(baselinePort),
+            DATABASE_URL: databaseUrl,
+            APP_SECRET: appSecret,
+            TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'),
+          },
+        ),
+      );
+      servers.push(
+        startServer(
+          'framework',
+          frameworkPort,
+          process.execPath,
+          ['-r', 'ts-node/register/transpile-only', FRAMEWORK_SERVER],
+          {
+            ...env,
+            PORT: String(frameworkPort),
+            DATABASE_URL: databaseUrl,
+            APP_SECRET: appSecret,
+            TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'),
+          },
+        ),
+      );
+    }
     servers.push(startServer('herald', heraldPort, process.execPath, heraldArgs(), heraldEnv));
     for (const server of servers) {
       await waitUntilAnswers(`${server.url}/health/live`, server.process, server.name, 30_000);
     }
-    await checkSameAnswers(servers, key);
+    if (settings.read) {
+      await checkSameAnswers(servers, key);
 
-    // Herald's first seconds under load run unoptimised code (JIT); warm every path up first.
-    console.log(`Warming up: ${settings.warmupSeconds} s per endpoint and server`);
-    for (const server of servers) {
-      for (const endpoint of ENDPOINTS) {
-        await autocannon({
-          url: `${server.url}${endpoint.path}`,
-          headers: { authorization: `Bearer ${key}` },
-          connections: settings.connections,
-          duration: settings.warmupSeconds,
-        });
-      }
-    }
-    const measures: Measure[] = [];
-    for (let round = 1; round <= settings.rounds; round++) {
-      for (const endpoint of ENDPOINTS) {
-        for (const server of servers) {
-          const label = settings.rounds > 1 ? ` (round ${round})` : '';
-          process.stdout.write(`Loading ${server.name.padEnd(8)} ${endpoint.name}${label} … `);
-          const measure = await load(server, endpoint, key);
-          measures.push(measure);
-          console.log(
-            `${Math.round(measure.requestsPerSecond)} req/s, p99 ${measure.p99} ms, ` +
-              `${measure.cpuMsPerRequest.toFixed(2)} ms CPU/request`,
-          );
+      // Herald's first seconds under load run unoptimised code (JIT); warm every path up first.
+      console.log(`Warming up: ${settings.warmupSeconds} s per endpoint and server`);
+      for (const server of servers) {
+        for (const endpoint of ENDPOINTS) {
+          await autocannon({
+            url: `${server.url}${endpoint.path}`,
+            headers: { authorization: `Bearer ${key}` },
+            connections: settings.connections,
+            duration: settings.warmupSeconds,
+          });
         }
       }
+      const measures: Measure[] = [];
+      for (let round = 1; round <= settings.rounds; round++) {
+        for (const endpoint of ENDPOINTS) {
+          for (const server of servers) {
+            const label = settings.rounds > 1 ? ` (round ${round})` : '';
+            process.stdout.write(`Loading ${server.name.padEnd(8)} ${endpoint.name}${label} … `);
+            const measure = await load(server, endpoint, key);
+            measures.push(measure);
+            console.log(
+              `${Math.round(measure.requestsPerSecond)} req/s, p99 ${measure.p99} ms, ` +
+                `${measure.cpuMsPerRequest.toFixed(2)} ms CPU/request`,
+            );
+          }
+        }
+      }
+      report(measures);
+      if (settings.openLoopRate > 0) await openLoopLatency(servers, key);
     }
-    report(measures);
-    if (settings.openLoopRate > 0) await openLoopLatency(servers, key);
     const herald = servers.find((server) => server.name === 'herald');
     if (settings.posts && herald) await postsBenchmark(herald, key);
   } finally {
@@ -398,6 +404,28 @@ function percentile(values: number[], p: number): number {
  * two rounds, so the table's growth weighs on both alike.
  */
 async function postsBenchmark(herald: Server, key: string): Promise<void> {
+  const admin = new Client({ connectionString: settings.adminDatabaseUrl });
+  await admin.connect();
+  try {
+    await postsRuns(herald, key, admin);
+  } finally {
+    await admin.end();
+  }
+}
+
+/**
+ * CPU seconds used so far by the PostgreSQL backends serving the bench database (Herald's pool):
+ * the database's side of a request, apart from the other work on a shared server.
+ */
+async function benchBackendsCpuSeconds(admin: Client): Promise<number> {
+  const { rows } = await admin.query<{ pid: number }>(
+    'SELECT pid FROM pg_stat_activity WHERE datname = $1',
+    [settings.databaseName],
+  );
+  return rows.reduce((sum, { pid }) => sum + (cpuSeconds(pid) || 0), 0);
+}
+
+async function postsRuns(herald: Server, key: string, admin: Client): Promise<void> {
   const auth = { authorization: `Bearer ${key}` };
   const projects = (await (
     await fetch(`${herald.url}/api/public/v1/projects`, { headers: auth })
@@ -418,18 +446,28 @@ async function postsBenchmark(herald: Server, key: string): Promise<void> {
 
   const measure = async (name: string, options: Parameters<typeof autocannon>[0]) => {
     const cpuBefore = cpuSeconds(herald.process.pid);
+    const pgBefore = await benchBackendsCpuSeconds(admin);
     const result = await autocannon({
       connections: settings.connections,
       duration: settings.durationSeconds,
       ...options,
     });
     const cpuSpent = cpuSeconds(herald.process.pid) - cpuBefore;
+    const pgSpent = (await benchBackendsCpuSeconds(admin)) - pgBefore;
     const failed = result.non2xx + result.errors + result.timeouts;
+    const perRequest = (seconds: number) =>
+      `${((seconds * 1000) / Math.max(1, result.requests.total)).toFixed(2)} ms`;
     console.log(
       `${name.padEnd(34)}${result.requests.average.toFixed(0).padStart(9)}${`${result.latency.p50} ms`.padStart(10)}` +
-        `${`${result.latency.p99} ms`.padStart(10)}${`${((cpuSpent * 1000) / Math.max(1, result.requests.total)).toFixed(2)} ms`.padStart(10)}${String(failed).padStart(8)}`,
+        `${`${result.latency.p99} ms`.padStart(10)}${perRequest(cpuSpent).padStart(10)}${perRequest(pgSpent).padStart(10)}${String(failed).padStart(8)}`,
     );
-    return { requestsPerSecond: result.requests.average, failed };
+    const requests = Math.max(1, result.requests.total);
+    return {
+      requestsPerSecond: result.requests.average,
+      cpuMs: (cpuSpent * 1000) / requests,
+      pgCpuMs: (pgSpent * 1000) / requests,
+      failed,
+    };
   };
   let sequence = 0;
   const create = (withKey: boolean) => ({
@@ -453,7 +491,7 @@ async function postsBenchmark(herald: Server, key: string): Promise<void> {
 Posts API on Herald, ${settings.connections} connections, ${settings.durationSeconds} s per run
 `);
   console.log(
-    `${'load'.padEnd(34)}${'req/s'.padStart(9)}${'p50'.padStart(10)}${'p99'.padStart(10)}${'CPU/req'.padStart(10)}${'failed'.padStart(8)}`,
+    `${'load'.padEnd(34)}${'req/s'.padStart(9)}${'p50'.padStart(10)}${'p99'.padStart(10)}${'CPU/req'.padStart(10)}${'PG CPU'.padStart(10)}${'failed'.padStart(8)}`,
   );
   await autocannon({
     url: `${postsUrl}/${postId}`,
@@ -470,17 +508,27 @@ Posts API on Herald, ${settings.connections} connections, ${settings.durationSec
     duration: settings.warmupSeconds,
     ...create(true),
   });
-  const without: number[] = [];
-  const withKey: number[] = [];
+  type Run = Awaited<ReturnType<typeof measure>>;
+  const without: Run[] = [];
+  const withKey: Run[] = [];
   let failures = one.failed;
-  for (let round = 1; round <= 2; round++) {
+  for (let round = 1; round <= Math.max(2, settings.rounds); round++) {
     const plain = await measure(`POST /posts (round ${round})`, create(false));
     const keyed = await measure(`POST /posts + Idempotency-Key (${round})`, create(true));
-    without.push(plain.requestsPerSecond);
-    withKey.push(keyed.requestsPerSecond);
+    without.push(plain);
+    withKey.push(keyed);
     failures += plain.failed + keyed.failed;
   }
-  const cost = 1 - median(withKey) / median(without);
+  const med = (runs: Run[], field: 'requestsPerSecond' | 'cpuMs' | 'pgCpuMs') =>
+    median(runs.map((run) => run[field]));
+  const cost = 1 - med(withKey, 'requestsPerSecond') / med(without, 'requestsPerSecond');
+  const extra = (field: 'cpuMs' | 'pgCpuMs') =>
+    `+${(med(withKey, field) - med(without, field)).toFixed(2)} ms (${med(without, field).toFixed(2)} → ${med(withKey, field).toFixed(2)})`;
+  console.log(
+    `
+Medians: without ${med(without, 'requestsPerSecond').toFixed(0)} req/s, with ${med(withKey, 'requestsPerSecond').toFixed(0)} req/s; ` +
+      `the key adds Herald CPU ${extra('cpuMs')}, PostgreSQL CPU ${extra('pgCpuMs')} per create`,
+  );
   console.log(
     `
 Idempotency-Key costs ${(cost * 100).toFixed(1)}% of create throughput (target < ${MAX_IDEMPOTENCY_COST * 100}%)` +

@@ -205,6 +205,22 @@ describe('Idempotency-Key (D20)', () => {
       expect(created.filter((a) => a.headers['idempotent-replayed'] !== 'true')).toHaveLength(1);
     });
 
+    it('concurrent creates with their own keys each run once and each replays its own answer', async () => {
+      // Claims and answers of concurrent requests share statements: each must stay its own.
+      const keys = Array.from({ length: 20 }, () => newKey());
+      const first = await Promise.all(
+        keys.map((k, i) => post(t, '/posts', k).send({ text: `Batched ${i}` })),
+      );
+      expect(first.map((a) => a.status)).toEqual(keys.map(() => 201));
+      const again = await Promise.all(
+        keys.map((k, i) => post(t, '/posts', k).send({ text: `Batched ${i}` })),
+      );
+      expect(again.map((a) => a.headers['idempotent-replayed'])).toEqual(keys.map(() => 'true'));
+      expect(again.map((a) => a.body)).toEqual(first.map((a) => a.body));
+      expect(new Set(first.map((a) => a.body.id)).size).toBe(keys.length);
+      for (let i = 0; i < keys.length; i++) expect(await postsWithText(`Batched ${i}`)).toBe(1);
+    });
+
     it('after 24 hours the key is free again and expired keys are purged', async () => {
       const k = newKey();
       await post(t, '/posts', k).send({ text: 'Expires' }).expect(201);

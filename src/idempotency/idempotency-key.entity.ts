@@ -1,19 +1,16 @@
-import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
-import { ApiKey } from '../api-keys/api-key.entity';
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { CreatedAtColumn, type DbTimestamp, TimestampColumn } from '../database/timestamps';
 
 /**
  * One Idempotency-Key of an API key (D20): claimed by the first request that names it, then
  * holding that request's answer for 24 hours. A row without `responseStatus` is still running.
+ * No foreign key to api_keys: its check would lock the API key's row at every claim; a deleted
+ * key's rows are unreachable (ids are never reused) and purged when they expire.
  */
 @Entity('idempotency_keys')
 export class IdempotencyKey {
   @PrimaryColumn({ type: 'int' })
   apiKeyId!: number;
-
-  @ManyToOne(() => ApiKey, { onDelete: 'CASCADE' })
-  @JoinColumn()
-  apiKey?: ApiKey;
 
   @PrimaryColumn({ type: 'varchar', length: 255 })
   key!: string;

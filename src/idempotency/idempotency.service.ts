@@ -8,7 +8,7 @@ export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 /** How often expired keys are removed, and how many per statement. */
 const PURGE_INTERVAL_MS = 10 * 60 * 1000;
 const PURGE_BATCH = 5_000;
-/** Rounds of claim-then-look when the holder keeps releasing the key in between. */
+/** Rounds of look-then-claim when the holder keeps releasing the key in between. */
 const MAX_CLAIM_ROUNDS = 3;
 
 /** What a request with an Idempotency-Key does (D20). */
@@ -65,22 +65,26 @@ export class IdempotencyService implements OnModuleInit, BeforeApplicationShutdo
    * idempotency_key_in_use while the first still runs.
    */
   async begin(apiKeyId: number, key: string, fingerprint: string): Promise<IdempotencyOutcome> {
+    if (await this.keys.claimNew(apiKeyId, key, fingerprint, IDEMPOTENCY_TTL_SECONDS))
+      return { kind: 'run' };
     for (let round = 0; round < MAX_CLAIM_ROUNDS; round++) {
+      const held = await this.keys.find(apiKeyId, key);
+      if (held) {
+        if (held.fingerprint !== fingerprint)
+          throw new AppError(
+            'idempotency_key_reused',
+            'This Idempotency-Key was used for a different request (method, path or body)',
+          );
+        if (held.response_status === null)
+          throw new AppError(
+            'idempotency_key_in_use',
+            'A request with this Idempotency-Key is still being processed; retry later',
+          );
+        return { kind: 'replay', status: held.response_status, body: held.response_body };
+      }
+      // Expired, or released meanwhile: the key is free to take again.
       if (await this.keys.claim(apiKeyId, key, fingerprint, IDEMPOTENCY_TTL_SECONDS))
         return { kind: 'run' };
-      const held = await this.keys.find(apiKeyId, key);
-      if (!held) continue; // released or expired between the two statements: claim again
-      if (held.fingerprint !== fingerprint)
-        throw new AppError(
-          'idempotency_key_reused',
-          'This Idempotency-Key was used for a different request (method, path or body)',
-        );
-      if (held.response_status === null)
-        throw new AppError(
-          'idempotency_key_in_use',
-          'A request with this Idempotency-Key is still being processed; retry later',
-        );
-      return { kind: 'replay', status: held.response_status, body: held.response_body };
     }
     throw new AppError(
       'idempotency_key_in_use',
