@@ -133,4 +133,40 @@ describe('Publication pacing against a rate-enforcing Telegram (issue 14)', () =
     expect(took[0]).toBeGreaterThan(0);
     expect(took[1]).toBeGreaterThan(0);
   });
+
+  it("one bot's backlog does not keep another bot's post waiting in the queue", async () => {
+    // Bot A has 10 s of sends queued (50 at 5 a second) before bot B's one post. A worker holding
+    // 12 jobs books A more than PACING_KEEP_AFTER_MS ahead, so A's later jobs give their worker
+    // slots back (their slots kept) instead of waiting in them, and B's job is reached at once;
+    // were the waits held in worker slots, B would wait for about 38 of A's sends.
+    const env = { ...ENV, PUBLICATION_CONCURRENCY: '12', TELEGRAM_API_BASE_URL: telegram.url };
+    const api = await startTestApp({ ...env, APP_ROLE: 'api' });
+    let worker: TestApp | undefined;
+    try {
+      const make = new Factory(api, telegram);
+      const { owner, project, key } = await make.owner('Backlog');
+      const botA = await make.telegramAccount(owner, project);
+      const botB = await make.telegramAccount(owner, project);
+      const channelsA: TestChannel[] = [];
+      // One post per channel: no chat wait, only the bot's second.
+      for (let i = 0; i < 50; i++) channelsA.push(await make.channel(owner, botA.id));
+      const channelB = await make.channel(owner, botB.id);
+      const texts = [
+        ...Array.from({ length: 50 }, (_, i) => ({ text: `A ${i}`, channel: channelsA[i] })),
+        { text: 'B', channel: channelB },
+      ];
+      const ids = await publishAll(api, { project, key }, texts);
+      worker = await startTestApp({ ...env, APP_ROLE: 'worker' }, { shareWith: api });
+      await expectDeliveredOnceWithout429(
+        api,
+        ids,
+        texts.map((x) => x.text),
+      );
+      const order = telegram.deliveredOf('sendMessage').map((c) => String(c.params.text));
+      expect(order.indexOf('B')).toBeLessThan(25);
+    } finally {
+      await worker?.close();
+      await api.close();
+    }
+  });
 });

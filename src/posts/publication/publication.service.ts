@@ -20,10 +20,13 @@ import { TelegramPacing } from './telegram-pacing';
 
 /**
  * A wait for a busy chat up to this long is a timer in the job; a longer one puts the job back in
- * the queue with the chat's slot kept on the target. Waits for the bot are always timers: a job
- * books at most one bot slot at a time, so they stay within jobs in hand × the bot's interval.
+ * the queue with the chat's slot kept on the target. A bot's slot is waited for in the job up to
+ * PACING_KEEP_AFTER_MS; a later one is kept in Redis and the job goes back to the queue.
  */
 export const PACING_INLINE_MAX_MS = 1_000;
+
+/** A job that gave its worker slot back comes back this long before its kept bot slot. */
+const PACING_RETURN_LEAD_MS = 750;
 
 /** The send's in-flight mark is written this long before its slot, so it is done when the slot comes. */
 const MARK_IN_FLIGHT_LEAD_MS = 250;
@@ -137,7 +140,14 @@ export class PublicationService {
               target.chat_id,
               steps[step].cost,
               holdsChat,
+              `${target.id}:${step}`,
             );
+      if (slot.kept) {
+        // Its bot is booked further ahead than is worth holding a worker slot for: the job goes
+        // back to the queue and the slot is kept for it (issue 14), so the jobs behind it (other
+        // bots' posts) are not held up by this bot's backlog.
+        return { done: false, retryInMs: Math.max(0, slot.waitMs - PACING_RETURN_LEAD_MS) };
+      }
       if (!slot.sendAtSlot) {
         // The chat is busy: its next slot is held for this send, the bot is not (issue 14, a).
         if (slot.waitMs > PACING_INLINE_MAX_MS) {

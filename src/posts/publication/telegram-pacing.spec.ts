@@ -1,7 +1,7 @@
 import Redis from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../config/config';
-import { PACING_WINDOW_MARGIN_MS, TelegramPacing } from './telegram-pacing';
+import { PACING_KEEP_AFTER_MS, PACING_WINDOW_MARGIN_MS, TelegramPacing } from './telegram-pacing';
 
 /** Pacing runs on the real Redis: its Lua script is the thing under test. */
 describe('TelegramPacing (issue 4, point 6 and issue 14: spread sends instead of collecting 429s)', () => {
@@ -84,6 +84,26 @@ describe('TelegramPacing (issue 4, point 6 and issue 14: spread sends instead of
       expect(slot.sendAtSlot).toBe(true);
       expect(slot.waitMs).toBeLessThanOrEqual(Math.ceil((i + 1) * BOT));
     }
+  });
+
+  it('keeps a bot slot too far ahead for its holder, who gets that slot again, not a new one', async () => {
+    // Enough sends of one bot to book it further ahead than a job waits for in a worker slot.
+    const inline = Math.floor(PACING_KEEP_AFTER_MS / BOT) + 1;
+    for (let i = 0; i < inline; i++) {
+      const slot = await pacing.reserve(8, `-80${i}`, 1, false, `t${i}:0`);
+      expect(slot.kept).toBeUndefined();
+    }
+    const far = await pacing.reserve(8, '-8100', 1, false, 'far:0');
+    expect(far.kept).toBe(true);
+    expect(far.waitMs).toBeGreaterThan(PACING_KEEP_AFTER_MS);
+    // Coming back, the holder gets its kept slot, and the bot is not booked again for it.
+    const back = await pacing.reserve(8, '-8100', 1, false, 'far:0');
+    expect(back.kept).toBeUndefined();
+    expect(back.sendAtSlot).toBe(true);
+    expect(back.waitMs).toBeLessThanOrEqual(far.waitMs);
+    const next = await pacing.reserve(8, '-8101', 1);
+    expect(next.waitMs).toBeGreaterThan(far.waitMs);
+    expect(next.waitMs).toBeLessThanOrEqual(Math.ceil(far.waitMs + BOT));
   });
 
   describe('the check at departure (issue 14: stamps of real departures, not of slots)', () => {

@@ -29,11 +29,18 @@ export const PACING_WINDOW_MARGIN_MS = 50;
  *
  * A free chat (or a held chat slot) books the bot: the send goes at the bot's next free moment,
  * the bot is held for `cost` intervals, and the chat for `cost` chat intervals after that send.
- * Answers {1, wait}.
+ * Answers {1, wait}; or, when that moment is more than ARGV[6] ms ahead, keeps it for the caller
+ * under KEYS[3] and answers {2, wait}: the caller gives its worker slot back and, asking again
+ * before then, gets the kept slot ({1, wait}) instead of a new one.
  */
 const RESERVE = new RedisScript(
   `
 local now = tonumber(ARGV[1])
+local kept = redis.call('GET', KEYS[3])
+if kept then
+  redis.call('DEL', KEYS[3])
+  return {1, math.max(0, math.ceil(tonumber(kept) - now))}
+end
 local cost = tonumber(ARGV[2])
 local botInterval = tonumber(ARGV[3])
 local chatInterval = tonumber(ARGV[4])
@@ -49,9 +56,13 @@ end
 local at = math.max(now, tonumber(redis.call('GET', KEYS[1]) or '0'))
 hold(KEYS[1], at + cost * botInterval)
 hold(KEYS[2], math.max(chatFree, at + cost * chatInterval))
+if at - now > tonumber(ARGV[6]) then
+  redis.call('SET', KEYS[3], string.format('%.3f', at), 'PX', math.ceil(at - now) + 60000)
+  return {2, math.ceil(at - now)}
+end
 return {1, math.ceil(at - now)}
 `,
-  2,
+  3,
 );
 
 /**
@@ -95,7 +106,16 @@ export interface PacingSlot {
    * is held; ask again after `waitMs` with `holdsChat`.
    */
   sendAtSlot: boolean;
+  /**
+   * The bot's slot is too far ahead to wait for in a worker slot: it is kept for the holder, who
+   * should come back shortly before `waitMs` and reserve again (issue 14: a pacing wait must not
+   * hold a worker slot, or one bot's backlog would keep every other bot's posts in the queue).
+   */
+  kept?: boolean;
 }
+
+/** A bot slot further ahead than this is kept for its send, which gives its worker slot back. */
+export const PACING_KEEP_AFTER_MS = 2_000;
 
 /**
  * Telegram's limits (about 30 messages a second per bot, 20 a minute per group or channel),
@@ -124,26 +144,32 @@ export class TelegramPacing {
 
   /**
    * Reserves a slot for `cost` messages from the bot to the chat. `holdsChat`: the caller comes
-   * back with the chat slot an earlier answer queued it for.
+   * back with the chat slot an earlier answer queued it for. `holder` (one send, e.g. a target's
+   * step): a bot slot more than PACING_KEEP_AFTER_MS ahead is kept for it (`kept`).
    */
   async reserve(
     accountId: number,
     chatId: string,
     cost: number,
     holdsChat = false,
+    holder?: string,
   ): Promise<PacingSlot> {
     const prefix = this.config.redisKeyPrefix;
     try {
       const [sendAtSlot, wait] = (await RESERVE.run(this.redis, [
         `${prefix}:pacing:bot:${accountId}`,
         `${prefix}:pacing:chat:${accountId}:${chatId}`,
+        `${prefix}:pacing:kept:${holder ?? '-'}`,
         Date.now(),
         cost,
         this.botIntervalMs,
         this.chatIntervalMs,
         holdsChat ? 1 : 0,
+        holder === undefined ? Number.MAX_SAFE_INTEGER : PACING_KEEP_AFTER_MS,
       ])) as [number, number];
-      return { waitMs: Math.max(0, Number(wait)), sendAtSlot: sendAtSlot === 1 };
+      const waitMs = Math.max(0, Number(wait));
+      if (sendAtSlot === 2) return { waitMs, sendAtSlot: true, kept: true };
+      return { waitMs, sendAtSlot: sendAtSlot === 1 };
     } catch (error) {
       // Without Redis there is no shared pacing; sending beats stalling, and a 429 is still honoured.
       this.logger.warn(`Telegram pacing unavailable: ${(error as Error).message}`);
