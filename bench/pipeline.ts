@@ -56,6 +56,8 @@ const CHANNELS_PER_BOT = 40;
 /** BENCH_MIXED=1: every other post is created as a draft, then published with POST publish. */
 const MIXED = process.env.BENCH_MIXED === '1';
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 64);
+/** Posts sent through the pipeline before anything is measured (BENCH_WARMUP_POSTS). */
+const WARMUP_POSTS = Number(process.env.BENCH_WARMUP_POSTS ?? 300);
 /** How long the Herald processes are watched doing nothing before a run. */
 const IDLE_SAMPLE_MS = 3_000;
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -107,6 +109,12 @@ async function main(): Promise<void> {
     // 1. Throughput, without webhooks, then with a receiver answering at once, then with one
     // answering in 2 s (each its own 2,000 posts; BENCH_WEBHOOKS=0 skips the two webhook runs).
     const children = [herald, worker].filter((c): c is ChildProcess => c !== null);
+    // Warm-up: the first posts of a process run cold code (the JIT compiles it as it goes).
+    await pool(WARMUP_POSTS, IN_FLIGHT, async (i) => {
+      const target = [{ channel_ref: refs[i % refs.length] }];
+      await api.post('/posts', { text: `warm-up-${i}`, targets: target, publish_now: true }, 201);
+    });
+    await waitForMessages(telegram, WARMUP_POSTS, 60_000);
     const run = (tag: string) =>
       measureThroughput({ tag, api, telegram, refs, children, single, db, database: name });
     const without = await run('plain');
@@ -573,6 +581,20 @@ function roundTrips(child: ChildProcess): Promise<RoundTrips> {
   });
 }
 
+/**
+ * Waits until a process has finished starting: ts-node compiling and Node loading modules go on
+ * after a worker is up, for seconds on a busy machine, and would otherwise be counted in the
+ * first run's CPU per post. Settled: under 10% of a core over half a second (at most a minute).
+ */
+async function untilSettled(child: ChildProcess): Promise<void> {
+  const until = Date.now() + 60_000;
+  while (Date.now() < until) {
+    const before = cpuSeconds(child.pid);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    if (cpuSeconds(child.pid) - before < 0.05) return;
+  }
+}
+
 /** Starts `src/main.ts`; waits for its HTTP port, or (a worker, `port` null) a moment to boot. */
 async function startHerald(
   env: Record<string, string>,
@@ -602,9 +624,11 @@ async function startHerald(
   if (port === null) {
     await new Promise((resolve) => setTimeout(resolve, 5_000));
     if (child.exitCode !== null) throw new Error('Herald worker exited at start');
+    await untilSettled(child);
     return child;
   }
   await waitUntilAnswers(`http://127.0.0.1:${port}/api/public/v1/openapi.json`, child, 'Herald');
+  await untilSettled(child);
   return child;
 }
 
