@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { execute, rowsOf, Statement } from '../database/prepared';
-import { StatementBatch } from '../database/statement-batch';
+import { StatementBatcher } from '../database/statement-batcher';
 
 /**
  * A one-row FROM item that turns off `synchronous_commit` for the rest of the transaction, which
@@ -42,35 +42,29 @@ const MAX_BATCH = 64;
 export class IdempotencyRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  private readonly newClaims = new StatementBatch<NewClaim, boolean>(
+  // Two calls for one key never share a batch: the second then finds the key the first took.
+  private readonly newClaims = new StatementBatcher<NewClaim, boolean>(
     (claims) => this.claimNewKeys(claims),
-    MAX_BATCH,
+    { maxBatch: MAX_BATCH, key: (c) => `${c.apiKeyId}\n${c.key}` },
   );
 
-  private readonly answers = new StatementBatch<Answer, void>(
+  private readonly answers = new StatementBatcher<Answer, void>(
     (answers) => this.keepAnswers(answers),
-    MAX_BATCH,
+    { maxBatch: MAX_BATCH, key: (a) => `${a.apiKeyId}\n${a.key}` },
   );
 
   /**
    * Claims a key nobody has used yet (the path of nearly every keyed request): true when it is
    * now this request's. False when the key exists, held, answered or expired (then see `claim`).
-   * The claims of concurrent requests go together in one statement.
+   * Claims made while one is in flight go together in the next statement.
    */
   claimNew(apiKeyId: number, key: string, fingerprint: string, ttlSeconds: number) {
-    return this.newClaims.add({ apiKeyId, key, fingerprint, ttlSeconds });
+    return this.newClaims.call({ apiKeyId, key, fingerprint, ttlSeconds });
   }
 
   private async claimNewKeys(claims: NewClaim[]): Promise<boolean[]> {
-    // The same key twice in one batch: the first request's claim only (the other then finds the
-    // key in use). Inserted in key order, so that two instances' batches never wait on each
-    // other in a cycle.
-    const first = new Map<string, NewClaim>();
-    for (const c of claims) {
-      const id = `${c.apiKeyId}\n${c.key}`;
-      if (!first.has(id)) first.set(id, c);
-    }
-    const sorted = [...first.values()].sort(
+    // Inserted in key order, so that two instances' batches never wait on each other in a cycle.
+    const sorted = [...claims].sort(
       (a, b) => a.apiKeyId - b.apiKeyId || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
     );
     const rows = await rowsOf<{ api_key_id: number; key: string }>(
@@ -84,10 +78,7 @@ export class IdempotencyRepository {
       ],
     );
     const claimed = new Set(rows.map((r) => `${r.api_key_id}\n${r.key}`));
-    return claims.map((c) => {
-      const id = `${c.apiKeyId}\n${c.key}`;
-      return first.get(id) === c && claimed.has(id);
-    });
+    return claims.map((c) => claimed.has(`${c.apiKeyId}\n${c.key}`));
   }
 
   // On the path of every keyed POST: named prepared statements (see database/prepared.ts), each
@@ -148,8 +139,8 @@ export class IdempotencyRepository {
   );
 
   /**
-   * Keeps the answer of the request that holds the key; the answers of concurrent requests go
-   * together in one statement (each row is held by one request, so two batches never wait on
+   * Keeps the answer of the request that holds the key; answers kept while one is in flight go
+   * together in the next statement (each row is held by one request, so two batches never wait on
    * each other).
    */
   finish(
@@ -159,7 +150,7 @@ export class IdempotencyRepository {
     status: number,
     body: unknown,
   ): Promise<void> {
-    return this.answers.add({
+    return this.answers.call({
       apiKeyId,
       key,
       fingerprint,
