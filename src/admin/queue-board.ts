@@ -6,13 +6,20 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import cookieParser from 'cookie-parser';
 import type { NextFunction, Request, Response } from 'express';
 import { urlencoded } from 'express';
+import { sendError } from '../errors/all-exceptions.filter';
+import { serviceUnavailable } from '../errors/outage';
 import { QueueRegistry } from '../metrics/queue-registry';
+import { queueRedisAnswers } from '../queues/bull-queue';
 import { refusedPage } from './admin-pages';
 import { AdminSessionService } from './admin-session.service';
 import { QUEUES_PATH } from './admin.controller';
 
 /** The sign-in form is the only body the console takes. */
 const MAX_FORM_BODY = '16kb';
+/** How long the board waits for each queue's Redis to answer a PING before it answers 503. */
+const REDIS_CHECK_TIMEOUT_MS = 1_000;
+/** D18: the board's data is answered within this time or 503 (Redis gone mid-request). */
+const ANSWER_DEADLINE_MS = 8_000;
 
 /**
  * Bull Board at /admin/queues (D23), over every queue the application registered. Express-level,
@@ -39,6 +46,7 @@ export class QueueBoard {
     app.use(
       QUEUES_PATH,
       (req: Request, res: Response, next: NextFunction) => void this.guard(req, res, next),
+      (req: Request, res: Response, next: NextFunction) => void this.needsRedis(req, res, next),
       board.getRouter(),
     );
   }
@@ -59,5 +67,22 @@ export class QueueBoard {
     } catch (error) {
       next(error);
     }
+  }
+
+  /**
+   * D18: the board's data (its /api routes) lives in Redis, and Bull holds commands while Redis is
+   * away, so without Redis the answer is 503 at once rather than a hang. The page and its assets
+   * need no Redis.
+   */
+  private async needsRedis(req: Request, res: Response, next: NextFunction): Promise<void> {
+    if (!req.path.startsWith('/api/')) return next();
+    const queues = this.queues.queues();
+    const answers = await Promise.all(
+      queues.map((queue) => queueRedisAnswers(queue, REDIS_CHECK_TIMEOUT_MS)),
+    );
+    if (!answers.every(Boolean)) return sendError(res, serviceUnavailable());
+    const deadline = setTimeout(() => sendError(res, serviceUnavailable()), ANSWER_DEADLINE_MS);
+    res.on('close', () => clearTimeout(deadline));
+    next();
   }
 }

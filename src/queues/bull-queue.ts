@@ -10,6 +10,9 @@ import type { Queue } from 'bull';
 /** Redis did not answer a queue call in time (PUBLICATION_ENQUEUE_TIMEOUT_MS). */
 export class QueueUnavailable extends Error {}
 
+/** How often a stopping queue checks that Redis still answers while its jobs in hand finish. */
+const CLOSE_CHECK_INTERVAL_MS = 1_000;
+
 /** Redis errors repeat while it is away; one line per interval is enough. */
 const ERROR_LOG_INTERVAL_MS = 30_000;
 
@@ -67,4 +70,96 @@ export function guardWorkerNaming(queue: Queue, logger: Logger): void {
     setWorkerName().catch((error?: Error) =>
       logger.debug(`Worker connection not named: ${error?.message ?? 'connection ended'}`),
     );
+}
+
+/** Whether the queue's Redis answers a PING within `limitMs` (a hung Redis keeps its connection). */
+export async function queueRedisAnswers(queue: Queue, limitMs: number): Promise<boolean> {
+  if (queue.client.status !== 'ready') return false;
+  try {
+    await boundedQueueCall(queue.client.ping(), limitMs);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Closes the queue at shutdown: the jobs in hand finish as long as Redis answers. Bull's close()
+ * alone would wait forever for a Redis that refuses or does not answer (it reconnects its blocking
+ * connection and waits for it, and queued commands never settle); once Redis is found away, the
+ * queue's connections are dropped, which fails what waits on them and lets close() finish.
+ */
+export async function closeQueue(queue: Queue, logger: Logger, limitMs: number): Promise<void> {
+  for (const client of queue.clients) expectFailures(client);
+  let closed = false;
+  const closing = queue.close().finally(() => (closed = true));
+  let warned = false;
+  for (;;) {
+    await Promise.race([closing, sleep(CLOSE_CHECK_INTERVAL_MS)]);
+    if (closed) return closing;
+    if (await queueRedisAnswers(queue, limitMs)) continue;
+    if (!warned) logger.warn(`Queue ${queue.name}: Redis does not answer; closing without it`);
+    warned = true;
+    for (const client of queue.clients) endClient(client);
+  }
+}
+
+/** Calls whose promise Bull or ioredis drops while a client closes (see expectFailures). */
+const UNAWAITED_CALLS = ['connect', 'subscribe', 'psubscribe'] as const;
+const expecting = new WeakSet<object>();
+
+/**
+ * Failures that closing produces and nobody awaits must not be unhandled rejections, which end a
+ * Node process: Bull's close() reconnects its blocking client and may drop that promise, and
+ * ioredis re-subscribes after a reconnection without awaiting it. Whoever awaits a command or a
+ * connection still sees its failure.
+ */
+function expectFailures(client: Queue['client']): void {
+  const internals = client as unknown as EndableClient;
+  for (const { command } of [
+    ...internals.commandQueue.toArray(),
+    ...internals.offlineQueue.toArray(),
+  ])
+    command.promise.catch(() => undefined);
+  if (expecting.has(client)) return;
+  expecting.add(client);
+  const methods = client as unknown as Record<string, (...args: unknown[]) => unknown>;
+  for (const name of UNAWAITED_CALLS) {
+    const call = methods[name].bind(client);
+    methods[name] = (...args: unknown[]) => {
+      const result = call(...args);
+      if (result instanceof Promise) result.catch(() => undefined);
+      return result;
+    };
+  }
+}
+
+/** ioredis internals that end a client whatever its state (see endClient). */
+interface EndableClient {
+  flushQueue(error: Error): void;
+  setStatus(status: 'end'): void;
+  commandQueue: { toArray(): { command: { promise: Promise<unknown> } }[] };
+  offlineQueue: { toArray(): { command: { promise: Promise<unknown> } }[] };
+}
+
+/**
+ * Ends an ioredis client for good, failing the commands it holds. disconnect() alone leaves a
+ * client that was waiting to reconnect (or whose socket is already gone) in its state with its
+ * commands held forever and no 'end' event, which is what Bull's close() waits for; so the client
+ * is ended as its own close handler would end it.
+ */
+function endClient(client: Queue['client']): void {
+  if ((client.status as string) === 'end') return;
+  expectFailures(client);
+  client.options.retryStrategy = () => null;
+  client.disconnect();
+  client.stream?.destroy();
+  if ((client.status as string) === 'end') return;
+  const internals = client as unknown as EndableClient;
+  internals.setStatus('end');
+  internals.flushQueue(new Error('Connection is closed.'));
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

@@ -4,6 +4,8 @@ import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 
 export const REDIS = Symbol('REDIS');
+/** How long stopping waits for Redis to answer QUIT before dropping the connection. */
+const QUIT_TIMEOUT_MS = 1_000;
 export const InjectRedis = (): ParameterDecorator => Inject(REDIS);
 
 /** One shared ioredis client for health checks and rate limits; Bull keeps its own connections. */
@@ -25,7 +27,12 @@ export function createRedisClient(config: AppConfig): Redis {
 export class RedisModule implements OnApplicationShutdown {
   constructor(@InjectRedis() private readonly redis: Redis) {}
 
+  /** QUIT, unless Redis does not answer it in time (a hung Redis keeps the connection open). */
   async onApplicationShutdown(): Promise<void> {
-    await this.redis.quit().catch(() => this.redis.disconnect());
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, QUIT_TIMEOUT_MS)));
+    await Promise.race([this.redis.quit().catch(() => undefined), timeout]);
+    clearTimeout(timer);
+    this.redis.disconnect();
   }
 }

@@ -2,7 +2,7 @@ import { InjectQueue } from '@nestjs/bull';
 import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { Job, Queue } from 'bull';
 import type { AppConfig } from '../config/config';
-import { guardWorkerNaming } from '../queues/bull-queue';
+import { closeQueue, guardWorkerNaming } from '../queues/bull-queue';
 import { InjectConfig } from '../config/config.module';
 import { WebhookDeliveryService } from './webhook-delivery.service';
 import { WEBHOOK_QUEUE, type WebhookJob } from './webhook.queue';
@@ -38,6 +38,6 @@ export class WebhookProcessor implements OnModuleInit, BeforeApplicationShutdown
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    await this.queue.close();
+    await closeQueue(this.queue, this.logger, this.config.publication.enqueueTimeoutMs);
   }
 }

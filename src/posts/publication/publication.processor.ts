@@ -2,7 +2,7 @@ import { InjectQueue } from '@nestjs/bull';
 import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { Job, Queue } from 'bull';
 import type { AppConfig } from '../../config/config';
-import { guardWorkerNaming } from '../../queues/bull-queue';
+import { closeQueue, guardWorkerNaming } from '../../queues/bull-queue';
 import { InjectConfig } from '../../config/config.module';
 import { PUBLICATION_QUEUE, RetryLater, type PublicationJob } from './publication.queue';
 import { PublicationService } from './publication.service';
@@ -58,7 +58,7 @@ export class PublicationProcessor implements OnModuleInit, BeforeApplicationShut
    * process's stop bounds the wait; a job cut off there is recovered like a crashed worker's).
    */
   async beforeApplicationShutdown(): Promise<void> {
-    await this.queue.close();
+    await closeQueue(this.queue, this.logger, this.config.publication.enqueueTimeoutMs);
     await Promise.all(this.givingUp);
   }
 }
