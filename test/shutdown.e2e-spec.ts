@@ -21,6 +21,8 @@ const WORKDIR = mkdtempSync(join(tmpdir(), 'herald-shutdown-'));
 const START_TIMEOUT_MS = 120_000;
 const SHUTDOWN_CAP_MS = 60_000;
 const EXIT_BOUND_MS = 90_000;
+/** How long the load may take to get every kind of work in hand. */
+const LOAD_TIMEOUT_MS = 45_000;
 const READERS = 12;
 const CREATORS = 4;
 const HANG_UPS = 4;
@@ -338,7 +340,8 @@ describe('Stopping under load (D18)', () => {
       );
     });
 
-    // A request whose first bytes are in before the signal and the rest after it.
+    // A request whose first bytes are in before the signal and the rest after it (within Node's
+    // 60 s wait for a request's headers, hence LOAD_TIMEOUT_MS).
     const split = await splitRequest(herald.base, `${projectPath}/posts?limit=1`, auth);
 
     // The signal comes when every kind of work is in hand: slow downloads, sends to Telegram,
@@ -349,11 +352,11 @@ describe('Stopping under load (D18)', () => {
         telegram.callsOf('sendMessage').length >= 3 &&
         reads.length >= READERS &&
         creates.length >= CREATORS,
-      60_000,
+      LOAD_TIMEOUT_MS,
     ).catch(() => {
-      throw new Error(
-        `not under load: ${JSON.stringify({ hits: remote.hits, sends: telegram.callsOf('sendMessage').length, reads: reads.length, creates: creates.length })}\n${herald.logs.slice(-3000)}`,
-      );
+      const sends = telegram.callsOf('sendMessage').length;
+      const seen = { hits: remote.hits, sends, reads: reads.length, creates: creates.length };
+      throw new Error(`not under load: ${JSON.stringify(seen)}\n${herald.logs.slice(-3000)}`);
     });
     herald.child.kill('SIGTERM');
     signalled = true;
