@@ -13,13 +13,11 @@ import {
   WhenBodySets,
 } from './decorators';
 import type { HeraldRequest } from './principal';
+import { routeMetadata } from './route-metadata';
 import { SessionsService } from './sessions.service';
 
 export function authKindOf(reflector: Reflector, context: ExecutionContext): AuthKind | undefined {
-  return reflector.getAllAndOverride<AuthKind | undefined>(AUTH_KIND, [
-    context.getHandler(),
-    context.getClass(),
-  ]);
+  return routeMetadata<AuthKind>(reflector, AUTH_KIND, context);
 }
 
 /** A route that declares no access rule is a programming error, and is refused rather than opened. */
@@ -36,11 +34,15 @@ export class ApiKeyGuard implements CanActivate {
     private readonly authFailures: AuthFailureLimiter,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  /** Synchronous when there is nothing to check: Nest awaits only a promise. */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const kind = authKindOf(this.reflector, context);
     if (kind === undefined) throw undeclaredRoute();
     if (kind !== 'api_key') return true;
-    const request = context.switchToHttp().getRequest<HeraldRequest>();
+    return this.authenticate(context.switchToHttp().getRequest<HeraldRequest>());
+  }
+
+  private async authenticate(request: HeraldRequest): Promise<boolean> {
     // Failed authentications are limited per client IP (SERVICE.md 8): 429 once over the limit.
     this.authFailures.assertNotBlocked(request);
     try {
@@ -62,15 +64,16 @@ export class SessionGuard implements CanActivate {
     private readonly sessions: SessionsService,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     if (authKindOf(this.reflector, context) !== 'session') return true;
+    return this.authenticate(context);
+  }
+
+  private async authenticate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<HeraldRequest>();
     const principal = await this.sessions.authenticate(bearerToken(request.headers.authorization));
     request.principal = principal;
-    const adminOnly = this.reflector.getAllAndOverride(AdminOnly, [
-      context.getHandler(),
-      context.getClass(),
-    ]);
+    const adminOnly = routeMetadata(this.reflector, AdminOnly, context);
     if (adminOnly && !principal.user.isAdmin) {
       throw new AppError('forbidden', 'This section is available to administrators only');
     }
@@ -85,11 +88,10 @@ export class ScopeGuard implements CanActivate {
 
   canActivate(context: ExecutionContext): boolean {
     if (authKindOf(this.reflector, context) !== 'api_key') return true;
-    const targets = [context.getHandler(), context.getClass()];
-    const needed = this.reflector.getAllAndOverride(ScopeMetadata, targets);
+    const needed = routeMetadata(this.reflector, ScopeMetadata, context);
     if (!needed || needed.length === 0) throw undeclaredRoute();
     const request = context.switchToHttp().getRequest<HeraldRequest>();
-    const extra = this.reflector.getAllAndOverride(WhenBodySets, targets);
+    const extra = routeMetadata(this.reflector, WhenBodySets, context);
     const all =
       extra?.scopes && bodySetsAny(request.body, extra.fields)
         ? [...needed, ...extra.scopes]

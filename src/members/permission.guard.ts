@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { authKindOf, undeclaredRoute } from '../auth/auth.guards';
 import { AdminOnly, AnySignedInUser, bodySetsAny, WhenBodySets } from '../auth/decorators';
 import type { HeraldRequest } from '../auth/principal';
+import { routeMetadata } from '../auth/route-metadata';
 import { AppError } from '../errors/error-codes';
 import { parseId } from '../errors/parse-id.pipe';
 import { validationFailed } from '../errors/validation';
@@ -23,18 +24,25 @@ export class PermissionGuard implements CanActivate {
     private readonly resolvers: ProjectResolvers,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  /** Synchronous when the route names no project permission: Nest awaits only a promise. */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const kind = authKindOf(this.reflector, context);
     if (kind === 'public') return true;
-    const targets = [context.getHandler(), context.getClass()];
-    const requirement = this.reflector.getAllAndOverride(PermissionMetadata, targets);
+    const requirement = routeMetadata(this.reflector, PermissionMetadata, context);
     if (!requirement) {
       const open =
-        this.reflector.getAllAndOverride(AnySignedInUser, targets) ||
-        this.reflector.getAllAndOverride(AdminOnly, targets);
+        routeMetadata(this.reflector, AnySignedInUser, context) ||
+        routeMetadata(this.reflector, AdminOnly, context);
       if (kind === 'session' && !open) throw undeclaredRoute();
       return true;
     }
+    return this.checkProject(context, requirement);
+  }
+
+  private async checkProject(
+    context: ExecutionContext,
+    requirement: PermissionRequirement,
+  ): Promise<boolean> {
     const request = context.switchToHttp().getRequest<HeraldRequest>();
     const principal = request.principal;
     if (!principal) throw AppError.unauthorized();
@@ -45,7 +53,7 @@ export class PermissionGuard implements CanActivate {
     if (!access) throw this.notFound(requirement);
     if (requirement.flag && !access.permissions[requirement.flag])
       throw AppError.forbidden(requirement.flag);
-    const extra = this.reflector.getAllAndOverride(WhenBodySets, targets);
+    const extra = routeMetadata(this.reflector, WhenBodySets, context);
     if (extra?.flag && bodySetsAny(request.body, extra.fields) && !access.permissions[extra.flag])
       throw AppError.forbidden(extra.flag);
     // D22: a test key's requests read and write test posts only.

@@ -1,5 +1,6 @@
 import { ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { routeMetadata } from '../auth/route-metadata';
 import type { RateLimitConfig } from '../config/config';
 
 /** SERVICE.md 8: each category has a counter of its own per API key. */
@@ -16,10 +17,7 @@ export function rateLimitCategoryOf(
   reflector: Reflector,
   context: ExecutionContext,
 ): RateLimitCategoryName {
-  return (
-    reflector.getAllAndOverride(RateLimitCategory, [context.getHandler(), context.getClass()]) ??
-    DEFAULT_RATE_LIMIT_CATEGORY
-  );
+  return routeMetadata(reflector, RateLimitCategory, context) ?? DEFAULT_RATE_LIMIT_CATEGORY;
 }
 
 /** Requests allowed per window for each category, from configuration. */

@@ -60,28 +60,28 @@ export class RateLimitGuard extends ThrottlerGuard {
     const throttler = this.throttlers.find((candidate) => candidate.name === category);
     // Fail closed: a category without a configured limit is a programming error, not a free pass.
     if (!throttler) throw new Error(`No rate limit is configured for category "${category}"`);
-    const ttl = throttler.ttl as number;
-    return this.handleRequest({
-      context,
-      limit: throttler.limit as number,
-      ttl,
-      blockDuration: ttl,
-      throttler,
-      getTracker: (req) => this.getTracker(req),
-      generateKey: (ctx, tracker, name) => this.generateKey(ctx, tracker, name),
-    });
+    return this.count(context, category, throttler.limit as number, throttler.ttl as number);
   }
 
+  /** The throttler's own entry point, kept for its contract; `canActivate` calls `count` directly. */
   protected override async handleRequest({
     context,
     limit,
     ttl,
     throttler,
-    getTracker,
-    generateKey,
   }: ThrottlerRequest): Promise<boolean> {
-    const { req, res } = this.getRequestResponse(context);
-    const key = generateKey(context, await getTracker(req, context), throttler.name ?? 'other');
+    return this.count(context, throttler.name ?? 'other', limit, ttl);
+  }
+
+  /** One atomic Redis script per request (D11), then the headers, then 429 past the limit. */
+  private async count(
+    context: ExecutionContext,
+    category: string,
+    limit: number,
+    ttl: number,
+  ): Promise<boolean> {
+    const http = context.switchToHttp();
+    const key = this.generateKey(context, trackerOf(http.getRequest()), category);
     let record: RateLimitRecord;
     try {
       record = await this.storage.increment(key, ttl, limit);
@@ -90,10 +90,11 @@ export class RateLimitGuard extends ThrottlerGuard {
       if (error instanceof RateLimitStoreUnavailable) return true;
       throw error;
     }
-    const headers = rateLimitHeaders(limit, record);
-    for (const [name, value] of Object.entries(headers)) (res as Response).setHeader(name, value);
+    const res = http.getResponse<Response>();
+    for (const [name, value] of Object.entries(rateLimitHeaders(limit, record)))
+      res.setHeader(name, value);
     if (record.isBlocked) {
-      this.metrics.rateLimit(throttler.name ?? 'other');
+      this.metrics.rateLimit(category);
       throw new AppError('rate_limit_exceeded', RATE_LIMIT_MESSAGE, undefined, {
         'Retry-After': String(retryAfterSeconds(record.msToReset)),
       });
@@ -101,11 +102,8 @@ export class RateLimitGuard extends ThrottlerGuard {
     return true;
   }
 
-  /** The key's public part: the ApiKeyGuard ran first, so a request here always has one. */
   protected override async getTracker(req: Record<string, unknown>): Promise<string> {
-    const publicId = (req as unknown as HeraldRequest).principal?.apiKey?.publicId;
-    if (!publicId) throw AppError.unauthorized();
-    return publicId;
+    return trackerOf(req);
   }
 
   protected override generateKey(
@@ -115,4 +113,11 @@ export class RateLimitGuard extends ThrottlerGuard {
   ): string {
     return `key:${name}:${tracker}`;
   }
+}
+
+/** The key's public part: the ApiKeyGuard ran first, so a request here always has one. */
+function trackerOf(req: Record<string, unknown>): string {
+  const publicId = (req as unknown as HeraldRequest).principal?.apiKey?.publicId;
+  if (!publicId) throw AppError.unauthorized();
+  return publicId;
 }
