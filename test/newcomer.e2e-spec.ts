@@ -1,13 +1,12 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import { mkdtempSync, readFileSync, appendFileSync, rmSync, symlinkSync, statSync } from 'node:fs';
-import { AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { databaseUrl, dropTestDatabase, TEST_DATABASE_PREFIX } from './support/databases';
 import { TelegramStandIn } from './support/telegram-stand-in';
 import { deleteRedisKeys, TEST_REDIS_URL } from './support/test-app';
+import { freePort } from './support/free-port';
 
 const ROOT = join(__dirname, '..');
 
@@ -17,14 +16,6 @@ const BARE_ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp
 interface Ran {
   code: number | null;
   output: string;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  return port;
 }
 
 /**

@@ -1,12 +1,12 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { AddressInfo, createServer } from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMigratedDatabase, TEST_APP_SECRET } from './support/test-app';
 import { dropTestDatabase } from './support/databases';
 import { TelegramStandIn } from './support/telegram-stand-in';
+import { freePort } from './support/free-port';
 
 const ROOT = join(__dirname, '..');
 const TS_NODE = ['-r', require.resolve('ts-node/register/transpile-only')];
@@ -40,14 +40,6 @@ function run(
     child.stderr.on('data', (chunk) => (stderr += chunk));
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  return port;
 }
 
 /** The service and the CLI as separate processes, configured only by the environment (D17). */

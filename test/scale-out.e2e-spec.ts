@@ -1,6 +1,5 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
@@ -10,6 +9,7 @@ import { fixture } from './support/media-helpers';
 import { S3TestServer } from './support/s3-server';
 import { TelegramStandIn } from './support/telegram-stand-in';
 import { createMigratedDatabase, TEST_APP_SECRET, TEST_REDIS_URL } from './support/test-app';
+import { freePort } from './support/free-port';
 
 const ROOT = join(__dirname, '..');
 const METRICS_TOKEN = 'scale-out-metrics-token';
@@ -20,14 +20,6 @@ const CREATE_LIMIT = 300;
 const BURST = 340;
 /** The first sends seen before one worker is killed. */
 const KILL_AFTER_SENDS = 60;
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 interface Herald {
   role: 'api' | 'worker';

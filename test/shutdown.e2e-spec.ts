@@ -1,7 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync } from 'node:fs';
-import { AddressInfo, connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from './support/expectations';
@@ -10,6 +10,7 @@ import { fixture } from './support/media-helpers';
 import { RemoteFileServer } from './support/remote-file-server';
 import { TelegramStandIn } from './support/telegram-stand-in';
 import { startTestApp, TEST_REDIS_URL, type TestApp } from './support/test-app';
+import { freePort } from './support/free-port';
 
 const ROOT = join(__dirname, '..');
 const TS_NODE = ['-r', require.resolve('ts-node/register/transpile-only')];
@@ -54,14 +55,6 @@ type Outcome =
       body: Record<string, unknown>;
     }
   | { kind: 'no-answer'; error: string };
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function request(
   base: string,
