@@ -14,6 +14,8 @@ import { WEBHOOK_QUEUE, type WebhookJob } from './webhook.queue';
  */
 @Injectable()
 export class WebhookProcessor implements OnModuleInit, BeforeApplicationShutdown {
+  /** Set once stopping began: the worker's end is then expected, not an error. */
+  private stopping = false;
   private readonly logger = new Logger(WebhookProcessor.name);
 
   constructor(
@@ -29,9 +31,11 @@ export class WebhookProcessor implements OnModuleInit, BeforeApplicationShutdown
       .process(this.config.webhooks.concurrency, (job: Job<WebhookJob>) =>
         this.delivery.run(job.data.sendId, job.data.attempt),
       )
-      .catch((error?: Error) =>
-        this.logger.error(`Webhook worker stopped: ${error?.message ?? 'Redis connection ended'}`),
-      );
+      .catch((error?: Error) => {
+        // Once stopping began, the end is expected (D18).
+        if (this.stopping) return;
+        this.logger.error(`Webhook worker stopped: ${error?.message ?? 'Redis connection ended'}`);
+      });
     this.queue.on('failed', (job: Job<WebhookJob>, error: Error) =>
       this.logger.warn(`Webhook job ${job.id} failed: ${error.message}; the sweep retries it`),
     );

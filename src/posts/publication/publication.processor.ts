@@ -13,6 +13,8 @@ import { PublicationService } from './publication.service';
  */
 @Injectable()
 export class PublicationProcessor implements OnModuleInit, BeforeApplicationShutdown {
+  /** Set once stopping began: the worker's end is then expected, not an error. */
+  private stopping = false;
   private readonly logger = new Logger(PublicationProcessor.name);
   /** Posts being failed after their job gave up: the pool stays open until they are done. */
   private readonly givingUp = new Set<Promise<void>>();
@@ -30,12 +32,14 @@ export class PublicationProcessor implements OnModuleInit, BeforeApplicationShut
       .process(this.config.publication.concurrency, (job: Job<PublicationJob>) =>
         this.publication.run(job.data.postId, job.data.attempt),
       )
-      .catch((error?: Error) =>
+      .catch((error?: Error) => {
+        // Once stopping began, the end is expected (D18).
+        if (this.stopping) return;
         // Bull rejects with the connection's last error, which may be none at all.
         this.logger.error(
           `Publication worker stopped: ${error?.message ?? 'Redis connection ended'}`,
-        ),
-      );
+        );
+      });
     this.queue.on('failed', (job: Job<PublicationJob>, error: Error) => {
       if (error instanceof RetryLater) return;
       if (job.attemptsMade < (job.opts.attempts ?? 1)) {
