@@ -197,7 +197,8 @@ export class PublicationService {
     for (;;) {
       const wait = await this.pacing.depart(target.account_id, target.chat_id, cost);
       if (wait === 0) return true;
-      await sleep(wait);
+      // Sends held back together come back spread over a departure gap, not all at once.
+      await sleep(wait + Math.random() * this.pacing.departureGapMs);
     }
   }
 

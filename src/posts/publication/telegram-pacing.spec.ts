@@ -35,10 +35,10 @@ describe('TelegramPacing (issue 4, point 6 and issue 14: spread sends instead of
     const third = await pacing.reserve(1, '-100', 1);
     expect(second.sendAtSlot).toBe(false);
     expect(second.waitMs).toBeGreaterThan(CHAT - 200);
-    expect(second.waitMs).toBeLessThanOrEqual(CHAT);
+    expect(second.waitMs).toBeLessThanOrEqual(Math.ceil(CHAT));
     expect(third.sendAtSlot).toBe(false);
     expect(third.waitMs).toBeGreaterThan(2 * CHAT - 200);
-    expect(third.waitMs).toBeLessThanOrEqual(2 * CHAT);
+    expect(third.waitMs).toBeLessThanOrEqual(Math.ceil(2 * CHAT));
   });
 
   it('a held chat slot books the bot and may send at once when the bot is free', async () => {
@@ -47,7 +47,7 @@ describe('TelegramPacing (issue 4, point 6 and issue 14: spread sends instead of
     // Coming back with the slot held (here, early) books the bot: it no longer queues on the chat.
     const held = await pacing.reserve(7, '-700', 1, true);
     expect(held.sendAtSlot).toBe(true);
-    expect(held.waitMs).toBeLessThanOrEqual(BOT);
+    expect(held.waitMs).toBeLessThanOrEqual(Math.ceil(BOT));
   });
 
   it('spaces sends of one bot across chats by the per-second limit with its margin', async () => {
@@ -65,7 +65,7 @@ describe('TelegramPacing (issue 4, point 6 and issue 14: spread sends instead of
     expect((await pacing.reserve(3, '-300', 4)).waitMs).toBe(0);
     const next = await pacing.reserve(3, '-300', 1);
     expect(next.waitMs).toBeGreaterThan(4 * CHAT - 200);
-    expect(next.waitMs).toBeLessThanOrEqual(4 * CHAT);
+    expect(next.waitMs).toBeLessThanOrEqual(Math.ceil(4 * CHAT));
   });
 
   it('different bots do not wait for each other', async () => {
@@ -120,43 +120,60 @@ describe('TelegramPacing (issue 4, point 6 and issue 14: spread sends instead of
         }),
       );
 
+    /** Departures spaced by the bot's least gap, so that only the windows can hold one back. */
+    const spaced = async (p: TelegramPacing, bot: number, chat: string, cost: number) => {
+      await sleep(p.departureGapMs + 1);
+      return p.depart(bot, chat, cost);
+    };
+
+    it("keeps two departures of one bot half its spacing apart, and no other bot's", async () => {
+      expect(pacing.departureGapMs).toBeCloseTo(BOT / 2);
+      expect(await pacing.depart(14, '-1400', 1)).toBe(0);
+      const wait = await pacing.depart(14, '-1401', 1);
+      expect(wait).toBeGreaterThan(0);
+      expect(wait).toBeLessThanOrEqual(Math.ceil(BOT / 2));
+      expect(await pacing.depart(15, '-1500', 1)).toBe(0);
+      await sleep(wait);
+      expect(await pacing.depart(14, '-1401', 1)).toBe(0);
+    });
+
     it("lets a bot's limit leave at once, then answers the wait until its window has room", async () => {
-      for (let i = 0; i < 10; i++) expect(await pacing.depart(10, `-10${i}`, 1)).toBe(0);
+      for (let i = 0; i < 10; i++) expect(await spaced(pacing, 10, `-10${i}`, 1)).toBe(0);
       // The 11th would make 11 in a second: it waits for the first stamp to leave the window,
       // counted with its margin, and is not stamped meanwhile.
-      const wait = await pacing.depart(10, '-1010', 1);
+      const wait = await spaced(pacing, 10, '-1010', 1);
       expect(wait).toBeGreaterThan(PACING_WINDOW_MARGIN_MS);
       expect(wait).toBeLessThanOrEqual(1000 + PACING_WINDOW_MARGIN_MS);
-      expect(await pacing.depart(10, '-1010', 1)).toBeGreaterThan(0);
+      expect(await spaced(pacing, 10, '-1010', 1)).toBeGreaterThan(0);
       await sleep(wait);
-      expect(await pacing.depart(10, '-1010', 1)).toBe(0);
+      expect(await spaced(pacing, 10, '-1010', 1)).toBe(0);
     });
 
     it('an album needs room for all its messages', async () => {
-      for (let i = 0; i < 7; i++) expect(await pacing.depart(11, `-11${i}`, 1)).toBe(0);
-      expect(await pacing.depart(11, '-1100', 4)).toBeGreaterThan(0);
-      expect(await pacing.depart(11, '-1100', 3)).toBe(0);
-      expect(await pacing.depart(11, '-1101', 1)).toBeGreaterThan(0);
+      for (let i = 0; i < 7; i++) expect(await spaced(pacing, 11, `-11${i}`, 1)).toBe(0);
+      expect(await spaced(pacing, 11, '-1100', 4)).toBeGreaterThan(0);
+      expect(await spaced(pacing, 11, '-1100', 3)).toBe(0);
+      expect(await spaced(pacing, 11, '-1101', 1)).toBeGreaterThan(0);
     });
 
     it("counts a chat's minute on its own: a full chat waits, the bot's other chats go", async () => {
       const chatty = pacingWith(100, 3, `${config.redisKeyPrefix}-chat`);
-      for (let i = 0; i < 3; i++) expect(await chatty.depart(12, '-1200', 1)).toBe(0);
-      const wait = await chatty.depart(12, '-1200', 1);
+      for (let i = 0; i < 3; i++) expect(await spaced(chatty, 12, '-1200', 1)).toBe(0);
+      const wait = await spaced(chatty, 12, '-1200', 1);
       expect(wait).toBeGreaterThan(50_000);
       expect(wait).toBeLessThanOrEqual(60_000 + PACING_WINDOW_MARGIN_MS);
-      expect(await chatty.depart(12, '-1201', 1)).toBe(0);
+      expect(await spaced(chatty, 12, '-1201', 1)).toBe(0);
     });
 
     it("two workers share one bot's window through Redis", async () => {
       const one = pacingWith(10, 60, `${config.redisKeyPrefix}-shared`);
       const two = pacingWith(10, 60, `${config.redisKeyPrefix}-shared`);
       for (let i = 0; i < 5; i++) {
-        expect(await one.depart(13, `-13${i}`, 1)).toBe(0);
-        expect(await two.depart(13, `-135${i}`, 1)).toBe(0);
+        expect(await spaced(one, 13, `-13${i}`, 1)).toBe(0);
+        expect(await spaced(two, 13, `-135${i}`, 1)).toBe(0);
       }
-      expect(await one.depart(13, '-1399', 1)).toBeGreaterThan(0);
-      expect(await two.depart(13, '-1399', 1)).toBeGreaterThan(0);
+      expect(await spaced(one, 13, '-1399', 1)).toBeGreaterThan(0);
+      expect(await spaced(two, 13, '-1399', 1)).toBeGreaterThan(0);
     });
   });
 });
