@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { boundedQueueCall } from '../queues/bull-queue';
 import { QueueRegistry } from './queue-registry';
 
 /** A route no handler matched: one label value for all of them, so raw paths never become series. */
@@ -92,8 +93,8 @@ export class Metrics {
         this.reset();
         for (const queue of queues.queues()) {
           try {
-            const counts = await withTimeout(queue.getJobCounts(), QUEUE_READ_TIMEOUT_MS);
-            const paused = await withTimeout(queue.getPausedCount(), QUEUE_READ_TIMEOUT_MS);
+            const counts = await boundedQueueCall(queue.getJobCounts(), QUEUE_READ_TIMEOUT_MS);
+            const paused = await boundedQueueCall(queue.getPausedCount(), QUEUE_READ_TIMEOUT_MS);
             const byState: Record<string, number> = { ...counts, paused };
             for (const state of QUEUE_STATES)
               this.set({ queue: queue.name, state }, byState[state] ?? 0);
@@ -132,12 +133,4 @@ export class Metrics {
   async render(): Promise<{ contentType: string; body: string }> {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
-}
-
-function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Redis did not answer in ${ms} ms`)), ms);
-  });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
