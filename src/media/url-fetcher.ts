@@ -10,7 +10,6 @@ import {
   admitHost,
   HOST_RESOLVER,
   pinnedLookup,
-  systemResolver,
   type AddressPins,
   type HostResolver,
 } from '../outbound/pinned-address';
@@ -21,8 +20,6 @@ import { fileTooLarge } from './media-sniffer';
 export const MAX_REDIRECTS = 5;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const USER_AGENT = 'Herald-Media-Fetcher/1';
-
-export type { HostResolver, ResolvedAddress } from '../outbound/pinned-address';
 
 /** PEM certificates trusted for https downloads on top of the system's; not provided in the app. */
 export const FETCH_EXTRA_CA = Symbol('FETCH_EXTRA_CA');
@@ -50,7 +47,7 @@ export class UrlFetcher {
 
   constructor(
     @InjectConfig() config: AppConfig,
-    @Optional() @Inject(HOST_RESOLVER) private readonly resolve: HostResolver = systemResolver,
+    @Inject(HOST_RESOLVER) private readonly resolve: HostResolver,
     @Optional() @Inject(FETCH_EXTRA_CA) private readonly extraCa?: string,
   ) {
     this.policy = new AddressPolicy(config.mediaFetchAllowCidrs);
