@@ -1,4 +1,8 @@
-import { ConfigError, loadConfig } from './config';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig, readEnvironment } from './config';
 
 const base = {
   DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/herald',
@@ -164,5 +168,44 @@ describe('loadConfig (D17)', () => {
     })();
     expect(error.problems).toHaveLength(3);
     expect(error.message).not.toContain(secret);
+  });
+});
+
+describe('readEnvironment', () => {
+  const FROM_FILE = 'HERALD_SPEC_FROM_FILE';
+  const SET_EMPTY = 'HERALD_SPEC_SET_EMPTY';
+  const SET_BEFORE = 'HERALD_SPEC_SET_BEFORE';
+  let directory: string;
+
+  beforeEach(() => (directory = mkdtempSync(join(tmpdir(), 'herald-env-'))));
+  afterEach(() => rmSync(directory, { recursive: true, force: true }));
+
+  // In its own process: Jest gives each test file a copy of process.env, which loadEnvFile never sees.
+  it('completes the process environment from the file; a variable already set, even empty, wins', () => {
+    const file = join(directory, '.env');
+    writeFileSync(file, `${FROM_FILE}=file\n${SET_EMPTY}=file\n${SET_BEFORE}=file\n`);
+    const script = `
+      const env = require(${JSON.stringify(__dirname + '/config')}).readEnvironment(${JSON.stringify(file)});
+      process.stdout.write(JSON.stringify([env.${FROM_FILE}, env.${SET_EMPTY}, env.${SET_BEFORE}]));`;
+    const output = execFileSync(
+      process.execPath,
+      ['-r', require.resolve('ts-node/register/transpile-only'), '-e', script],
+      {
+        env: { PATH: process.env.PATH, [SET_EMPTY]: '', [SET_BEFORE]: 'process' },
+        encoding: 'utf8',
+      },
+    );
+    expect(JSON.parse(output)).toEqual(['file', '', 'process']);
+  });
+
+  it('is the process environment as it is when there is no file', () => {
+    const env = readEnvironment(join(directory, 'missing.env'));
+    expect(env).toBe(process.env);
+    expect(env[FROM_FILE]).toBeUndefined();
+  });
+
+  it('names the file, as a configuration error, when it cannot be read', () => {
+    expect(() => readEnvironment(directory)).toThrow(ConfigError);
+    expect(() => readEnvironment(directory)).toThrow(`${directory} could not be read`);
   });
 });
