@@ -5,6 +5,7 @@ import type { HeraldRequest } from '../auth/principal';
 import { toAppError } from '../errors/all-exceptions.filter';
 import { errorBody } from '../errors/error-codes';
 import { validationFailed } from '../errors/validation';
+import { IDEMPOTENCY_HEADER } from './idempotency-header';
 import {
   EMPTY_BODY_SHA256,
   IdempotencyService,
@@ -12,7 +13,6 @@ import {
   requestFingerprint,
 } from './idempotency.service';
 
-export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
 
 /** What a route's body reader may leave for the idempotency check. */
@@ -28,7 +28,8 @@ export interface IdempotentRequest extends HeraldRequest {
  * Idempotency-Key on a public POST (D20). An interceptor runs after every guard, so key, rate
  * limit, scope, project and flag are checked first (and every request counts against the limit).
  * The fingerprint hashes method, path and the body bytes as received (`rawBodySha256`, set by the
- * JSON body parser or, for multipart, by the upload's reader, which must run before this).
+ * JSON body parser when the request carries a key or, for multipart, by the upload's reader,
+ * which must run before this).
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {

@@ -1,7 +1,8 @@
 import { applyDecorators, UseInterceptors } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
 import { ApiErrors } from '../errors/api-errors.decorator';
-import { IDEMPOTENCY_HEADER, IdempotencyInterceptor } from './idempotency.interceptor';
+import { IDEMPOTENCY_HEADER } from './idempotency-header';
+import { IdempotencyInterceptor } from './idempotency.interceptor';
 
 /**
  * A public POST that takes Idempotency-Key (D20). On a route whose body is read by an interceptor

@@ -1,5 +1,8 @@
+import { createHash } from 'node:crypto';
+import express from 'express';
+import request from 'supertest';
 import { AppError } from '../errors/error-codes';
-import { parseJsonObject } from './json-body';
+import { BodyRequest, jsonBody, parseJsonObject } from './json-body';
 
 const parse = (text: string, type = 'application/json') =>
   parseJsonObject(Buffer.from(text, 'utf8'), type);
@@ -32,5 +35,32 @@ describe('parseJsonObject (D18)', () => {
     const result = parse('['.repeat(40) + ']'.repeat(40));
     expect(result).toBeInstanceOf(AppError);
     expect((result as AppError).message).toBe('Request body is nested deeper than 32 levels');
+  });
+});
+
+describe('jsonBody: the body hash for an Idempotency-Key (D20)', () => {
+  const app = express()
+    .use(jsonBody())
+    .post('/', (req, res) => {
+      const { body, rawBodySha256 } = req as BodyRequest;
+      res.json({ body, rawBodySha256: rawBodySha256 ?? null });
+    });
+  const text = '{ "text": "héllo" }';
+
+  it('hashes the bytes as received when the request carries a key', async () => {
+    const answer = await request(app)
+      .post('/')
+      .set('Content-Type', 'application/json')
+      .set('Idempotency-Key', 'k1')
+      .send(text);
+    expect(answer.body).toEqual({
+      body: { text: 'héllo' },
+      rawBodySha256: createHash('sha256').update(text, 'utf8').digest('hex'),
+    });
+  });
+
+  it('does not hash the body of a request without a key', async () => {
+    const answer = await request(app).post('/').set('Content-Type', 'application/json').send(text);
+    expect(answer.body).toEqual({ body: { text: 'héllo' }, rawBodySha256: null });
   });
 });

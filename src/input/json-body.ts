@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { raw } from 'express';
 import { AppError } from '../errors/error-codes';
+import { carriesIdempotencyKey } from '../idempotency/idempotency-header';
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from './json-depth';
 
 /** D8: a JSON body over 1 MB is refused with 413 payload_too_large. */
@@ -16,9 +17,9 @@ export interface BodyRequest extends Request {
    */
   heldBodyError?: AppError;
   /**
-   * Hex SHA-256 of the raw JSON body bytes exactly as received (before decoding), set for every
-   * JSON body that was read in full. For the Idempotency-Key fingerprint (D20): hash what the
-   * client sent, not a re-serialisation of the parsed value.
+   * Hex SHA-256 of the raw JSON body bytes exactly as received (before decoding), set for a JSON
+   * body read in full whose request carries an Idempotency-Key. For that key's fingerprint (D20):
+   * hash what the client sent, not a re-serialisation of the parsed value.
    */
   rawBodySha256?: string;
 }
@@ -42,7 +43,8 @@ export function jsonBody(): RequestHandler {
       if (!Buffer.isBuffer(request.body)) return next();
       const bytes = request.body;
       request.body = undefined;
-      request.rawBodySha256 = createHash('sha256').update(bytes).digest('hex');
+      if (carriesIdempotencyKey(req))
+        request.rawBodySha256 = createHash('sha256').update(bytes).digest('hex');
       const parsed = parseJsonObject(bytes, req.headers['content-type']);
       if (parsed instanceof AppError) request.heldBodyError = parsed;
       else request.body = parsed;
