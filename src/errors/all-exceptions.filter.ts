@@ -26,11 +26,15 @@ interface MiddlewareError {
   code?: string;
 }
 
-/** Turns anything thrown into `{ error: { code, message } }`; unknown errors become a bare 500. */
 /** Retry-After of a 503 while media storage is away. */
 const STORAGE_RETRY_AFTER_SECONDS = 5;
 
-export function toAppError(exception: unknown, logger: Logger, requestId?: string): AppError {
+/**
+ * Turns anything thrown into `{ error: { code, message } }`; unknown errors become a bare 500.
+ * Unknown errors and outages are logged to `logger`; without one (a caller that only needs the
+ * status and rethrows to the filter, which logs) nothing is logged.
+ */
+export function toAppError(exception: unknown, logger?: Logger, requestId?: string): AppError {
   if (exception instanceof AppError) return exception;
   const middleware = exception as MiddlewareError;
   if (middleware?.type === 'entity.parse.failed')
@@ -41,7 +45,7 @@ export function toAppError(exception: unknown, logger: Logger, requestId?: strin
     return new AppError('unsupported_media_type', 'Unsupported request body encoding');
   }
   if (exception instanceof StorageUnavailableError) {
-    logger.warn(exception.message);
+    logger?.warn(exception.message);
     return new AppError(
       'service_unavailable',
       'Media storage is unavailable; retry later',
@@ -59,12 +63,12 @@ export function toAppError(exception: unknown, logger: Logger, requestId?: strin
   }
   if (isOutage(exception)) {
     const reason = exception instanceof Error ? exception.message : String(exception);
-    logger.warn(`${requestId ? `[request ${requestId}] ` : ''}dependency unavailable: ${reason}`);
+    logger?.warn(`${requestId ? `[request ${requestId}] ` : ''}dependency unavailable: ${reason}`);
     return serviceUnavailable();
   }
   const detail =
     exception instanceof Error ? (exception.stack ?? exception.message) : String(exception);
-  logger.error(requestId ? `[request ${requestId}] ${detail}` : detail);
+  logger?.error(requestId ? `[request ${requestId}] ${detail}` : detail);
   return new AppError('internal_error', 'Internal server error');
 }
 

@@ -83,7 +83,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
     fingerprint: string,
     error: unknown,
   ): Promise<never> {
-    const answer = toAppError(error, this.logger);
+    // Only the status matters here: the error goes on to the exception filter, which logs it once.
+    const answer = toAppError(error);
     try {
       if (answer.status < 500)
         await this.idempotency.finish(apiKeyId, key, fingerprint, answer.status, errorBody(answer));
