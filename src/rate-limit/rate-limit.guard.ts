@@ -5,7 +5,6 @@ import {
   InjectThrottlerStorage,
   ThrottlerGuard,
   type ThrottlerModuleOptions,
-  type ThrottlerRequest,
 } from '@nestjs/throttler';
 import type { Response } from 'express';
 import { authKindOf } from '../auth/auth.guards';
@@ -63,16 +62,6 @@ export class RateLimitGuard extends ThrottlerGuard {
     return this.count(context, category, throttler.limit as number, throttler.ttl as number);
   }
 
-  /** The throttler's own entry point, kept for its contract; `canActivate` calls `count` directly. */
-  protected override async handleRequest({
-    context,
-    limit,
-    ttl,
-    throttler,
-  }: ThrottlerRequest): Promise<boolean> {
-    return this.count(context, throttler.name ?? 'other', limit, ttl);
-  }
-
   /** One atomic Redis script per request (D11), then the headers, then 429 past the limit. */
   private async count(
     context: ExecutionContext,
@@ -100,10 +89,6 @@ export class RateLimitGuard extends ThrottlerGuard {
       });
     }
     return true;
-  }
-
-  protected override async getTracker(req: Record<string, unknown>): Promise<string> {
-    return trackerOf(req);
   }
 
   protected override generateKey(
