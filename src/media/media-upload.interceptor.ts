@@ -11,6 +11,7 @@ import multer, { MulterError, StorageEngine } from 'multer';
 import type { Observable } from 'rxjs';
 import { AppError } from '../errors/error-codes';
 import { createValidationPipe, validationFailed } from '../errors/validation';
+import { carriesIdempotencyKey } from '../idempotency/idempotency-header';
 import type { IdempotentRequest } from '../idempotency/idempotency.interceptor';
 import { UploadByUrlDto } from './dto/upload-media.dto';
 import { MAX_MEDIA_BYTES } from './media-kinds';
@@ -85,19 +86,19 @@ export class MediaUploadInterceptor implements NestInterceptor {
       // a body that goes on past any acceptable size is answered without waiting for its end,
       // with the file's own refusal when one is known (too large, not a supported type).
       await new Promise<void>((resolve, reject) => {
-        // The body's bytes are hashed as they stream by, for the Idempotency-Key (D20).
-        const hash = createHash('sha256');
+        // The body's bytes are hashed as they stream by, for an Idempotency-Key (D20) only.
+        const hash = carriesIdempotencyKey(req) ? createHash('sha256') : undefined;
         const release = cutOffPast(
           req,
           res,
           MAX_MULTIPART_BODY_BYTES,
           () => reject(refusal ?? bodyTooLarge()),
-          (chunk) => hash.update(chunk),
+          (chunk) => hash?.update(chunk),
         );
         receive(req as Request, res, (error?: unknown) => {
           release();
           if (error) return reject(error);
-          req.rawBodySha256 = hash.digest('hex');
+          req.rawBodySha256 = hash?.digest('hex');
           resolve();
         });
       });
