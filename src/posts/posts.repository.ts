@@ -91,7 +91,7 @@ const POST_COLUMNS = `p.id, p.project_id, p.created_by_user_id, p.text, p.status
 const TARGET_COLUMNS = `t.id, t.post_id, t.channel_id, t.platform, t.account_id, t.chat_id, t.position,
   t.status, t.error_code, t.error_message, t.message_ids, t.steps_done, t.published_at`;
 
-/** A post to insert, its channels resolved. */
+/** A post to insert: its targets as channel refs, its media as asset ids, both still unchecked. */
 export interface NewPost {
   scope: PostScope;
   userId: number;
@@ -99,8 +99,10 @@ export interface NewPost {
   status: PostStatus;
   scheduledAt: string | null;
   publishAttempt: number;
-  channels: ResolvedChannel[];
+  refs: ChannelRefParts[];
   mediaIds: number[];
+  /** No target's account may need reconnecting (a post to be published or scheduled). */
+  requireConnected: boolean;
 }
 
 /** Every query of posts, scoped by project (STYLE 5); the publication pipeline has its own. */
@@ -112,53 +114,16 @@ export class PostsRepository {
     return this.db.transaction(work);
   }
 
-  /** Inserts a post with its targets and media in one statement (atomic, one round trip). */
-  async insertPost(input: NewPost): Promise<PostRow> {
-    const [post] = await rowsOf<PostRow>(this.db, PostsRepository.INSERT_POST, [
-      input.scope.projectId,
-      input.userId,
-      input.text,
-      input.status,
-      input.scheduledAt,
-      input.publishAttempt,
-      input.channels.map((c) => c.id),
-      input.channels.map((c) => c.platform),
-      input.channels.map((c) => c.account_id),
-      input.channels.map((c) => c.channel_id),
-      input.channels.map((_, i) => i),
-      input.mediaIds,
-      input.scope.test,
-    ]);
-    return post;
-  }
-
-  private static readonly INSERT_POST = new Statement(
-    `WITH p AS (
-         INSERT INTO posts (project_id, created_by_user_id, text, status, scheduled_at, publish_attempt, test)
-         VALUES ($1, $2, $3, $4, $5, $6, $13)
-         RETURNING ${POST_COLUMNS.replace(/p\./g, '')}),
-       t AS (
-         INSERT INTO post_targets (post_id, channel_id, platform, account_id, chat_id, position)
-         SELECT p.id, u.* FROM p, unnest($7::int[], $8::text[], $9::int[], $10::text[], $11::int[]) u),
-       m AS (
-         INSERT INTO post_media (post_id, media_asset_id, position)
-         SELECT p.id, u.id, u.ord - 1 FROM p, unnest($12::int[]) WITH ORDINALITY AS u(id, ord))
-       SELECT * FROM p`,
-  );
-
   /**
-   * `insertPost` that also resolves the targets' channel refs, in the same statement: the post is
-   * inserted only when every ref is a channel of the project, all on one platform, and (when
-   * `requireConnected`) none of their accounts needs reconnecting. Null when not: the caller finds
-   * out which rule failed with `findChannels`. Saves post creation a round trip (issue 14).
+   * Inserts a post with its targets and media in one statement (atomic, one round trip), resolving
+   * the targets' channel refs and checking the media ids on the way: the post is inserted only when
+   * every ref is a channel of the project, all on one platform, (when `requireConnected`) none of
+   * their accounts needs reconnecting, and every media id is an asset of the project. Null when
+   * not: the caller finds out which rule failed with `findChannels` and the media lookup. Saves
+   * post creation the round trips of those lookups (issue 14).
    */
-  async insertPostResolvingChannels(
-    input: Omit<NewPost, 'channels' | 'mediaIds'> & {
-      refs: ChannelRefParts[];
-      requireConnected: boolean;
-    },
-  ): Promise<PostRow | null> {
-    const [post] = await rowsOf<PostRow>(this.db, PostsRepository.INSERT_POST_RESOLVING, [
+  async insertPost(input: NewPost): Promise<PostRow | null> {
+    const [post] = await rowsOf<PostRow>(this.db, PostsRepository.INSERT_POST, [
       input.scope.projectId,
       input.userId,
       input.text,
@@ -170,11 +135,12 @@ export class PostsRepository {
       input.refs.map((r) => r.channelId),
       input.requireConnected,
       input.scope.test,
+      input.mediaIds,
     ]);
     return post ?? null;
   }
 
-  private static readonly INSERT_POST_RESOLVING = new Statement(
+  private static readonly INSERT_POST = new Statement(
     `WITH want AS (
          SELECT * FROM unnest($7::text[], $8::int[], $9::text[])
                 WITH ORDINALITY AS w(platform, account_id, channel_id, ord)),
@@ -184,10 +150,15 @@ export class PostsRepository {
            JOIN channels c ON c.project_id = $1 AND c.platform = w.platform
                           AND c.account_id = w.account_id AND c.channel_id = w.channel_id
            JOIN accounts a ON a.id = c.account_id),
+       media AS (
+         SELECT u.id, u.ord
+           FROM unnest($12::int[]) WITH ORDINALITY AS u(id, ord)
+           JOIN media_assets ma ON ma.id = u.id AND ma.project_id = $1),
        ok AS (
          SELECT count(*) = (SELECT count(*) FROM want)
                 AND count(DISTINCT platform) <= 1
-                AND NOT ($10::boolean AND coalesce(bool_or(needs_reconnect), false)) AS ok
+                AND NOT ($10::boolean AND coalesce(bool_or(needs_reconnect), false))
+                AND (SELECT count(*) FROM media) = cardinality($12::int[]) AS ok
            FROM ch),
        p AS (
          INSERT INTO posts (project_id, created_by_user_id, text, status, scheduled_at, publish_attempt, test)
@@ -197,7 +168,10 @@ export class PostsRepository {
        t AS (
          INSERT INTO post_targets (post_id, channel_id, platform, account_id, chat_id, position)
          SELECT p.id, ch.id, ch.platform, ch.account_id, ch.channel_id, (ch.ord - 1)::int
-           FROM p, ch)
+           FROM p, ch),
+       m AS (
+         INSERT INTO post_media (post_id, media_asset_id, position)
+         SELECT p.id, media.id, (media.ord - 1)::int FROM p, media)
        SELECT * FROM p`,
   );
 

@@ -54,7 +54,6 @@ import { decodeCursor, encodeCursor } from './post-cursor';
 import { toPostCreated, toPostListItem, toPostObject } from './posts.mapper';
 import {
   PostsRepository,
-  type NewPost,
   type PostRow,
   type PostScope,
   type ResolvedChannel,
@@ -94,40 +93,44 @@ export class PostsService implements OnModuleInit {
     const publishing = status !== 'draft';
     if (publishing) this.requirePublish(access);
     const schedule = dto.scheduled_at ? parseInputTimestamp(dto.scheduled_at) : null;
-    const fields = {
-      scope: postScope(access),
-      userId: who.user.id,
-      text: dto.text ?? '',
-      status,
-      scheduledAt: schedule?.iso ?? null,
-      publishAttempt: publishing ? 1 : 0,
-    };
     const refs = (dto.targets ?? []).map((t) => parseChannelRef(t.channel_ref));
-    // Without media, the targets are resolved by the insert itself (one round trip); when one
-    // does not resolve, resolveTargets below says which and why.
+    const insert = () =>
+      this.posts.insertPost({
+        scope: postScope(access),
+        userId: who.user.id,
+        text: dto.text ?? '',
+        status,
+        scheduledAt: schedule?.iso ?? null,
+        publishAttempt: publishing ? 1 : 0,
+        refs: refs as ChannelRefParts[],
+        mediaIds: dto.media_ids ?? [],
+        requireConnected: publishing,
+      });
+    // The insert checks the targets and media itself (one round trip); when it refuses, the
+    // lookups below say which rule failed and why.
     const post =
-      (dto.media_ids ?? []).length === 0 && !refs.includes(null)
-        ? await this.posts.insertPostResolvingChannels({
-            ...fields,
-            refs: refs as ChannelRefParts[],
-            requireConnected: publishing,
-          })
-        : null;
-    const created = post ?? (await this.insertResolved(projectId, dto, fields, publishing));
+      (!refs.includes(null) && (await insert())) ||
+      (await this.insertAfterChecks(projectId, dto, publishing, insert));
     // Persist, then enqueue (see PublicationSweeper): a Redis outage never loses the post.
-    if (publishing) await this.producer.enqueue(created.id, 1, schedule?.epochMs ?? null);
-    return toPostCreated(created);
+    if (publishing) await this.producer.enqueue(post.id, 1, schedule?.epochMs ?? null);
+    return toPostCreated(post);
   }
 
-  private async insertResolved(
+  /**
+   * The insert refused the post: the lookups of D8 say which rule failed. When they all pass, a
+   * channel or asset changed between the two statements, and the insert is tried once more.
+   */
+  private async insertAfterChecks(
     projectId: number,
     dto: CreatePostDto,
-    fields: Omit<NewPost, 'channels' | 'mediaIds'>,
     publishing: boolean,
+    insert: () => Promise<PostRow | null>,
   ): Promise<PostRow> {
-    const channels = await this.resolveTargets(projectId, dto.targets ?? [], publishing);
-    const mediaIds = await this.resolveMedia(projectId, dto.media_ids ?? []);
-    return this.posts.insertPost({ ...fields, channels, mediaIds });
+    await this.resolveTargets(projectId, dto.targets ?? [], publishing);
+    await this.resolveMedia(projectId, dto.media_ids ?? []);
+    const post = await insert();
+    if (!post) throw new Error('The post’s channels or media changed while it was created');
+    return post;
   }
 
   /** D9 and D19: one page, newest first; `next_cursor` continues it, null on the last page. */
