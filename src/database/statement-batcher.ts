@@ -17,12 +17,12 @@
 export class StatementBatcher<I, O> {
   private pending: { item: I; resolve: (value: O) => void; reject: (error: unknown) => void }[] =
     [];
-  private inFlight = 0;
+  private inFlight = false;
 
   constructor(
     /** Runs one statement for `items` and answers one result per item, in their order. */
     private readonly run: (items: I[]) => Promise<O[]>,
-    private readonly options: { maxBatch: number; key: (item: I) => unknown; maxInFlight?: number },
+    private readonly options: { maxBatch: number; key: (item: I) => unknown },
   ) {}
 
   call(item: I): Promise<O> {
@@ -33,21 +33,20 @@ export class StatementBatcher<I, O> {
   }
 
   private flush(): void {
-    while (this.pending.length > 0 && this.inFlight < (this.options.maxInFlight ?? 1)) {
-      const batch: typeof this.pending = [];
-      const keys = new Set<unknown>();
-      const rest: typeof this.pending = [];
-      for (const call of this.pending) {
-        const key = this.options.key(call.item);
-        if (batch.length < this.options.maxBatch && !keys.has(key)) {
-          keys.add(key);
-          batch.push(call);
-        } else rest.push(call);
-      }
-      this.pending = rest;
-      this.inFlight++;
-      void this.runBatch(batch);
+    if (this.inFlight || this.pending.length === 0) return;
+    const batch: typeof this.pending = [];
+    const keys = new Set<unknown>();
+    const rest: typeof this.pending = [];
+    for (const call of this.pending) {
+      const key = this.options.key(call.item);
+      if (batch.length < this.options.maxBatch && !keys.has(key)) {
+        keys.add(key);
+        batch.push(call);
+      } else rest.push(call);
     }
+    this.pending = rest;
+    this.inFlight = true;
+    void this.runBatch(batch);
   }
 
   private async runBatch(batch: typeof this.pending): Promise<void> {
@@ -65,7 +64,7 @@ export class StatementBatcher<I, O> {
           ),
         );
     } finally {
-      this.inFlight--;
+      this.inFlight = false;
       this.flush();
     }
   }
