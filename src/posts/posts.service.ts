@@ -168,9 +168,9 @@ export class PostsService implements OnModuleInit {
 
   /** The post object (D19). */
   async get(access: ProjectAccess, postId: number): Promise<PostObjectDto> {
-    const post = await this.posts.findWithDetails(postScope(access), postId);
+    const post = await this.postObject(postScope(access), postId);
     if (!post) throw postNotFound();
-    return toPostObject(post, (path) => this.storage.publicUrl(path));
+    return post;
   }
 
   /** The post object that webhook events carry (D21); null when the post is gone. */

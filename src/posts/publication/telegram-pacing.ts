@@ -19,8 +19,8 @@ export const PACING_WINDOW_MARGIN_MS = 50;
 /**
  * Slots: each send is given its moment ahead, so that the sends waiting for one bot come back one
  * after the other instead of all at once; DEPART decides when they really leave. Strict spacing
- * over two keys (the bot, and the bot in one chat): each key keeps the moment it is free again. Times are ms since the epoch, written with `%.3f` so Lua's number-to-string never
- * rounds them.
+ * over two keys (the bot, and the bot in one chat): each key keeps the moment it is free again.
+ * Times are ms since the epoch, written with `%.3f` so Lua's number-to-string never rounds them.
  *
  * A chat that is not free yet queues the send behind it on the chat's key alone and answers
  * {0, wait}: the bot is not touched, so one busy chat never delays another chat of its bot
