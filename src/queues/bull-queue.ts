@@ -1,5 +1,5 @@
 import type { Logger } from '@nestjs/common';
-import type { Queue } from 'bull';
+import type { Job, Queue } from 'bull';
 
 /**
  * What every Bull queue of Herald needs around it (the publication and webhook queues alike):
@@ -58,11 +58,36 @@ export async function hasLiveJob(
 }
 
 /**
+ * Starts the queue's worker. Bull's processing loop ends when the queue closes, with the close's
+ * error when Redis was away: that end was asked for (D18) and logs nothing; any other end is a
+ * worker that no longer consumes. `label` names the queue in the log ("Webhook").
+ */
+export function startWorker<T>(
+  queue: Queue<T>,
+  concurrency: number,
+  handler: (job: Job<T>) => Promise<unknown>,
+  logger: Logger,
+  label: string,
+): void {
+  guardWorkerNaming(queue, logger);
+  queue.process(concurrency, handler).catch((error?: Error) => {
+    if (isClosing(queue)) return;
+    // Bull rejects with the connection's last error, which may be none at all.
+    logger.error(`${label} worker stopped: ${error?.message ?? 'Redis connection ended'}`);
+  });
+}
+
+/** Bull sets `closing` once close() began, and never clears it. */
+function isClosing(queue: Queue): boolean {
+  return (queue as Queue & { closing?: Promise<void> }).closing !== undefined;
+}
+
+/**
  * Bull's process() names the worker's blocking connection (CLIENT SETNAME) and drops the promise;
  * stopping before Redis answers (a shutdown right after start, Redis away) would leave an
  * unhandled rejection, which ends a Node process. Its outcome only matters for the log.
  */
-export function guardWorkerNaming(queue: Queue, logger: Logger): void {
+function guardWorkerNaming(queue: Queue, logger: Logger): void {
   const named = queue as Queue & { setWorkerName?: () => Promise<void> };
   const setWorkerName = named.setWorkerName?.bind(queue);
   if (!setWorkerName) return;

@@ -2,7 +2,7 @@ import { InjectQueue } from '@nestjs/bull';
 import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { Job, Queue } from 'bull';
 import type { AppConfig } from '../config/config';
-import { closeQueue, guardWorkerNaming } from '../queues/bull-queue';
+import { closeQueue, startWorker } from '../queues/bull-queue';
 import { InjectConfig } from '../config/config.module';
 import { WebhookDeliveryService } from './webhook-delivery.service';
 import { WEBHOOK_QUEUE, type WebhookJob } from './webhook.queue';
@@ -14,8 +14,6 @@ import { WEBHOOK_QUEUE, type WebhookJob } from './webhook.queue';
  */
 @Injectable()
 export class WebhookProcessor implements OnModuleInit, BeforeApplicationShutdown {
-  /** Set once stopping began: the worker's end is then expected, not an error. */
-  private stopping = false;
   private readonly logger = new Logger(WebhookProcessor.name);
 
   constructor(
@@ -26,16 +24,13 @@ export class WebhookProcessor implements OnModuleInit, BeforeApplicationShutdown
 
   onModuleInit(): void {
     if (this.config.appRole === 'api') return;
-    guardWorkerNaming(this.queue, this.logger);
-    this.queue
-      .process(this.config.webhooks.concurrency, (job: Job<WebhookJob>) =>
-        this.delivery.run(job.data.sendId, job.data.attempt),
-      )
-      .catch((error?: Error) => {
-        // Once stopping began, the end is expected (D18).
-        if (this.stopping) return;
-        this.logger.error(`Webhook worker stopped: ${error?.message ?? 'Redis connection ended'}`);
-      });
+    startWorker(
+      this.queue,
+      this.config.webhooks.concurrency,
+      (job) => this.delivery.run(job.data.sendId, job.data.attempt),
+      this.logger,
+      'Webhook',
+    );
     this.queue.on('failed', (job: Job<WebhookJob>, error: Error) =>
       this.logger.warn(`Webhook job ${job.id} failed: ${error.message}; the sweep retries it`),
     );

@@ -2,7 +2,7 @@ import { InjectQueue } from '@nestjs/bull';
 import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { Job, Queue } from 'bull';
 import type { AppConfig } from '../../config/config';
-import { closeQueue, guardWorkerNaming } from '../../queues/bull-queue';
+import { closeQueue, startWorker } from '../../queues/bull-queue';
 import { InjectConfig } from '../../config/config.module';
 import { PUBLICATION_QUEUE, RetryLater, type PublicationJob } from './publication.queue';
 import { PublicationService } from './publication.service';
@@ -13,8 +13,6 @@ import { PublicationService } from './publication.service';
  */
 @Injectable()
 export class PublicationProcessor implements OnModuleInit, BeforeApplicationShutdown {
-  /** Set once stopping began: the worker's end is then expected, not an error. */
-  private stopping = false;
   private readonly logger = new Logger(PublicationProcessor.name);
   /** Posts being failed after their job gave up: the pool stays open until they are done. */
   private readonly givingUp = new Set<Promise<void>>();
@@ -27,19 +25,13 @@ export class PublicationProcessor implements OnModuleInit, BeforeApplicationShut
 
   onModuleInit(): void {
     if (this.config.appRole === 'api') return;
-    guardWorkerNaming(this.queue, this.logger);
-    this.queue
-      .process(this.config.publication.concurrency, (job: Job<PublicationJob>) =>
-        this.publication.run(job.data.postId, job.data.attempt),
-      )
-      .catch((error?: Error) => {
-        // Once stopping began, the end is expected (D18).
-        if (this.stopping) return;
-        // Bull rejects with the connection's last error, which may be none at all.
-        this.logger.error(
-          `Publication worker stopped: ${error?.message ?? 'Redis connection ended'}`,
-        );
-      });
+    startWorker(
+      this.queue,
+      this.config.publication.concurrency,
+      (job) => this.publication.run(job.data.postId, job.data.attempt),
+      this.logger,
+      'Publication',
+    );
     this.queue.on('failed', (job: Job<PublicationJob>, error: Error) => {
       if (error instanceof RetryLater) return;
       if (job.attemptsMade < (job.opts.attempts ?? 1)) {
