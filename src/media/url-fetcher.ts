@@ -8,6 +8,7 @@ import { AppError } from '../errors/error-codes';
 import { AddressPolicy } from '../outbound/address-policy';
 import {
   admitHost,
+  parseOutboundUrl,
   HOST_RESOLVER,
   pinnedLookup,
   type AddressPins,
@@ -71,7 +72,7 @@ export class UrlFetcher {
       agent.destroy().catch(() => undefined);
     };
     try {
-      let url = parseFetchUrl(rawUrl);
+      let url = parseOutboundUrl(rawUrl, 'be downloaded');
       for (let redirects = 0; ; redirects++) {
         await deadline.race(this.admit(url, pins));
         const response = await deadline.race(
@@ -91,7 +92,7 @@ export class UrlFetcher {
           if (redirects >= MAX_REDIRECTS) {
             throw downloadFailed(`More than ${MAX_REDIRECTS} redirects`);
           }
-          url = parseFetchUrl(resolveLocation(location, url));
+          url = parseOutboundUrl(resolveLocation(location, url), 'be downloaded');
           continue;
         }
         if (statusCode < 200 || statusCode > 299) {
@@ -127,24 +128,6 @@ export class UrlFetcher {
     this.logger.warn(`Media download failed: ${error instanceof Error ? error.message : error}`);
     return downloadFailed('The URL could not be downloaded');
   }
-}
-
-/** D10: an absolute http(s) URL without credentials; anything else is `invalid_url`. */
-export function parseFetchUrl(raw: string): URL {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw invalidUrl('The url is not a valid absolute URL');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw invalidUrl('Only http and https URLs can be downloaded');
-  }
-  if (url.username !== '' || url.password !== '') {
-    throw invalidUrl('The url must not carry credentials');
-  }
-  if (url.hostname === '') throw invalidUrl('The url has no host');
-  return url;
 }
 
 function resolveLocation(location: string, base: URL): string {

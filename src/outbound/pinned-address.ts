@@ -1,6 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
+import { AppError } from '../errors/error-codes';
 import type { AddressPolicy } from './address-policy';
 
 export interface ResolvedAddress {
@@ -16,6 +17,29 @@ export const systemResolver: HostResolver = async (hostname) => {
   const found: LookupAddress[] = await dnsLookup(hostname, { all: true, verbatim: true });
   return found.map((entry) => ({ address: entry.address, family: entry.family === 6 ? 6 : 4 }));
 };
+
+/**
+ * D10: an absolute http(s) URL without credentials; anything else is `invalid_url`. `use` ends
+ * the refusal of another scheme: "Only http and https URLs can {use}".
+ */
+export function parseOutboundUrl(raw: string, use: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw invalidUrl('The url is not a valid absolute URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw invalidUrl(`Only http and https URLs can ${use}`);
+  if (url.username !== '' || url.password !== '')
+    throw invalidUrl('The url must not carry credentials');
+  if (url.hostname === '') throw invalidUrl('The url has no host');
+  return url;
+}
+
+function invalidUrl(message: string): AppError {
+  return new AppError('invalid_url', message);
+}
 
 /** The address each host name of one outbound request must be dialled at. */
 export type AddressPins = Map<string, ResolvedAddress>;

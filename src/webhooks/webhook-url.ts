@@ -1,22 +1,11 @@
 import { AppError } from '../errors/error-codes';
 import type { AddressPolicy } from '../outbound/address-policy';
-import { admitHost, type AddressPins, type HostResolver } from '../outbound/pinned-address';
-
-/** D21: an absolute http(s) URL without credentials; anything else is `invalid_url`. */
-export function parseWebhookUrl(raw: string): URL {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw invalidWebhookUrl('The url is not a valid absolute URL');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw invalidWebhookUrl('Only http and https URLs can receive webhooks');
-  if (url.username !== '' || url.password !== '')
-    throw invalidWebhookUrl('The url must not carry credentials');
-  if (url.hostname === '') throw invalidWebhookUrl('The url has no host');
-  return url;
-}
+import {
+  admitHost,
+  parseOutboundUrl,
+  type AddressPins,
+  type HostResolver,
+} from '../outbound/pinned-address';
 
 /**
  * Checks a receiver's URL by D10's address rules (the media fetcher's policy and resolver) and
@@ -28,7 +17,7 @@ export async function admitWebhookUrl(
   resolve: HostResolver,
   pins: AddressPins = new Map(),
 ): Promise<URL> {
-  const url = parseWebhookUrl(raw);
+  const url = parseOutboundUrl(raw, 'receive webhooks');
   switch (await admitHost(url, policy, resolve, pins)) {
     case 'not_allowed':
       throw new AppError(
@@ -36,11 +25,7 @@ export async function admitWebhookUrl(
         'The URL points to a local or private address, which cannot receive webhooks',
       );
     case 'unresolved':
-      throw invalidWebhookUrl('The host name of the url could not be resolved');
+      throw new AppError('invalid_url', 'The host name of the url could not be resolved');
   }
   return url;
-}
-
-function invalidWebhookUrl(message: string): AppError {
-  return new AppError('invalid_url', message);
 }
