@@ -9,7 +9,7 @@
  */
 
 /** A new event id: `msg_` and 32 hex digits from PostgreSQL's random UUID. */
-const NEW_EVENT_ID = `'msg_' || replace(gen_random_uuid()::text, '-', '')`;
+export const NEW_EVENT_ID = `'msg_' || replace(gen_random_uuid()::text, '-', '')`;
 
 const SENDS = `webhook_event_sends AS (
      INSERT INTO webhook_sends (event_id, webhook_id)

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { DbTimestamp } from '../database/timestamps';
 import type { SubscribableEvent, WebhookEventType } from './webhook-events';
+import { NEW_EVENT_ID } from './webhook-outbox';
 
 export interface WebhookRow {
   id: number;
@@ -122,7 +123,7 @@ export class WebhooksRepository {
     const rows = (await this.db.query(
       `WITH w AS (SELECT id, project_id FROM webhooks WHERE project_id = $1 AND id = $2),
             e AS (INSERT INTO webhook_events (id, project_id, type, data)
-                  SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), w.project_id, $3,
+                  SELECT ${NEW_EVENT_ID}, w.project_id, $3,
                          jsonb_build_object('project_id', w.project_id, 'webhook_id', w.id)
                     FROM w RETURNING id),
             s AS (INSERT INTO webhook_sends (event_id, webhook_id) SELECT e.id, w.id FROM e, w)
