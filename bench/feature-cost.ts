@@ -21,6 +21,7 @@ import { runCli } from '../src/cli/commands';
 import { AppConfig, loadConfig } from '../src/config/config';
 import { dropTestDatabase } from '../test/support/databases';
 import { createMigratedDatabase, TEST_APP_SECRET } from '../test/support/test-app';
+import { postJson } from './support';
 
 const CONNECTIONS = 100;
 const DURATION_S = 10;
@@ -112,15 +113,7 @@ async function seed(config: AppConfig): Promise<string> {
   const app = await createHttpApp(config);
   const base = await listen(app);
   try {
-    const post = async (path: string, body: unknown, auth?: string) => {
-      const res = await fetch(`${base}${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(auth ? { authorization: auth } : {}) },
-        body: JSON.stringify(body),
-      });
-      if (res.status !== 201) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-      return (await res.json()) as Record<string, unknown>;
-    };
+    const post = postJson(base);
     const email = `bench.${process.pid}@example.com`;
     const registered = await post('/api/auth/register', {
       email,

@@ -30,6 +30,7 @@ import {
   cpuSeconds,
   cpuSecondsOfCommand,
   freePort,
+  postJson,
   sampleDatabaseBackends,
   waitUntilAnswers,
 } from './support';
@@ -62,24 +63,37 @@ const WARMUP_POSTS = Number(process.env.BENCH_WARMUP_POSTS ?? 300);
 const IDLE_SAMPLE_MS = 3_000;
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-async function main(): Promise<void> {
-  const telegram = await new TelegramStandIn().start();
-  const { name, url } = await createMigratedDatabase();
-  const prefix = `herald-bench-${randomBytes(4).toString('hex')}`;
-  const port = await freePort();
-  const env: Record<string, string> = {
+/** The environment common to every Herald process of the bench; API rate limits out of the way. */
+function heraldEnv(
+  url: string,
+  prefix: string,
+  port: number,
+  telegram: TelegramStandIn,
+  role: 'all' | 'api',
+): Record<string, string> {
+  return {
     DATABASE_URL: url,
     REDIS_URL,
     REDIS_KEY_PREFIX: prefix,
     APP_SECRET: TEST_APP_SECRET,
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
     PORT: String(port),
-    APP_ROLE: 'all',
+    APP_ROLE: role,
     TELEGRAM_API_BASE_URL: telegram.url,
     MEDIA_STORAGE_DIR: join('/tmp', prefix),
     RATE_LIMIT_CREATE_POST: '1000000000',
     RATE_LIMIT_PUBLISH: '1000000000',
     RATE_LIMIT_OTHER: '1000000000',
+  };
+}
+
+async function main(): Promise<void> {
+  const telegram = await new TelegramStandIn().start();
+  const { name, url } = await createMigratedDatabase();
+  const prefix = `herald-bench-${randomBytes(4).toString('hex')}`;
+  const port = await freePort();
+  const env: Record<string, string> = {
+    ...heraldEnv(url, prefix, port, telegram, 'all'),
     TELEGRAM_BOT_MESSAGES_PER_SECOND: '1000000',
     TELEGRAM_CHAT_MESSAGES_PER_MINUTE: '1000000',
     PUBLICATION_CONCURRENCY: process.env.PUBLICATION_CONCURRENCY ?? '50',
@@ -512,15 +526,7 @@ async function seed(
   bots = BOTS,
   channelsPerBot = CHANNELS_PER_BOT,
 ) {
-  const post = async (path: string, body: unknown, auth?: string) => {
-    const res = await fetch(`${base}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...(auth ? { authorization: auth } : {}) },
-      body: JSON.stringify(body),
-    });
-    if (res.status !== 201) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-    return (await res.json()) as Record<string, unknown>;
-  };
+  const post = postJson(base);
   const email = `bench.pipeline.${process.pid}@example.com`;
   const registered = await post('/api/auth/register', {
     email,
@@ -660,18 +666,7 @@ async function ceilingMain(): Promise<void> {
   const prefix = `herald-bench-${randomBytes(4).toString('hex')}`;
   const port = await freePort();
   const env: Record<string, string> = {
-    DATABASE_URL: url,
-    REDIS_URL,
-    REDIS_KEY_PREFIX: prefix,
-    APP_SECRET: TEST_APP_SECRET,
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
-    PORT: String(port),
-    APP_ROLE: 'api',
-    TELEGRAM_API_BASE_URL: telegram.url,
-    MEDIA_STORAGE_DIR: join('/tmp', prefix),
-    RATE_LIMIT_CREATE_POST: '1000000000',
-    RATE_LIMIT_PUBLISH: '1000000000',
-    RATE_LIMIT_OTHER: '1000000000',
+    ...heraldEnv(url, prefix, port, telegram, 'api'),
     TELEGRAM_BOT_MESSAGES_PER_SECOND: String(limits.botMessagesPerSecond),
     TELEGRAM_CHAT_MESSAGES_PER_MINUTE: String(limits.chatMessagesPerMinute),
     ...(process.env.PUBLICATION_CONCURRENCY

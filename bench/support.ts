@@ -44,6 +44,22 @@ export function freePort(): Promise<number> {
   });
 }
 
+/**
+ * A POST of a JSON body to `base`, which must answer 201; the answer's JSON. For seeding a bench
+ * through the API (registration, projects, keys), not for measured requests.
+ */
+export function postJson(base: string) {
+  return async (path: string, body: unknown, auth?: string): Promise<Record<string, unknown>> => {
+    const res = await fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(auth ? { authorization: auth } : {}) },
+      body: JSON.stringify(body),
+    });
+    if (res.status !== 201) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as Record<string, unknown>;
+  };
+}
+
 /** The same server's URL naming another database. */
 export function withDatabase(url: string, name: string): string {
   const parsed = new URL(url);
