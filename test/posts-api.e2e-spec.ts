@@ -28,10 +28,12 @@ describe('Posts API for integrators: the post object (D19)', () => {
       TELEGRAM_CHAT_MESSAGES_PER_MINUTE: '100000',
     });
     ({ t, make } = world);
-    ({ owner, project, key } = await make.owner('Post object'));
-    const account = await make.telegramAccount(owner, project);
-    channel = await make.channel(owner, account.id);
-    other = await make.channel(owner, account.id);
+    ({
+      owner,
+      project,
+      key,
+      channels: [channel, other],
+    } = await make.ownerWithChannels('Post object', 2));
   });
 
   afterAll(async () => {

@@ -28,10 +28,12 @@ describe('Public posts API (SERVICE.md 4 #4–#7; D4–D9, D12)', () => {
       RATE_LIMIT_OTHER: '10000',
     });
     ({ t, make } = world);
-    ({ owner, project, key } = await make.owner('Posts'));
-    const account = await make.telegramAccount(owner, project);
-    channel = await make.channel(owner, account.id);
-    other = await make.channel(owner, account.id);
+    ({
+      owner,
+      project,
+      key,
+      channels: [channel, other],
+    } = await make.ownerWithChannels('Posts', 2));
   });
 
   afterAll(async () => {

@@ -21,10 +21,8 @@ const FAST = {
 
 async function setUp(t: TestApp, telegram: TelegramStandIn) {
   const make = new Factory(t, telegram);
-  const { owner, project, key } = await make.owner('Recovery');
-  const account = await make.telegramAccount(owner, project);
-  const channel = await make.channel(owner, account.id);
-  return { make, owner, project, key, channel };
+  const { owner, project, key, channels } = await make.ownerWithChannels('Recovery');
+  return { make, owner, project, key, channel: channels[0] };
 }
 
 describe('Publication when Redis is away, worker roles, graceful shutdown (issue 4, points 5 and 8)', () => {
@@ -40,7 +38,6 @@ describe('Publication when Redis is away, worker roles, graceful shutdown (issue
 
   it('Redis down at create time: the post is stored (201), nothing is lost, and the sweep publishes it once Redis is back', async () => {
     const redis = await new SwitchableRedis().start();
-    redis.up = true;
     const t = await startTestApp({
       ...FAST,
       TELEGRAM_API_BASE_URL: telegram.url,
@@ -167,7 +164,6 @@ describe('Publication when Redis is away, worker roles, graceful shutdown (issue
     // before Redis answered left an unhandled rejection ("Connection is closed"), which ends a
     // Node process. Jest fails the test that leaves one; this one must end with no connection open.
     const redis = await new SwitchableRedis().start();
-    redis.up = true;
     redis.namedConnectionDelayMs = 1_000;
     try {
       const t = await startTestApp({ ...FAST, APP_ROLE: 'worker', REDIS_URL: redis.url });

@@ -530,19 +530,15 @@ describe('Webhooks (D21)', () => {
 describe('Webhooks when Redis is away (D21: delayed, never lost)', () => {
   it('Redis cut during a publication: the event arrives after Redis returns', async () => {
     const receiver = await new WebhookReceiver().start();
-    const telegram = await new TelegramStandIn().start();
     const redis = await new SwitchableRedis().start();
-    redis.up = true;
-    const t = await startTestApp({
-      ...FAST,
-      TELEGRAM_API_BASE_URL: telegram.url,
-      REDIS_URL: redis.url,
-    });
+    const world = await startWithTelegram({ ...FAST, REDIS_URL: redis.url });
+    const { t, telegram, make } = world;
     try {
-      const make = new Factory(t, telegram);
-      const { owner, project, key } = await make.owner('Outage');
-      const account = await make.telegramAccount(owner, project);
-      const channel = await make.channel(owner, account.id);
+      const {
+        project,
+        key,
+        channels: [channel],
+      } = await make.ownerWithChannels('Outage');
       const hook = await t.http
         .post(`/api/public/v1/projects/${project.id}/webhooks`)
         .set('Authorization', `Bearer ${key}`)
@@ -583,9 +579,8 @@ describe('Webhooks when Redis is away (D21: delayed, never lost)', () => {
       await sleep(700);
       expect(receiver.deliveries).toHaveLength(1);
     } finally {
-      await t.close();
+      await world.close();
       await redis.stop();
-      await telegram.stop();
       await receiver.stop();
     }
   });

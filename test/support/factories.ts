@@ -83,6 +83,15 @@ export class Factory {
     return { owner, project, key: await this.apiKey(owner) };
   }
 
+  /** `owner()` with a Telegram bot connected to the project and `count` channels of that bot. */
+  async ownerWithChannels(projectName: string, count = 1) {
+    const { owner, project, key } = await this.owner(projectName);
+    const account = await this.telegramAccount(owner, project);
+    const channels: TestChannel[] = [];
+    for (let i = 0; i < count; i++) channels.push(await this.channel(owner, account.id));
+    return { owner, project, key, account, channels };
+  }
+
   /** Creates an API key for an administrator; returns the full key. */
   async apiKey(
     admin: SignedInUser,

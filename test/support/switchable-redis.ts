@@ -3,11 +3,14 @@ import { TEST_REDIS_URL } from './test-app';
 
 const REDIS_PORT = Number(new URL(TEST_REDIS_URL).port || 6379);
 
-/** A TCP proxy to the real Redis that can be switched off: connections are refused or cut. */
+/**
+ * A TCP proxy to the real Redis that can be switched off: connections are refused or cut. It
+ * starts up; `down()` cuts it, `up = true` brings it back.
+ */
 export class SwitchableRedis {
   private server?: Server;
   private readonly sockets = new Set<Socket>();
-  up = false;
+  up = true;
   /** How long connections that start by naming themselves (CLIENT SETNAME) wait for Redis. */
   namedConnectionDelayMs = 0;
 
