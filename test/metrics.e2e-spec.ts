@@ -3,10 +3,12 @@ import type { Queue } from 'bull';
 import { startMetricsServer } from '../src/metrics/metrics-server';
 import { Metrics } from '../src/metrics/metrics.service';
 import { Factory, SignedInUser, TestChannel, TestProject } from './support/factories';
+import { waitFor } from './support/expectations';
 import { waitForPostStatus } from './support/publication';
 import { TelegramStandIn } from './support/telegram-stand-in';
 import { startWithTelegram, TelegramWorld } from './support/telegram-world';
 import { startTestApp, TestApp } from './support/test-app';
+import { WebhookReceiver } from './support/webhook-receiver';
 
 const TOKEN = 'metrics-token-for-tests-0123456789';
 
@@ -58,6 +60,9 @@ describe('GET /metrics (D23)', () => {
         RATE_LIMIT_OTHER: '3',
         RATE_LIMIT_CREATE_POST: '1000',
         RATE_LIMIT_PUBLISH: '1000',
+        // The webhook receiver listens on 127.0.0.1; a refused delivery is retried at once.
+        MEDIA_FETCH_ALLOW_CIDRS: '127.0.0.1/32',
+        WEBHOOK_RETRY_DELAYS_MS: '50',
       });
       ({ t, telegram, make } = world);
       ({ owner, project, key } = await make.owner('Metrics'));
@@ -221,11 +226,34 @@ describe('GET /metrics (D23)', () => {
       expect(sample(await scrape(), 'herald_rate_limited_total', { category: 'other' })).toBe(2);
     });
 
-    it('has the webhook delivery counter, moved by the Metrics service', async () => {
-      t.app.get(Metrics).webhookDelivery('delivered');
-      expect(
-        sample(await scrape(), 'herald_webhook_deliveries_total', { outcome: 'delivered' }),
-      ).toBe(1);
+    it('counts webhook deliveries by outcome: a refused attempt, then its retry delivered', async () => {
+      const receiver = await new WebhookReceiver().start();
+      try {
+        const count = async (outcome: string) =>
+          sample(await scrape(), 'herald_webhook_deliveries_total', { outcome }) ?? 0;
+        const before = { retrying: await count('retrying'), delivered: await count('delivered') };
+        // A key of its own: the rate limit test above spent this key's requests.
+        const hookKey = await make.apiKey(owner);
+        const hook = await t.http
+          .post(`/api/public/v1/projects/${project.id}/webhooks`)
+          .set('Authorization', `Bearer ${hookKey}`)
+          .send({ url: receiver.url('/metrics-hook'), events: ['post.published'] })
+          .expect(201);
+        receiver.expect('/metrics-hook', hook.body.secret as string);
+        receiver.script('/metrics-hook', { status: 500 });
+        const post = await t.http
+          .post(`/api/public/v1/projects/${project.id}/posts`)
+          .set('Authorization', `Bearer ${hookKey}`)
+          .send({ text: 'Hooked', targets: [{ channel_ref: channel.id }], publish_now: true })
+          .expect(201);
+        expect((await waitForPostStatus(t, post.body.id as number)).status).toBe('published');
+        await waitFor(async () => (await count('delivered')) === before.delivered + 1);
+        expect(receiver.of('/metrics-hook')).toHaveLength(2);
+        expect(await count('retrying')).toBe(before.retrying + 1);
+        expect(receiver.rejected).toEqual([]);
+      } finally {
+        await receiver.stop();
+      }
     });
 
     it("serves a worker's metrics on its own port, with the same token rules", async () => {
