@@ -15,12 +15,16 @@ import { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import Redis from 'ioredis';
 import { createHttpApp } from '../src/app.setup';
 import { runCli } from '../src/cli/commands';
 import { AppConfig, loadConfig } from '../src/config/config';
 import { dropTestDatabase } from '../test/support/databases';
-import { createMigratedDatabase, TEST_APP_SECRET } from '../test/support/test-app';
+import {
+  createMigratedDatabase,
+  deleteRedisKeys,
+  TEST_APP_SECRET,
+  TEST_REDIS_URL,
+} from '../test/support/test-app';
 import { postJson } from './support';
 
 const CONNECTIONS = 100;
@@ -101,10 +105,7 @@ export async function measureFeatureCost(feature: Feature, rounds: number): Prom
     );
   } finally {
     await dropTestDatabase(name);
-    const redis = new Redis(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
-    const keys = await redis.keys(`${prefix}:*`);
-    if (keys.length > 0) await redis.del(...keys);
-    await redis.quit();
+    await deleteRedisKeys(TEST_REDIS_URL, prefix);
   }
 }
 

@@ -41,14 +41,13 @@ import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import Bull from 'bull';
-import Redis from 'ioredis';
 import { request } from 'undici';
 import { Client } from 'pg';
 import { runCli } from '../src/cli/commands';
 import { loadConfig } from '../src/config/config';
 import { dropTestDatabase } from '../test/support/databases';
 import { RecordedCall, TelegramStandIn } from '../test/support/telegram-stand-in';
-import { createMigratedDatabase, TEST_APP_SECRET } from '../test/support/test-app';
+import { createMigratedDatabase, deleteRedisKeys, TEST_APP_SECRET } from '../test/support/test-app';
 
 const POSTS = Number(process.argv[2] ?? 2000);
 const SCHEDULED = Number(process.argv[3] ?? 200);
@@ -217,10 +216,7 @@ async function main(): Promise<void> {
     }
     await telegram.stop();
     await dropTestDatabase(name);
-    const redis = new Redis(REDIS_URL);
-    const keys = await redis.keys(`${prefix}:*`);
-    if (keys.length > 0) await redis.del(...keys);
-    await redis.quit();
+    await deleteRedisKeys(REDIS_URL, prefix);
   }
 }
 
@@ -790,10 +786,7 @@ async function ceilingMain(): Promise<void> {
     await queue.close();
     await telegram.stop();
     await dropTestDatabase(name);
-    const redis = new Redis(REDIS_URL);
-    const keys = await redis.keys(`${prefix}:*`);
-    if (keys.length > 0) await redis.del(...keys);
-    await redis.quit();
+    await deleteRedisKeys(REDIS_URL, prefix);
   }
 }
 
