@@ -1,6 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { AddressInfo, createServer } from 'node:net';
 
 /** Linux's USER_HZ: /proc times are in these ticks. */
 const CLOCK_TICKS_PER_SECOND = 100;
@@ -32,17 +31,7 @@ export function cpuSecondsOfCommand(comm: string): number {
   return total;
 }
 
-/** A TCP port free on 127.0.0.1 at the moment of asking. */
-export function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolvePort(port));
-    });
-  });
-}
+export { freePort } from '../test/support/free-port';
 
 /**
  * A POST of a JSON body to `base`, which must answer 201; the answer's JSON. For seeding a bench
