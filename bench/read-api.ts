@@ -24,7 +24,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import Redis from 'ioredis';
+import { deleteRedisKeys } from '../test/support/redis-keys';
 import { Client } from 'pg';
 import { Pool } from 'undici';
 
@@ -624,15 +624,8 @@ async function cleanUp(
   await client
     .query(`DROP DATABASE IF EXISTS "${s.databaseName}" WITH (FORCE)`)
     .finally(() => client.end());
-  const redis = new Redis(s.redisUrl);
-  try {
-    const keys: string[] = [];
-    for await (const batch of redis.scanStream({ match: `${redisKeyPrefix}*`, count: 1000 }))
-      keys.push(...(batch as string[]));
-    if (keys.length > 0) await redis.del(...keys);
-  } finally {
-    redis.disconnect();
-  }
+  // Only this run's keys (prefix and colon): `herald-bench-12*` would also match run 123's.
+  await deleteRedisKeys(s.redisUrl, redisKeyPrefix);
 }
 
 main().catch((error: Error) => {

@@ -3,7 +3,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Redis from 'ioredis';
 import { Client } from 'pg';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
@@ -17,6 +16,10 @@ import { OpenApiContract, recordMismatch } from './contract';
 import { createTestDatabase, databaseUrl, dropTestDatabase } from './databases';
 import { localStore, MediaDriver, MediaStore, s3Store } from './media-store';
 import { S3TestServer } from './s3-server';
+
+import { deleteRedisKeys } from './redis-keys';
+
+export { deleteRedisKeys };
 
 export const TEST_APP_SECRET = 'test-secret-that-is-long-enough-0123456789';
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -167,21 +170,4 @@ async function contractCheckedAgent(
     };
   }
   return agent;
-}
-
-/** Removes what a test app left in Redis under its key prefix (Bull's queue keys do not expire). */
-export async function deleteRedisKeys(url: string, prefix: string): Promise<void> {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  redis.on('error', () => undefined); // a test that took Redis away has nothing to clean here
-  try {
-    await redis.connect();
-    const stream = redis.scanStream({ match: `${prefix}:*`, count: 500 });
-    for await (const keys of stream as AsyncIterable<string[]>) {
-      if (keys.length > 0) await redis.unlink(...keys);
-    }
-  } catch {
-    // Best effort: keys left behind hold no test's outcome.
-  } finally {
-    redis.disconnect();
-  }
 }
