@@ -4,7 +4,11 @@ import type { ServerResponse } from 'node:http';
 import { loadConfig } from '../src/config/config';
 import { MediaService } from '../src/media/media.service';
 import { UrlFetcher } from '../src/media/url-fetcher';
-import type { HostResolver, ResolvedAddress } from '../src/outbound/pinned-address';
+import {
+  HostAdmission,
+  type HostResolver,
+  type ResolvedAddress,
+} from '../src/outbound/pinned-address';
 import { Factory, TestProject } from './support/factories';
 import { FIFTY_MB, fixture } from './support/media-helpers';
 import { RemoteFileServer } from './support/remote-file-server';
@@ -434,6 +438,9 @@ describe.each(MEDIA_DRIVERS)(
         };
         return Object.assign(resolver, { asked });
       }
+      function fetcherWith(dns: HostResolver, ca?: string): UrlFetcher {
+        return new UrlFetcher(config, new HostAdmission(config, dns), ca);
+      }
       async function readAll(body: NodeJS.ReadableStream): Promise<Buffer> {
         const chunks: Buffer[] = [];
         for await (const chunk of body) chunks.push(chunk as Buffer);
@@ -442,7 +449,7 @@ describe.each(MEDIA_DRIVERS)(
 
       it('connects to the checked address of a name that only our resolver knows', async () => {
         const dns = fakeDns({ 'media.example.test': ['127.0.0.2'] });
-        const fetcher = new UrlFetcher(config, dns);
+        const fetcher = fetcherWith(dns);
         const { body, finalUrl } = await fetcher.fetch(
           `http://media.example.test:${files.port}/sample.png`,
         );
@@ -459,7 +466,7 @@ describe.each(MEDIA_DRIVERS)(
         [['127.0.0.2', '127.0.0.1']],
         [['93.184.216.34', '169.254.169.254']],
       ])('refuses a name resolving to %j (every answer must be allowed)', async (addresses) => {
-        const fetcher = new UrlFetcher(config, fakeDns({ 'rebind.example.test': addresses }));
+        const fetcher = fetcherWith(fakeDns({ 'rebind.example.test': addresses }));
         await expect(
           fetcher.fetch(`http://rebind.example.test:${victim.port}/`),
         ).rejects.toMatchObject({ code: 'url_not_allowed' });
@@ -469,7 +476,7 @@ describe.each(MEDIA_DRIVERS)(
       it('never asks DNS about localhost', async () => {
         const dns = fakeDns({ localhost: ['127.0.0.2'] });
         await expect(
-          new UrlFetcher(config, dns).fetch(`http://localhost:${files.port}/hostile`),
+          fetcherWith(dns).fetch(`http://localhost:${files.port}/hostile`),
         ).rejects.toMatchObject({ code: 'url_not_allowed' });
         expect(dns.asked).toEqual([]);
         expect(files.hitsOf('/hostile')).toBe(0);
@@ -481,7 +488,7 @@ describe.each(MEDIA_DRIVERS)(
           res.writeHead(302, { location: `http://evil.example.test:${victim.port}/` }).end(),
         );
         await expect(
-          new UrlFetcher(config, dns).fetch(files.url('/redirect-evil-name')),
+          fetcherWith(dns).fetch(files.url('/redirect-evil-name')),
         ).rejects.toMatchObject({ code: 'url_not_allowed' });
         expect(dns.asked).toEqual(['evil.example.test']);
         expect(victim.hits).toEqual([]);
@@ -514,18 +521,18 @@ describe.each(MEDIA_DRIVERS)(
 
         it('verifies the certificate against the name while connecting to the pinned address', async () => {
           const dns = fakeDns({ 'media.example.test': ['127.0.0.2'] });
-          const { body } = await new UrlFetcher(config, dns, ca).fetch(
+          const { body } = await fetcherWith(dns, ca).fetch(
             secure.url('/sample.png', 'media.example.test'),
           );
           expect((await readAll(body)).equals(PNG)).toBe(true);
           // Without trusting the test CA the same download fails: TLS is verified.
           await expect(
-            new UrlFetcher(config, dns).fetch(secure.url('/sample.png', 'media.example.test')),
+            fetcherWith(dns).fetch(secure.url('/sample.png', 'media.example.test')),
           ).rejects.toMatchObject({ code: 'download_failed' });
         });
 
         it('checks a redirect from https to http like any other hop', async () => {
-          const fetcher = new UrlFetcher(config, fakeDns({}), ca);
+          const fetcher = fetcherWith(fakeDns({}), ca);
           await expect(fetcher.fetch(secure.url('/to-http-loopback'))).rejects.toMatchObject({
             code: 'url_not_allowed',
           });
@@ -538,7 +545,7 @@ describe.each(MEDIA_DRIVERS)(
 
       it('an unknown name: download_failed', async () => {
         await expect(
-          new UrlFetcher(config, fakeDns({})).fetch('http://nowhere.example.test/a.png'),
+          fetcherWith(fakeDns({})).fetch('http://nowhere.example.test/a.png'),
         ).rejects.toMatchObject({ code: 'download_failed' });
       });
     });

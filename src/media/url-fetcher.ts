@@ -5,14 +5,11 @@ import { Agent, request } from 'undici';
 import type { AppConfig } from '../config/config';
 import { InjectConfig } from '../config/config.module';
 import { AppError } from '../errors/error-codes';
-import { AddressPolicy } from '../outbound/address-policy';
 import {
-  admitHost,
+  HostAdmission,
   parseOutboundUrl,
-  HOST_RESOLVER,
   pinnedLookup,
   type AddressPins,
-  type HostResolver,
 } from '../outbound/pinned-address';
 import { MAX_MEDIA_BYTES } from './media-kinds';
 import { fileTooLarge } from './media-sniffer';
@@ -43,15 +40,13 @@ export interface FetchedResource {
 @Injectable()
 export class UrlFetcher {
   private readonly logger = new Logger(UrlFetcher.name);
-  private readonly policy: AddressPolicy;
   private readonly timeoutMs: number;
 
   constructor(
     @InjectConfig() config: AppConfig,
-    @Inject(HOST_RESOLVER) private readonly resolve: HostResolver,
+    private readonly hosts: HostAdmission,
     @Optional() @Inject(FETCH_EXTRA_CA) private readonly extraCa?: string,
   ) {
-    this.policy = new AddressPolicy(config.mediaFetchAllowCidrs);
     this.timeoutMs = config.mediaFetchTimeoutMs;
   }
 
@@ -114,7 +109,7 @@ export class UrlFetcher {
 
   /** Checks the host of one hop and pins the address the connection must use. */
   private async admit(url: URL, pins: AddressPins): Promise<void> {
-    switch (await admitHost(url, this.policy, this.resolve, pins)) {
+    switch (await this.hosts.admit(url, pins)) {
       case 'not_allowed':
         throw urlNotAllowed();
       case 'unresolved':

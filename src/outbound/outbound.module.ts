@@ -1,5 +1,5 @@
 import { Global, Module } from '@nestjs/common';
-import { HOST_RESOLVER, systemResolver } from './pinned-address';
+import { HOST_RESOLVER, HostAdmission, systemResolver } from './pinned-address';
 
 /**
  * Requests to URLs that users give (media by link, webhook receivers): one address policy, one
@@ -7,7 +7,7 @@ import { HOST_RESOLVER, systemResolver } from './pinned-address';
  */
 @Global()
 @Module({
-  providers: [{ provide: HOST_RESOLVER, useValue: systemResolver }],
-  exports: [HOST_RESOLVER],
+  providers: [{ provide: HOST_RESOLVER, useValue: systemResolver }, HostAdmission],
+  exports: [HostAdmission],
 })
 export class OutboundModule {}

@@ -1,8 +1,11 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
+import type { AppConfig } from '../config/config';
+import { InjectConfig } from '../config/config.module';
 import { AppError } from '../errors/error-codes';
-import type { AddressPolicy } from './address-policy';
+import { AddressPolicy } from './address-policy';
 
 export interface ResolvedAddress {
   address: string;
@@ -48,31 +51,42 @@ export type AddressPins = Map<string, ResolvedAddress>;
 export type HostVerdict = 'allowed' | 'not_allowed' | 'unresolved';
 
 /**
- * Checks the host of one request (or redirect hop) by D10's address rules and pins the address
- * the connection must use. An IP literal is checked as it is (Node dials it without a lookup);
- * `localhost` is refused without asking DNS; every address a name resolves to must be allowed,
- * so a name mixing public and private addresses is refused.
+ * D10's address rules (`MEDIA_FETCH_ALLOW_CIDRS` included) and the resolver, built once for every
+ * request to a URL a user gave: media by link and webhook receivers are admitted alike.
  */
-export async function admitHost(
-  url: URL,
-  policy: AddressPolicy,
-  resolve: HostResolver,
-  pins: AddressPins,
-): Promise<HostVerdict> {
-  const host = url.hostname;
-  if (isIpLiteral(host)) return policy.isAllowed(host) ? 'allowed' : 'not_allowed';
-  const name = host.replace(/\.$/, '').toLowerCase();
-  if (name === 'localhost' || name.endsWith('.localhost')) return 'not_allowed';
-  let addresses: ResolvedAddress[];
-  try {
-    addresses = await resolve(host);
-  } catch {
-    return 'unresolved';
+@Injectable()
+export class HostAdmission {
+  private readonly policy: AddressPolicy;
+
+  constructor(
+    @InjectConfig() config: AppConfig,
+    @Inject(HOST_RESOLVER) private readonly resolve: HostResolver,
+  ) {
+    this.policy = new AddressPolicy(config.mediaFetchAllowCidrs);
   }
-  if (addresses.length === 0) return 'unresolved';
-  if (!addresses.every((entry) => policy.isAllowed(entry.address))) return 'not_allowed';
-  pins.set(host, addresses[0]);
-  return 'allowed';
+
+  /**
+   * Checks the host of one request (or redirect hop) and pins the address the connection must
+   * use. An IP literal is checked as it is (Node dials it without a lookup); `localhost` is
+   * refused without asking DNS; every address a name resolves to must be allowed, so a name
+   * mixing public and private addresses is refused.
+   */
+  async admit(url: URL, pins: AddressPins): Promise<HostVerdict> {
+    const host = url.hostname;
+    if (isIpLiteral(host)) return this.policy.isAllowed(host) ? 'allowed' : 'not_allowed';
+    const name = host.replace(/\.$/, '').toLowerCase();
+    if (name === 'localhost' || name.endsWith('.localhost')) return 'not_allowed';
+    let addresses: ResolvedAddress[];
+    try {
+      addresses = await this.resolve(host);
+    } catch {
+      return 'unresolved';
+    }
+    if (addresses.length === 0) return 'unresolved';
+    if (!addresses.every((entry) => this.policy.isAllowed(entry.address))) return 'not_allowed';
+    pins.set(host, addresses[0]);
+    return 'allowed';
+  }
 }
 
 export function isIpLiteral(hostname: string): boolean {

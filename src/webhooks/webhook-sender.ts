@@ -1,16 +1,10 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 import type { AppConfig } from '../config/config';
 import { InjectConfig } from '../config/config.module';
 import { AppError } from '../errors/error-codes';
-import { AddressPolicy } from '../outbound/address-policy';
-import {
-  HOST_RESOLVER,
-  pinnedLookup,
-  type AddressPins,
-  type HostResolver,
-} from '../outbound/pinned-address';
+import { HostAdmission, pinnedLookup, type AddressPins } from '../outbound/pinned-address';
 import { signWebhook } from './webhook-signature';
 import { admitWebhookUrl } from './webhook-url';
 
@@ -41,20 +35,18 @@ export interface AttemptOutcome {
  */
 @Injectable()
 export class WebhookSender {
-  private readonly policy: AddressPolicy;
   private readonly timeoutMs: number;
 
   constructor(
     @InjectConfig() config: AppConfig,
-    @Inject(HOST_RESOLVER) private readonly resolve: HostResolver,
+    private readonly hosts: HostAdmission,
   ) {
-    this.policy = new AddressPolicy(config.mediaFetchAllowCidrs);
     this.timeoutMs = config.webhooks.timeoutMs;
   }
 
   /** The URL check of creation time: throws `invalid_url` / `url_not_allowed`. */
   async check(url: string): Promise<void> {
-    await admitWebhookUrl(url, this.policy, this.resolve);
+    await admitWebhookUrl(url, this.hosts);
   }
 
   async send(message: WebhookMessage): Promise<AttemptOutcome> {
@@ -64,10 +56,7 @@ export class WebhookSender {
     const pins: AddressPins = new Map();
     let agent: Agent | undefined;
     try {
-      const url = await raceSignal(
-        admitWebhookUrl(message.url, this.policy, this.resolve, pins),
-        signal,
-      );
+      const url = await raceSignal(admitWebhookUrl(message.url, this.hosts, pins), signal);
       agent = new Agent({
         connect: { lookup: pinnedLookup(pins), timeout: this.timeoutMs },
         headersTimeout: this.timeoutMs,

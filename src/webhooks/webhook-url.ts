@@ -1,24 +1,17 @@
 import { AppError } from '../errors/error-codes';
-import type { AddressPolicy } from '../outbound/address-policy';
-import {
-  admitHost,
-  parseOutboundUrl,
-  type AddressPins,
-  type HostResolver,
-} from '../outbound/pinned-address';
+import { parseOutboundUrl, type AddressPins, type HostAdmission } from '../outbound/pinned-address';
 
 /**
- * Checks a receiver's URL by D10's address rules (the media fetcher's policy and resolver) and
+ * Checks a receiver's URL by D10's address rules (the same admission as media by link) and
  * pins the address to dial into `pins`. Throws `invalid_url` or `url_not_allowed`.
  */
 export async function admitWebhookUrl(
   raw: string,
-  policy: AddressPolicy,
-  resolve: HostResolver,
+  hosts: HostAdmission,
   pins: AddressPins = new Map(),
 ): Promise<URL> {
   const url = parseOutboundUrl(raw, 'receive webhooks');
-  switch (await admitHost(url, policy, resolve, pins)) {
+  switch (await hosts.admit(url, pins)) {
     case 'not_allowed':
       throw new AppError(
         'url_not_allowed',
