@@ -9,6 +9,7 @@ import {
 import Redis from 'ioredis';
 import { Public } from '../auth/decorators';
 import { InjectRedis } from '../redis/redis.module';
+import { withinTime } from '../redis/time-limit';
 
 const CHECK_TIMEOUT_MS = 1_500;
 
@@ -49,12 +50,11 @@ export class HealthController {
   private async redisCheck() {
     const indicator = this.indicators.check('redis');
     try {
-      const answer = await Promise.race([
+      const answer = await withinTime(
         this.redis.ping(),
-        new Promise<never>((_, reject) =>
-          setTimeout(() => reject(new Error('timeout')), CHECK_TIMEOUT_MS).unref(),
-        ),
-      ]);
+        CHECK_TIMEOUT_MS,
+        () => new Error('timeout'),
+      );
       return answer === 'PONG' ? indicator.up() : indicator.down({ message: 'unexpected answer' });
     } catch (error) {
       return indicator.down({ message: (error as Error).message });

@@ -1,5 +1,6 @@
 import type { Logger } from '@nestjs/common';
 import type { Job, Queue } from 'bull';
+import { withinTime } from '../redis/time-limit';
 
 /**
  * What every Bull queue of Herald needs around it (the publication and webhook queues alike):
@@ -20,14 +21,11 @@ const LIVE_STATES = new Set(['waiting', 'active', 'delayed', 'paused']);
 
 /** Bull's client queues commands while Redis is away, so a call would hang: bound it. */
 export function boundedQueueCall<T>(work: Promise<T>, limitMs: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new QueueUnavailable(`Redis did not answer in ${limitMs} ms`)),
-      limitMs,
-    );
-  });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+  return withinTime(
+    work,
+    limitMs,
+    () => new QueueUnavailable(`Redis did not answer in ${limitMs} ms`),
+  );
 }
 
 /** Bull re-emits its Redis clients' errors; unheard, an 'error' event would end the process. */

@@ -2,6 +2,7 @@ import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import Redis from 'ioredis';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
+import { withinTime } from './time-limit';
 
 export const REDIS = Symbol('REDIS');
 /** How long stopping waits for Redis to answer QUIT before dropping the connection. */
@@ -29,10 +30,7 @@ export class RedisModule implements OnApplicationShutdown {
 
   /** QUIT, unless Redis does not answer it in time (a hung Redis keeps the connection open). */
   async onApplicationShutdown(): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, QUIT_TIMEOUT_MS)));
-    await Promise.race([this.redis.quit().catch(() => undefined), timeout]);
-    clearTimeout(timer);
+    await withinTime(this.redis.quit(), QUIT_TIMEOUT_MS).catch(() => undefined);
     this.redis.disconnect();
   }
 }
