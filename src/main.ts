@@ -1,12 +1,22 @@
 import 'reflect-metadata';
+import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
+import type { Server } from 'node:http';
 import { AppModule } from './app.module';
 import { createHttpApp } from './app.setup';
-import { ConfigError, loadConfig, readEnvironment } from './config/config';
+import { AppConfig, ConfigError, loadConfig, readEnvironment } from './config/config';
 import { startMetricsServer } from './metrics/metrics-server';
 import { Metrics } from './metrics/metrics.service';
 import { stopOnSignals } from './shutdown/stop-on-signals';
+
+/** What a role builds: the application, how it starts serving, and what stops before it closes. */
+interface Role {
+  app: INestApplicationContext;
+  /** Starts serving; answers the line that says so. */
+  serve(): Promise<string>;
+  closeFirst?: () => Promise<void>;
+}
 
 async function bootstrap(): Promise<void> {
   let config;
@@ -20,32 +30,47 @@ async function bootstrap(): Promise<void> {
     throw error;
   }
 
-  if (config.appRole === 'worker') {
-    // A worker consumes the publication queue and serves no HTTP.
-    const context = await NestFactory.createApplicationContext(AppModule.forRoot(config), {
-      bufferLogs: true,
-    });
-    const logger = context.get(Logger);
-    context.useLogger(logger);
-    if (config.ops.metricsToken === null) {
-      stopOnSignals(context, config.ops.shutdownTimeoutMs, logger);
-      logger.log(`Herald worker started`);
-      return;
-    }
-    // A worker serves no API; Prometheus scrapes it on METRICS_PORT.
-    const metrics = await startMetricsServer(context.get(Metrics), config);
-    stopOnSignals(context, config.ops.shutdownTimeoutMs, logger, async () => {
-      metrics.server.close();
-      metrics.server.closeIdleConnections();
-    });
-    logger.log(`Herald worker started; metrics on port ${metrics.port}`);
-    return;
-  }
+  const role = config.appRole === 'worker' ? await worker(config) : await httpServer(config);
+  const logger = role.app.get(Logger);
+  stopOnSignals(role.app, config.ops.shutdownTimeoutMs, logger, role.closeFirst);
+  logger.log(await role.serve());
+}
 
+/** `api` and `all`: the HTTP API (an `all` process also consumes the queues). */
+async function httpServer(config: AppConfig): Promise<Role> {
   const app = await createHttpApp(config);
-  stopOnSignals(app, config.ops.shutdownTimeoutMs, app.get(Logger));
-  await app.listen(config.port);
-  app.get(Logger).log(`Herald (${config.appRole}) listening on port ${config.port}`);
+  return {
+    app,
+    serve: async () => {
+      await app.listen(config.port);
+      return `Herald (${config.appRole}) listening on port ${config.port}`;
+    },
+  };
+}
+
+/**
+ * A worker consumes the queues and serves no API; with METRICS_TOKEN set, Prometheus scrapes it
+ * on METRICS_PORT.
+ */
+async function worker(config: AppConfig): Promise<Role> {
+  const context = await NestFactory.createApplicationContext(AppModule.forRoot(config), {
+    bufferLogs: true,
+  });
+  context.useLogger(context.get(Logger));
+  let metrics: Server | undefined;
+  return {
+    app: context,
+    serve: async () => {
+      if (config.ops.metricsToken === null) return 'Herald worker started';
+      const started = await startMetricsServer(context.get(Metrics), config);
+      metrics = started.server;
+      return `Herald worker started; metrics on port ${started.port}`;
+    },
+    closeFirst: async () => {
+      metrics?.close();
+      metrics?.closeIdleConnections();
+    },
+  };
 }
 
 void bootstrap();
