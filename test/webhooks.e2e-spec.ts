@@ -529,11 +529,15 @@ describe('Webhooks (D21)', () => {
 
 describe('Webhooks when Redis is away (D21: delayed, never lost)', () => {
   it('Redis cut during a publication: the event arrives after Redis returns', async () => {
-    const receiver = await new WebhookReceiver().start();
-    const redis = await new SwitchableRedis().start();
-    const world = await startWithTelegram({ ...FAST, REDIS_URL: redis.url });
-    const { t, telegram, make } = world;
+    // Started inside the try: whatever did start is stopped even when the app does not.
+    const receiver = new WebhookReceiver();
+    const redis = new SwitchableRedis();
+    let world: TelegramWorld | undefined;
     try {
+      await receiver.start();
+      await redis.start();
+      world = await startWithTelegram({ ...FAST, REDIS_URL: redis.url });
+      const { t, telegram, make } = world;
       const {
         project,
         key,
@@ -579,7 +583,7 @@ describe('Webhooks when Redis is away (D21: delayed, never lost)', () => {
       await sleep(700);
       expect(receiver.deliveries).toHaveLength(1);
     } finally {
-      await world.close();
+      await world?.close();
       await redis.stop();
       await receiver.stop();
     }
@@ -589,17 +593,21 @@ describe('Webhooks when Redis is away (D21: delayed, never lost)', () => {
 describe('Webhook URLs and DNS: D10 at creation and at every delivery', () => {
   it('refuses a name resolving to a private address, and stops delivering when DNS turns to one', async () => {
     // The receiver on 127.0.0.2 (allowed by MEDIA_FETCH_ALLOW_CIDRS); a victim on 127.0.0.1.
-    const receiver = await new WebhookReceiver('127.0.0.2').start();
-    const victim = await new WebhookReceiver('127.0.0.1').start(receiver.port);
+    const receiver = new WebhookReceiver('127.0.0.2');
+    const victim = new WebhookReceiver('127.0.0.1');
     const answers: Record<string, string[]> = { 'hooks.example.test': ['127.0.0.2'] };
     const resolver = async (host: string): Promise<ResolvedAddress[]> =>
       (answers[host] ?? []).map((address) => ({ address, family: 4 }));
-    const telegram = await new TelegramStandIn().start();
-    const t = await startTestApp(
-      { ...FAST, MEDIA_FETCH_ALLOW_CIDRS: '127.0.0.2/32', TELEGRAM_API_BASE_URL: telegram.url },
-      { overrides: [{ provide: HOST_RESOLVER, useValue: resolver }] },
-    );
+    const telegram = new TelegramStandIn();
+    let app: TestApp | undefined;
     try {
+      await receiver.start();
+      await victim.start(receiver.port);
+      await telegram.start();
+      const t = (app = await startTestApp(
+        { ...FAST, MEDIA_FETCH_ALLOW_CIDRS: '127.0.0.2/32', TELEGRAM_API_BASE_URL: telegram.url },
+        { overrides: [{ provide: HOST_RESOLVER, useValue: resolver }] },
+      ));
       const make = new Factory(t, telegram);
       const { project, key } = await make.owner('DNS');
       const create = (url: string) =>
@@ -655,7 +663,7 @@ describe('Webhook URLs and DNS: D10 at creation and at every delivery', () => {
       expect(receiver.deliveries).toHaveLength(1);
       expect([...receiver.rejected, ...victim.rejected]).toEqual([]);
     } finally {
-      await t.close();
+      await app?.close();
       await telegram.stop();
       await victim.stop();
       await receiver.stop();

@@ -60,6 +60,8 @@ export class SwitchableRedis {
 
   async stop(): Promise<void> {
     this.down();
-    await new Promise<void>((resolve) => this.server?.close(() => resolve()));
+    await new Promise<void>((resolve) =>
+      this.server ? this.server.close(() => resolve()) : resolve(),
+    );
   }
 }

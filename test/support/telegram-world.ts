@@ -10,10 +10,19 @@ export interface TelegramWorld {
   close(): Promise<void>;
 }
 
-/** `startTestApp` with `TELEGRAM_API_BASE_URL` pointed at a fresh stand-in; `env` adds to it. */
+/**
+ * `startTestApp` with `TELEGRAM_API_BASE_URL` pointed at a fresh stand-in; `env` adds to it. When
+ * the app fails to start, the stand-in is stopped before the error goes on.
+ */
 export async function startWithTelegram(env: Record<string, string> = {}): Promise<TelegramWorld> {
   const telegram = await new TelegramStandIn().start();
-  const t = await startTestApp({ TELEGRAM_API_BASE_URL: telegram.url, ...env });
+  let t: TestApp;
+  try {
+    t = await startTestApp({ TELEGRAM_API_BASE_URL: telegram.url, ...env });
+  } catch (error) {
+    await telegram.stop();
+    throw error;
+  }
   return {
     t,
     telegram,

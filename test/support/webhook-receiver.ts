@@ -56,7 +56,9 @@ export class WebhookReceiver {
 
   async stop(): Promise<void> {
     for (const res of this.pending) res.destroy();
-    await new Promise<void>((resolve) => this.server?.close(() => resolve()));
+    await new Promise<void>((resolve) =>
+      this.server ? this.server.close(() => resolve()) : resolve(),
+    );
   }
 
   /** The secret the create answer returned for the endpoint at `path`. */
