@@ -5,7 +5,9 @@
  * Herald runs as two processes, APP_ROLE=api and APP_ROLE=worker (BENCH_SINGLE_PROCESS=1: one
  * `all` process).
  *
- * 0. Reference: GET /projects for 3 s, the cheapest authenticated route, so a busy machine shows.
+ * 0. Reference: GET /projects for 3 s, the cheapest authenticated route, so a busy machine shows;
+ *    then the same on the bare floor (bench/baseline-server.ts), whose CPU per request is the machine
+ *    factor: the CPU per post is also printed scaled to the machine of issue 14 (floor 0.10 ms).
  * 1. Throughput: 2,000 posts across 200 channels of 5 bots, each created with publish_now (one
  *    request; BENCH_MIXED=1: every other one created as a draft, then POST publish), 64 in flight. Prints posts/s
  *    from the first request to the last message the stand-in received, and p50/p99 of each post's
@@ -21,6 +23,8 @@
  * own overhead. Targets (2 cores): ≥ 300 posts/s, p99 fire delay < 1 s, no duplicates, no losses.
  *
  *   npx ts-node --transpile-only bench/pipeline.ts [posts=2000] [scheduled=200]
+ *
+ * BENCH_DIST_DIR=<a build, e.g. a copy of dist/>: Herald runs from it instead of src/ (A/B runs).
  *
  * Needs the PostgreSQL and Redis of the tests (TEST_ADMIN_DATABASE_URL, TEST_REDIS_URL).
  *
@@ -39,7 +43,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import Bull from 'bull';
 import { request } from 'undici';
 import { Client } from 'pg';
@@ -61,6 +65,18 @@ const WARMUP_POSTS = Number(process.env.BENCH_WARMUP_POSTS ?? 300);
 /** How long the Herald processes are watched doing nothing before a run. */
 const IDLE_SAMPLE_MS = 3_000;
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+/**
+ * BENCH_DIST_DIR: Herald runs from that build (e.g. a copy of an earlier `dist/`, for a before and
+ * after run back to back) instead of from src/ through ts-node.
+ */
+const DIST_DIR = process.env.BENCH_DIST_DIR ? resolve(process.env.BENCH_DIST_DIR) : null;
+/**
+ * The bare floor's CPU per GET /projects on the machine of issue 14, where the CPU per post was
+ * measured (3.25 ms) and its target set (2.0 ms): the machine factor scales this machine's figures
+ * to that one.
+ */
+const ISSUE_MACHINE_FLOOR_MS = 0.1;
+const CPU_PER_POST_TARGET_MS = 2.0;
 
 /** The environment common to every Herald process of the bench; API rate limits out of the way. */
 function heraldEnv(
@@ -113,10 +129,15 @@ async function main(): Promise<void> {
     const { key, projectId, refs } = await seed(base, telegram, loadConfig(env));
     const api = apiClient(base, key, projectId);
 
-    // 0. Reference: what the simplest authenticated route does on this machine right now.
-    const readRate = await referenceReadRate(base, key);
+    // 0. Reference: what the simplest authenticated route does on this machine right now, on
+    // Herald and on the bare floor (node:http + pg doing the same work): the machine factor.
+    const read = await loadReads(base, key, herald.pid);
+    const floor = await bareFloor(url, key);
     console.log(
-      `reference: GET /projects ${readRate.toFixed(0)} req/s with ${IN_FLIGHT} in flight (machine load ${loadavg()[0].toFixed(2)})`,
+      `reference: GET /projects ${read.perSecond.toFixed(0)} req/s with ${IN_FLIGHT} in flight, ` +
+        `${read.cpuMsPerRequest.toFixed(2)} ms CPU per request; bare floor ${floor.perSecond.toFixed(0)} req/s, ` +
+        `${floor.cpuMsPerRequest.toFixed(3)} ms CPU per request (the issue's machine: ${ISSUE_MACHINE_FLOOR_MS.toFixed(2)} ms; ` +
+        `machine factor ${(ISSUE_MACHINE_FLOOR_MS / floor.cpuMsPerRequest).toFixed(2)}) (machine load ${loadavg()[0].toFixed(2)})`,
     );
 
     // 1. Throughput, without webhooks, then with a receiver answering at once, then with one
@@ -129,7 +150,17 @@ async function main(): Promise<void> {
     });
     await waitForMessages(telegram, WARMUP_POSTS, 60_000);
     const run = (tag: string) =>
-      measureThroughput({ tag, api, telegram, refs, children, single, db, database: name });
+      measureThroughput({
+        tag,
+        api,
+        telegram,
+        refs,
+        children,
+        single,
+        db,
+        database: name,
+        floorCpuMs: floor.cpuMsPerRequest,
+      });
     const without = await run('plain');
     const throughput = without.outcome;
     if (process.env.BENCH_WEBHOOKS !== '0') {
@@ -239,6 +270,8 @@ async function measureThroughput(ctx: {
   single: boolean;
   db: Client;
   database: string;
+  /** The bare floor's CPU per GET /projects here (the machine factor's denominator). */
+  floorCpuMs: number;
 }): Promise<ThroughputRun> {
   const { tag, api, telegram, refs, children, single } = ctx;
   telegram.reset();
@@ -329,6 +362,13 @@ async function measureThroughput(ctx: {
       `PostgreSQL ${database.toFixed(2)} (this database's backends; all of PostgreSQL ${others.PostgreSQL.toFixed(2)}) + ` +
       `Redis ${others.Redis.toFixed(2)}`,
   );
+  const factor = ISSUE_MACHINE_FLOOR_MS / ctx.floorCpuMs;
+  console.log(
+    `  scaled to the issue's machine (× ${ISSUE_MACHINE_FLOOR_MS.toFixed(2)} ms / bare floor's ${ctx.floorCpuMs.toFixed(3)} ms here = × ${factor.toFixed(2)}): ` +
+      `${(posts * factor).toFixed(2)} ms (target ≤ ${CPU_PER_POST_TARGET_MS.toFixed(1)} ms) = ` +
+      `${perPost.map((ms, i) => `${single ? 'all' : ['api', 'worker'][i]} ${(ms * factor).toFixed(2)}`).join(' + ')} + ` +
+      `PostgreSQL ${(database * factor).toFixed(2)} + Redis ${(others.Redis * factor).toFixed(2)}`,
+  );
   console.log(
     `round trips per post: ${children
       .map((_, i) => {
@@ -412,9 +452,14 @@ function otherCpuMs(): Record<string, number> {
   };
 }
 
-/** Requests per second of GET /api/public/v1/projects for 3 s, the same clients and concurrency. */
-async function referenceReadRate(base: string, key: string): Promise<number> {
-  const until = performance.now() + 3_000;
+/**
+ * GET /api/public/v1/projects for `ms` with the run's clients and concurrency: requests per second,
+ * and the CPU per request of the process `pid` that answers them.
+ */
+async function loadReads(base: string, key: string, pid: number | undefined, ms = 3_000) {
+  const cpuBefore = cpuSeconds(pid);
+  const started = performance.now();
+  const until = started + ms;
   let done = 0;
   await Promise.all(
     Array.from({ length: IN_FLIGHT }, async () => {
@@ -427,7 +472,43 @@ async function referenceReadRate(base: string, key: string): Promise<number> {
       }
     }),
   );
-  return done / 3;
+  const seconds = (performance.now() - started) / 1000;
+  return {
+    perSecond: done / seconds,
+    cpuMsPerRequest: ((cpuSeconds(pid) - cpuBefore) * 1000) / done,
+  };
+}
+
+/**
+ * The bare floor (bench/baseline-server.ts: node:http + pg, the key lookup and query Herald does
+ * for GET /projects, nothing else) on the run's database, after a warm-up (the JIT): what one
+ * request costs this machine right now, the unit the CPU per post is scaled by.
+ */
+async function bareFloor(databaseUrl: string, key: string) {
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    ['-r', 'ts-node/register/transpile-only', join(__dirname, 'baseline-server.ts')],
+    {
+      env: {
+        ...process.env,
+        PORT: String(port),
+        DATABASE_URL: databaseUrl,
+        APP_SECRET: TEST_APP_SECRET,
+        TS_NODE_TRANSPILE_ONLY: 'true',
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    await waitUntilAnswers(`${base}/health/live`, child, 'Bare floor');
+    await loadReads(base, key, child.pid, 2_000);
+    return await loadReads(base, key, child.pid);
+  } finally {
+    child.kill('SIGTERM');
+    if (child.exitCode === null) await new Promise((resolve) => child.once('exit', resolve));
+  }
 }
 
 /**
@@ -612,13 +693,16 @@ async function startHerald(
       'ts-node/register/transpile-only',
       '-r',
       join(__dirname, 'count-round-trips.ts'),
-      join(__dirname, '..', 'src', 'main.ts'),
+      DIST_DIR ? join(DIST_DIR, 'src', 'main.js') : join(__dirname, '..', 'src', 'main.ts'),
     ],
     {
       env: {
         ...process.env,
         ...env,
         TS_NODE_TRANSPILE_ONLY: 'true',
+        // A build outside the checkout loads this checkout's packages: the same pg and ioredis
+        // modules that count-round-trips.ts counts on.
+        ...(DIST_DIR ? { NODE_PATH: join(__dirname, '..', 'node_modules') } : {}),
       },
       stdio: ['ignore', process.env.BENCH_LOG_LEVEL ? 'inherit' : 'ignore', 'inherit', 'ipc'],
     },
