@@ -16,7 +16,7 @@ import {
   type DeliveryTarget,
   type DeliveryMedia,
 } from './publication.repository';
-import { TelegramPacing } from './telegram-pacing';
+import { TelegramPacing, type PacingSlot } from './telegram-pacing';
 
 /**
  * A wait for a busy chat up to this long is a timer in the job; a longer one puts the job back in
@@ -131,17 +131,27 @@ export class PublicationService {
       await sleep(early);
     }
     for (let step = target.steps_done; step < steps.length;) {
+      const cost = steps[step].cost;
+      // A bot that had room at its last send here likely has room now: the send is marked in
+      // flight first, and its slot and its departure are one Redis call (issue 14: the path of a
+      // bot with room costs one pacing round trip, not two). A slot that is not now gives the mark
+      // back, so a mark is only ever held as long as before (MARK_IN_FLIGHT_LEAD_MS).
+      const markedFirst = cost > 0 && !holdsChat && this.pacing.expectsFree(target.account_id);
+      if (markedFirst && !(await this.repo.startSend(target.id, step))) return DONE; // another run has it
       // A step that costs nothing reaches no platform (a simulated one), so it is not paced.
-      const slot =
-        steps[step].cost === 0
+      const slot: PacingSlot =
+        cost === 0
           ? { sendAtSlot: true, waitMs: 0 }
           : await this.pacing.reserve(
               target.account_id,
               target.chat_id,
-              steps[step].cost,
+              cost,
               holdsChat,
               `${target.id}:${step}`,
+              markedFirst,
             );
+      if (markedFirst && slot.departWaitMs === undefined)
+        await this.repo.sendNotDelivered(target.id, false);
       if (slot.kept) {
         // Its bot is booked further ahead than is worth holding a worker slot for: the job goes
         // back to the queue and the slot is kept for it (issue 14), so the jobs behind it (other
@@ -159,7 +169,7 @@ export class PublicationService {
         continue;
       }
       holdsChat = false;
-      if (!(await this.startSendAt(target, step, steps[step].cost, slot.waitMs))) return DONE; // another run has it
+      if (!(await this.startSendAt(target, step, cost, slot))) return DONE; // another run has it
       try {
         const ids = await publisher.send(credentials, target.chat_id, steps[step]);
         const last = step === steps.length - 1;
@@ -180,26 +190,31 @@ export class PublicationService {
    * send is stamped as leaving only if the bot's and the chat's last windows have room for it
    * (issue 14): a send that comes late, or after one that did, waits the few ms that keep the
    * window whole instead of bunching with the sends around it; it never loses its turn. The waits
-   * are timers, not work: a job holds no connection or CPU while it waits. False when another run
-   * holds the target.
+   * are timers, not work: a job holds no connection or CPU while it waits. A slot that already has
+   * its departure's answer (`departWaitMs`) was marked before it was reserved. False when another
+   * run holds the target.
    */
   private async startSendAt(
     target: DeliveryTarget,
     step: number,
     cost: number,
-    waitMs: number,
+    slot: PacingSlot,
   ): Promise<boolean> {
-    const slot = sleep(waitMs);
-    await sleep(waitMs - MARK_IN_FLIGHT_LEAD_MS);
-    if (!(await this.repo.startSend(target.id, step))) return false;
-    await slot;
-    if (cost === 0) return true; // a simulated send reaches no platform
-    for (;;) {
-      const wait = await this.pacing.depart(target.account_id, target.chat_id, cost);
-      if (wait === 0) return true;
+    let wait = slot.departWaitMs;
+    if (wait === undefined) {
+      const due = sleep(slot.waitMs);
+      await sleep(slot.waitMs - MARK_IN_FLIGHT_LEAD_MS);
+      if (!(await this.repo.startSend(target.id, step))) return false;
+      await due;
+      if (cost === 0) return true; // a simulated send reaches no platform
+      wait = await this.pacing.depart(target.account_id, target.chat_id, cost);
+    }
+    while (wait > 0) {
       // Sends held back together come back spread over a departure gap, not all at once.
       await sleep(wait + Math.random() * this.pacing.departureGapMs);
+      wait = await this.pacing.depart(target.account_id, target.chat_id, cost);
     }
+    return true;
   }
 
   private async failed(target: DeliveryTarget, error: unknown): Promise<TargetOutcome> {

@@ -165,6 +165,32 @@ describe('TelegramPacing (issue 4, point 6 and issue 14: spread sends instead of
       expect(await spaced(chatty, 12, '-1201', 1)).toBe(0);
     });
 
+    it('a send marked in flight first gets its slot and its departure in one call', async () => {
+      expect(pacing.expectsFree(16)).toBe(false);
+      const now = await pacing.reserve(16, '-1600', 1, false, 'a:0', true);
+      expect(now).toEqual({ waitMs: 0, sendAtSlot: true, departWaitMs: 0 });
+      expect(pacing.expectsFree(16)).toBe(true);
+      // It was stamped as leaving: the bot's next departure keeps the least gap after it.
+      expect(await pacing.depart(16, '-1601', 1)).toBeGreaterThan(0);
+      // A slot that is not now answers no departure and stamps nothing.
+      const later = await pacing.reserve(16, '-1602', 1, false, 'b:0', true);
+      expect(later.waitMs).toBeGreaterThan(0);
+      expect(later.departWaitMs).toBeUndefined();
+      expect(pacing.expectsFree(16)).toBe(false);
+    });
+
+    it('a slot that is now but whose window is full answers the wait, unstamped', async () => {
+      const tight = pacingWith(100, 1, `${config.redisKeyPrefix}-tight`);
+      expect(await tight.depart(17, '-1700', 1)).toBe(0);
+      // The chat's minute holds one message: the bot has room, the chat's window has none.
+      await sleep(tight.departureGapMs + 1);
+      const full = await tight.reserve(17, '-1700', 1, true, 'c:0', true);
+      expect(full.waitMs).toBe(0);
+      expect(full.departWaitMs).toBeGreaterThan(50_000);
+      // Nothing was stamped: another chat of the bot leaves at once.
+      expect(await spaced(tight, 17, '-1701', 1)).toBe(0);
+    });
+
     it("two workers share one bot's window through Redis", async () => {
       const one = pacingWith(10, 60, `${config.redisKeyPrefix}-shared`);
       const two = pacingWith(10, 60, `${config.redisKeyPrefix}-shared`);

@@ -4,6 +4,7 @@ import type { AppConfig } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
 import { InjectRedis } from '../../redis/redis.module';
 import { RedisScript } from '../../redis/redis-script';
+import { boundedQueueCall } from '../../queues/bull-queue';
 
 /**
  * Telegram counts a send when it arrives, and a send arrives a little after it is stamped (the
@@ -15,6 +16,45 @@ import { RedisScript } from '../../redis/redis-script';
  * (25 ms let 1–2% of sends be refused on a machine loaded ten times over).
  */
 export const PACING_WINDOW_MARGIN_MS = 50;
+
+/**
+ * The authoritative check, made when the send is about to leave (issue 14): each key (the bot, the
+ * bot in one chat) keeps the stamps of its last `limit` messages, newest first, stamped with Redis's
+ * clock (one clock for every worker). A send of `cost` messages may leave when its bot and its chat
+ * each have room for it in the window ending now, exactly as Telegram counts (any second, any
+ * minute); it is then stamped now and answers 0. Otherwise it answers the ms until there is room.
+ * Unlike the slots of RESERVE, a stamp is when the send leaves, not when it was meant to: a send
+ * that leaves late never makes one too many, and delays at most the one a window after it.
+ * Two sends of one bot also leave at least `gap` ms apart (half the limit's spacing): sends that
+ * came late together would otherwise leave in one burst, and a burst reaches Telegram spread by the
+ * time the worker takes to write each request, which a window's margin cannot cover (two workers
+ * sharing a bot bunched that way and drew 429s on 1.5% of sends).
+ */
+const DEPART_LUA = `
+local function depart(sentBot, sentChat, cost, botLimit, botWindow, chatLimit, chatWindow, gap)
+  local time = redis.call('TIME')
+  local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
+  cost = tonumber(cost)
+  local keys = {sentBot, sentChat}
+  local limits = {tonumber(botLimit), tonumber(chatLimit)}
+  local windows = {tonumber(botWindow), tonumber(chatWindow)}
+  local wait = 0
+  for i = 1, 2 do
+    local oldest = redis.call('LINDEX', keys[i], limits[i] - math.min(cost, limits[i]))
+    if oldest then wait = math.max(wait, tonumber(oldest) + windows[i] - now) end
+  end
+  local newest = redis.call('LINDEX', sentBot, 0)
+  if newest then wait = math.max(wait, tonumber(newest) + tonumber(gap) - now) end
+  if wait > 0 then return math.ceil(wait) end
+  local stamp = string.format('%.3f', now)
+  for i = 1, 2 do
+    for _ = 1, cost do redis.call('LPUSH', keys[i], stamp) end
+    redis.call('LTRIM', keys[i], 0, limits[i] - 1)
+    redis.call('PEXPIRE', keys[i], math.ceil(windows[i]))
+  end
+  return 0
+end
+`;
 
 /**
  * Slots: each send is given its moment ahead, so that the sends waiting for one bot come back one
@@ -32,14 +72,23 @@ export const PACING_WINDOW_MARGIN_MS = 50;
  * Answers {1, wait}; or, when that moment is more than ARGV[6] ms ahead, keeps it for the caller
  * under KEYS[3] and answers {2, wait}: the caller gives its worker slot back and, asking again
  * before then, gets the kept slot ({1, wait}) instead of a new one.
+ *
+ * A caller that has already marked its send in flight asks for DEPART in the same call
+ * (ARGV[7] = 1): a slot that is now answers {1, 0, DEPART's answer}, so that a send to a bot with
+ * room goes after one Redis round trip, not two (issue 14).
  */
 const RESERVE = new RedisScript(
-  `
+  `${DEPART_LUA}
 local now = tonumber(ARGV[1])
+-- ARGV[7] = '1': a slot that is now also departs (DEPART's check, on KEYS[4] and KEYS[5]).
+local function slot(wait)
+  if wait > 0 or ARGV[7] ~= '1' then return {1, wait} end
+  return {1, 0, depart(KEYS[4], KEYS[5], ARGV[8], ARGV[9], ARGV[10], ARGV[11], ARGV[12], ARGV[13])}
+end
 local kept = redis.call('GET', KEYS[3])
 if kept then
   redis.call('DEL', KEYS[3])
-  return {1, math.max(0, math.ceil(tonumber(kept) - now))}
+  return slot(math.max(0, math.ceil(tonumber(kept) - now)))
 end
 local cost = tonumber(ARGV[2])
 local botInterval = tonumber(ARGV[3])
@@ -60,46 +109,14 @@ if at - now > tonumber(ARGV[6]) then
   redis.call('SET', KEYS[3], string.format('%.3f', at), 'PX', math.ceil(at - now) + 60000)
   return {2, math.ceil(at - now)}
 end
-return {1, math.ceil(at - now)}
+return slot(math.ceil(at - now))
 `,
-  3,
+  5,
 );
 
-/**
- * The authoritative check, made when the send is about to leave (issue 14): each key (the bot, the
- * bot in one chat) keeps the stamps of its last `limit` messages, newest first, stamped with Redis's
- * clock (one clock for every worker). A send of `cost` messages may leave when its bot and its chat
- * each have room for it in the window ending now, exactly as Telegram counts (any second, any
- * minute); it is then stamped now and answers 0. Otherwise it answers the ms until there is room.
- * Unlike the slots of RESERVE, a stamp is when the send leaves, not when it was meant to: a send
- * that leaves late never makes one too many, and delays at most the one a window after it.
- * Two sends of one bot also leave at least ARGV[6] ms apart (half the limit's spacing): sends that
- * came late together would otherwise leave in one burst, and a burst reaches Telegram spread by the
- * time the worker takes to write each request, which a window's margin cannot cover (two workers
- * sharing a bot bunched that way and drew 429s on 1.5% of sends).
- */
 const DEPART = new RedisScript(
-  `
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
-local cost = tonumber(ARGV[1])
-local wait = 0
-for i = 1, 2 do
-  local limit = tonumber(ARGV[2 * i])
-  local oldest = redis.call('LINDEX', KEYS[i], limit - math.min(cost, limit))
-  if oldest then wait = math.max(wait, tonumber(oldest) + tonumber(ARGV[2 * i + 1]) - now) end
-end
-local newest = redis.call('LINDEX', KEYS[1], 0)
-if newest then wait = math.max(wait, tonumber(newest) + tonumber(ARGV[6]) - now) end
-if wait > 0 then return math.ceil(wait) end
-local stamp = string.format('%.3f', now)
-for i = 1, 2 do
-  for _ = 1, cost do redis.call('LPUSH', KEYS[i], stamp) end
-  redis.call('LTRIM', KEYS[i], 0, tonumber(ARGV[2 * i]) - 1)
-  redis.call('PEXPIRE', KEYS[i], math.ceil(tonumber(ARGV[2 * i + 1])))
-end
-return 0
-`,
+  `${DEPART_LUA}
+return depart(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6])`,
   2,
 );
 
@@ -118,6 +135,11 @@ export interface PacingSlot {
    * hold a worker slot, or one bot's backlog would keep every other bot's posts in the queue).
    */
   kept?: boolean;
+  /**
+   * Asked with `departIfNow` and the slot is now: the check at departure's answer, 0 when the send
+   * was stamped as leaving and must go at once, else the ms to wait before `depart`.
+   */
+  departWaitMs?: number;
 }
 
 /** A bot slot further ahead than this is kept for its send, which gives its worker slot back. */
@@ -136,6 +158,8 @@ export class TelegramPacing {
   private readonly chatIntervalMs: number;
   /** The least time between two departures of one bot (see DEPART). */
   readonly departureGapMs: number;
+  /** Bots whose last reservation in this process got a slot at once (see expectsFree). */
+  private readonly freeBots = new Set<number>();
 
   constructor(
     @InjectRedis() private readonly redis: Redis,
@@ -154,7 +178,9 @@ export class TelegramPacing {
   /**
    * Reserves a slot for `cost` messages from the bot to the chat. `holdsChat`: the caller comes
    * back with the chat slot an earlier answer queued it for. `holder` (one send, e.g. a target's
-   * step): a bot slot more than PACING_KEEP_AFTER_MS ahead is kept for it (`kept`).
+   * step): a bot slot more than PACING_KEEP_AFTER_MS ahead is kept for it (`kept`). `departIfNow`
+   * (the caller has marked the send in flight already): a slot that is now also gets the check
+   * at departure, as `depart` would answer it, in `departWaitMs`.
    */
   async reserve(
     accountId: number,
@@ -162,28 +188,48 @@ export class TelegramPacing {
     cost: number,
     holdsChat = false,
     holder?: string,
+    departIfNow = false,
   ): Promise<PacingSlot> {
     const prefix = this.config.redisKeyPrefix;
     try {
-      const [sendAtSlot, wait] = (await RESERVE.run(this.redis, [
-        `${prefix}:pacing:bot:${accountId}`,
-        `${prefix}:pacing:chat:${accountId}:${chatId}`,
-        `${prefix}:pacing:kept:${holder ?? '-'}`,
-        Date.now(),
-        cost,
-        this.botIntervalMs,
-        this.chatIntervalMs,
-        holdsChat ? 1 : 0,
-        holder === undefined ? Number.MAX_SAFE_INTEGER : PACING_KEEP_AFTER_MS,
-      ])) as [number, number];
+      const [sendAtSlot, wait, departWait] = (await this.bounded(
+        RESERVE.run(this.redis, [
+          `${prefix}:pacing:bot:${accountId}`,
+          `${prefix}:pacing:chat:${accountId}:${chatId}`,
+          `${prefix}:pacing:kept:${holder ?? '-'}`,
+          ...this.sentKeys(accountId, chatId),
+          Date.now(),
+          cost,
+          this.botIntervalMs,
+          this.chatIntervalMs,
+          holdsChat ? 1 : 0,
+          holder === undefined ? Number.MAX_SAFE_INTEGER : PACING_KEEP_AFTER_MS,
+          departIfNow ? 1 : 0,
+          ...this.departArgs(cost),
+        ]),
+      )) as [number, number, number?];
       const waitMs = Math.max(0, Number(wait));
+      if (sendAtSlot === 1 && waitMs === 0) this.freeBots.add(accountId);
+      else this.freeBots.delete(accountId);
       if (sendAtSlot === 2) return { waitMs, sendAtSlot: true, kept: true };
-      return { waitMs, sendAtSlot: sendAtSlot === 1 };
+      return {
+        waitMs,
+        sendAtSlot: sendAtSlot === 1,
+        ...(departWait === undefined ? {} : { departWaitMs: Math.max(0, Number(departWait)) }),
+      };
     } catch (error) {
       // Without Redis there is no shared pacing; sending beats stalling, and a 429 is still honoured.
       this.logger.warn(`Telegram pacing unavailable: ${(error as Error).message}`);
-      return { waitMs: 0, sendAtSlot: true };
+      return { waitMs: 0, sendAtSlot: true, ...(departIfNow ? { departWaitMs: 0 } : {}) };
     }
+  }
+
+  /**
+   * Whether the bot's last reservation here got a slot at once: its next send will likely get one
+   * too, so it is worth marking in flight before reserving and departing in the same call.
+   */
+  expectsFree(accountId: number): boolean {
+    return this.freeBots.has(accountId);
   }
 
   /**
@@ -192,23 +238,40 @@ export class TelegramPacing {
    * stamped and it answers the ms to wait before asking again.
    */
   async depart(accountId: number, chatId: string, cost: number): Promise<number> {
-    const prefix = this.config.redisKeyPrefix;
-    const { botMessagesPerSecond, chatMessagesPerMinute } = this.config.publication;
     try {
-      const wait = await DEPART.run(this.redis, [
-        `${prefix}:pacing:sent:${accountId}`,
-        `${prefix}:pacing:sent:${accountId}:${chatId}`,
-        cost,
-        botMessagesPerSecond,
-        this.botWindowMs,
-        chatMessagesPerMinute,
-        this.chatWindowMs,
-        this.departureGapMs,
-      ]);
+      const wait = await this.bounded(
+        DEPART.run(this.redis, [...this.sentKeys(accountId, chatId), ...this.departArgs(cost)]),
+      );
       return Math.max(0, Number(wait));
     } catch (error) {
       this.logger.warn(`Telegram pacing unavailable: ${(error as Error).message}`);
       return 0;
     }
+  }
+
+  /** DEPART's keys: the stamps of the bot's sends, and of the bot's sends to the chat. */
+  private sentKeys(accountId: number, chatId: string): string[] {
+    const prefix = this.config.redisKeyPrefix;
+    return [`${prefix}:pacing:sent:${accountId}`, `${prefix}:pacing:sent:${accountId}:${chatId}`];
+  }
+
+  private departArgs(cost: number): number[] {
+    const { botMessagesPerSecond, chatMessagesPerMinute } = this.config.publication;
+    return [
+      cost,
+      botMessagesPerSecond,
+      this.botWindowMs,
+      chatMessagesPerMinute,
+      this.chatWindowMs,
+      this.departureGapMs,
+    ];
+  }
+
+  /**
+   * The shared client queues nothing while Redis is away, but a Redis that is connected and does
+   * not answer would hold the send forever: past the queue calls' limit, pacing is unavailable.
+   */
+  private bounded<T>(work: Promise<T>): Promise<T> {
+    return boundedQueueCall(work, this.config.publication.enqueueTimeoutMs);
   }
 }
