@@ -179,6 +179,16 @@ describe('TelegramPacing (issue 4, point 6 and issue 14: spread sends instead of
       expect(pacing.expectsFree(16)).toBe(false);
     });
 
+    it('a slot less than a ms ahead is now: it departs in the same call', async () => {
+      const fast = pacingWith(1_000_000, 1_000_000, `${config.redisKeyPrefix}-fast`);
+      // Asked together, within one ms: each books the bot a microsecond after the one before.
+      const slots = await Promise.all(
+        [0, 1, 2, 3, 4].map((i) => fast.reserve(18, `-180${i}`, 1, false, `f${i}:0`, true)),
+      );
+      for (const slot of slots)
+        expect(slot).toEqual({ waitMs: 0, sendAtSlot: true, departWaitMs: 0 });
+    });
+
     it('a slot that is now but whose window is full answers the wait, unstamped', async () => {
       const tight = pacingWith(100, 1, `${config.redisKeyPrefix}-tight`);
       expect(await tight.depart(17, '-1700', 1)).toBe(0);

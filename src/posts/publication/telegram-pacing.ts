@@ -80,15 +80,17 @@ end
 const RESERVE = new RedisScript(
   `${DEPART_LUA}
 local now = tonumber(ARGV[1])
--- ARGV[7] = '1': a slot that is now also departs (DEPART's check, on KEYS[4] and KEYS[5]).
+-- A slot less than a ms ahead is now (DEPART decides the exact moment anyway); with ARGV[7] = '1'
+-- it also departs (DEPART's check, on KEYS[4] and KEYS[5]).
 local function slot(wait)
-  if wait > 0 or ARGV[7] ~= '1' then return {1, wait} end
+  if wait >= 1 then return {1, math.ceil(wait)} end
+  if ARGV[7] ~= '1' then return {1, 0} end
   return {1, 0, depart(KEYS[4], KEYS[5], ARGV[8], ARGV[9], ARGV[10], ARGV[11], ARGV[12], ARGV[13])}
 end
 local kept = redis.call('GET', KEYS[3])
 if kept then
   redis.call('DEL', KEYS[3])
-  return slot(math.max(0, math.ceil(tonumber(kept) - now)))
+  return slot(tonumber(kept) - now)
 end
 local cost = tonumber(ARGV[2])
 local botInterval = tonumber(ARGV[3])
@@ -109,7 +111,7 @@ if at - now > tonumber(ARGV[6]) then
   redis.call('SET', KEYS[3], string.format('%.3f', at), 'PX', math.ceil(at - now) + 60000)
   return {2, math.ceil(at - now)}
 end
-return slot(math.ceil(at - now))
+return slot(at - now)
 `,
   5,
 );
