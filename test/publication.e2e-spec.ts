@@ -280,6 +280,44 @@ describe('Publication pipeline (D7, D15)', () => {
       }
     });
 
+    it("a claim marks its post's first send in flight when that bot has room, and only then (issue 14)", async () => {
+      const queue = t.app.get<Queue>(getQueueToken('publication'));
+      const repo = t.app.get(PublicationRepository);
+      await queue.pause(true); // this worker takes no job: the calls below are the only runs
+      try {
+        const both = [{ channel_ref: channel.id }, { channel_ref: second.channel.id }];
+        const a = await createPost({ text: 'Mark 1', targets: both, publish_now: true });
+        const b = await createPost({ text: 'Mark 2', targets: both, publish_now: true });
+        const claimedA = (await repo.claim(a.id, 1, [account.id]))!;
+        // Only the first target is marked, and it comes back as it was before the claim.
+        expect(claimedA.targets.map((x) => [x.marked, x.sending_since])).toEqual([
+          [true, null],
+          [false, null],
+        ]);
+        // Its first target's bot is not among those with room: nothing is marked.
+        const claimedB = (await repo.claim(b.id, 1, [second.account.id]))!;
+        expect(claimedB.targets.map((x) => x.marked)).toEqual([false, false]);
+        const inFlight = await t.db.query<{ id: number }>(
+          'SELECT id FROM post_targets WHERE post_id = ANY($1::int[]) AND sending_since IS NOT NULL',
+          [[a.id, b.id]],
+        );
+        expect(inFlight.rows.map((r) => r.id)).toEqual([claimedA.targets[0].id]);
+        // The marked send is held: another run can neither start it nor mark it again.
+        expect(await repo.startSend(claimedA.targets[0].id, 0)).toBe(false);
+        const again = (await repo.claim(a.id, 1, [account.id]))!;
+        expect(again.targets[0].marked).toBe(false);
+        expect(again.targets[0].sending_since).not.toBeNull();
+        // The run that marked it gives it back (its slot was not now); the jobs deliver both posts.
+        await repo.sendNotDelivered(claimedA.targets[0].id, false);
+        await queue.resume(true);
+        expect((await waitForPostStatus(t, a.id)).status).toBe('published');
+        expect((await waitForPostStatus(t, b.id)).status).toBe('published');
+        expect(sends()).toHaveLength(4);
+      } finally {
+        await queue.resume(true);
+      }
+    });
+
     it('a scheduled post a few seconds ahead is published within one second of its time', async () => {
       const post = await createPost({
         text: 'On time',

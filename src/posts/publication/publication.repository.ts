@@ -32,6 +32,8 @@ export interface DeliveryTarget {
   not_before_ms: number | null;
   needs_reconnect: boolean;
   credentials_encrypted: string;
+  /** The claim marked its send in flight (see PublicationRepository.claim). */
+  marked: boolean;
 }
 
 export interface DeliveryMedia {
@@ -69,20 +71,34 @@ export class PublicationRepository {
    * scheduled or publishing. A job that runs twice, or one superseded by a later publish, gets null.
    * The claim also loads what delivery needs (pending targets, media), in the same round trip.
    * Jobs claiming at the same moment share one statement (a deep queue), each with its own guard.
+   *
+   * When the post's first pending target is to be sent at once (a live post, its account among
+   * `markAccounts`, no send of it interrupted, no chat slot held, its account connected), the claim
+   * also marks that send in flight (`marked`), which saves the send its own statement (issue 14).
+   * The targets come back as they were before the claim.
    */
-  claim(postId: number, attempt: number): Promise<ClaimedPost | null> {
-    return this.claims.call({ postId, attempt });
+  claim(
+    postId: number,
+    attempt: number,
+    markAccounts: readonly number[] = [],
+  ): Promise<ClaimedPost | null> {
+    return this.claims.call({ postId, attempt, markAccounts });
   }
 
   private readonly claims = new StatementBatcher<
-    { postId: number; attempt: number },
+    { postId: number; attempt: number; markAccounts: readonly number[] },
     ClaimedPost | null
   >(
     async (jobs) => {
       const rows = await rowsOf<ClaimedPost & { attempt: number }>(
         this.db,
         PublicationRepository.CLAIM,
-        [jobs.map((j) => j.postId), jobs.map((j) => j.attempt), PROCESSABLE_FROM],
+        [
+          jobs.map((j) => j.postId),
+          jobs.map((j) => j.attempt),
+          PROCESSABLE_FROM,
+          [...new Set(jobs.flatMap((j) => j.markAccounts))],
+        ],
       );
       return jobs.map(({ postId, attempt }) => {
         const row = rows.find((r) => r.id === postId && r.attempt === attempt);
@@ -99,12 +115,24 @@ export class PublicationRepository {
          UPDATE posts p SET status = 'publishing', updated_at = now()
            FROM unnest($1::int[], $2::int[]) AS j(id, attempt)
           WHERE p.id = j.id AND p.publish_attempt = j.attempt AND p.status = ANY($3::text[])
-          RETURNING p.id, p.publish_attempt AS attempt, p.text, p.test)
+          RETURNING p.id, p.publish_attempt AS attempt, p.text, p.test),
+       first AS (
+         SELECT DISTINCT ON (t.post_id) t.id, t.account_id, t.sending_since, t.not_before, c.test
+           FROM claimed c JOIN post_targets t ON t.post_id = c.id AND t.status = 'pending'
+          ORDER BY t.post_id, t.position, t.id),
+       marked AS (
+         UPDATE post_targets t SET sending_since = now()
+           FROM first f JOIN accounts a ON a.id = f.account_id
+          WHERE t.id = f.id AND NOT f.test AND f.sending_since IS NULL AND f.not_before IS NULL
+            AND NOT a.needs_reconnect AND f.account_id = ANY($4::int[])
+            AND t.status = 'pending' AND t.sending_since IS NULL
+          RETURNING t.id)
        SELECT c.id, c.attempt, c.text, c.test,
               coalesce((SELECT json_agg(x ORDER BY x.position, x.id) FROM (
                  SELECT t.id, t.position, t.platform, t.account_id, t.chat_id, t.steps_done,
                         t.sending_since, a.needs_reconnect, a.credentials_encrypted,
-                        (extract(epoch FROM t.not_before) * 1000)::float8 AS not_before_ms
+                        (extract(epoch FROM t.not_before) * 1000)::float8 AS not_before_ms,
+                        EXISTS (SELECT 1 FROM marked m WHERE m.id = t.id) AS marked
                    FROM post_targets t JOIN accounts a ON a.id = t.account_id
                   WHERE t.post_id = c.id AND t.status = 'pending') x), '[]') AS targets,
               coalesce((SELECT json_agg(y ORDER BY y.position) FROM (

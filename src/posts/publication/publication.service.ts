@@ -65,7 +65,7 @@ export class PublicationService {
 
   /** Delivers every pending target; throws RetryLater when some must wait. */
   async run(postId: number, attempt: number): Promise<void> {
-    const post = await this.repo.claim(postId, attempt);
+    const post = await this.repo.claim(postId, attempt, this.pacing.freeAccounts());
     if (!post) return; // superseded, finished, or deleted: nothing to do
     const media = post.media.map(toOutgoing);
     // The one place test mode shows in the pipeline (D22): which publishers deliver.
@@ -130,14 +130,18 @@ export class PublicationService {
       if (early > PACING_INLINE_MAX_MS) return { done: false, retryInMs: early };
       await sleep(early);
     }
+    // The claim may have marked the first send in flight already.
+    let marked = target.marked;
     for (let step = target.steps_done; step < steps.length;) {
       const cost = steps[step].cost;
       // A bot that had room at its last send here likely has room now: the send is marked in
-      // flight first, and its slot and its departure are one Redis call (issue 14: the path of a
-      // bot with room costs one pacing round trip, not two). A slot that is not now gives the mark
-      // back, so a mark is only ever held as long as before (MARK_IN_FLIGHT_LEAD_MS).
-      const markedFirst = cost > 0 && !holdsChat && this.pacing.expectsFree(target.account_id);
-      if (markedFirst && !(await this.repo.startSend(target.id, step))) return DONE; // another run has it
+      // flight first (by the claim, or here), and its slot and its departure are one Redis call
+      // (issue 14: a bot with room costs one pacing round trip, not two). A slot that is not now
+      // gives the mark back, so a mark is only ever held as long as before (MARK_IN_FLIGHT_LEAD_MS).
+      const markedFirst =
+        marked || (cost > 0 && !holdsChat && this.pacing.expectsFree(target.account_id));
+      if (markedFirst && !marked && !(await this.repo.startSend(target.id, step))) return DONE; // another run has it
+      marked = false;
       // A step that costs nothing reaches no platform (a simulated one), so it is not paced.
       const slot: PacingSlot =
         cost === 0

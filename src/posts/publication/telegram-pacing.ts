@@ -234,6 +234,11 @@ export class TelegramPacing {
     return this.freeBots.has(accountId);
   }
 
+  /** The bots that `expectsFree`. */
+  freeAccounts(): number[] {
+    return [...this.freeBots];
+  }
+
   /**
    * Stamps a send of `cost` messages from the bot to the chat as leaving now, if the last window
    * of each has room for it: answers 0, and the send must go at once. Otherwise nothing is
