@@ -3,6 +3,8 @@ import type { Queue } from 'bull';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PublicationRepository } from '../src/posts/publication/publication.repository';
+import { PublicationService } from '../src/posts/publication/publication.service';
+import { TelegramPacing } from '../src/posts/publication/telegram-pacing';
 import { Factory, SignedInUser, TestChannel, TestProject } from './support/factories';
 import { sleep, targetsOf, waitForPostStatus } from './support/publication';
 import { TelegramStandIn } from './support/telegram-stand-in';
@@ -313,6 +315,36 @@ describe('Publication pipeline (D7, D15)', () => {
         expect((await waitForPostStatus(t, a.id)).status).toBe('published');
         expect((await waitForPostStatus(t, b.id)).status).toBe('published');
         expect(sends()).toHaveLength(4);
+      } finally {
+        await queue.resume(true);
+      }
+    });
+
+    it('a send the claim marked but that cannot start (unreadable credentials) is not left in flight', async () => {
+      const queue = t.app.get<Queue>(getQueueToken('publication'));
+      const publication = t.app.get(PublicationService);
+      const other = await make.telegramAccount(owner, project);
+      const target = await make.channel(owner, other.id);
+      // Its bot had room at its last send here, so the claim marks the send.
+      await t.app.get(TelegramPacing).reserve(other.id, target.channel_id, 1);
+      await queue.pause(true); // this worker takes no job: the run below is the only one
+      try {
+        const post = await createPost({
+          text: 'Unreadable',
+          targets: [{ channel_ref: target.id }],
+          publish_now: true,
+        });
+        await t.db.query(`UPDATE accounts SET credentials_encrypted = 'garbled' WHERE id = $1`, [
+          other.id,
+        ]);
+        await expect(publication.run(post.id, 1)).rejects.toThrow();
+        const { rows } = await t.db.query(
+          'SELECT status, sending_since FROM post_targets WHERE post_id = $1',
+          [post.id],
+        );
+        expect(rows).toEqual([{ status: 'pending', sending_since: null }]);
+        expect(sends()).toHaveLength(0);
+        await t.db.query(`DELETE FROM posts WHERE id = $1`, [post.id]);
       } finally {
         await queue.resume(true);
       }

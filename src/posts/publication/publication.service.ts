@@ -121,7 +121,7 @@ export class PublicationService {
       return DONE;
     }
     const steps = publisher.plan(text, media);
-    const credentials = this.secrets.open(target.credentials_encrypted);
+    const credentials = await this.openCredentials(target);
     // A target that comes back from the queue holds the chat slot it waited for.
     let holdsChat = target.not_before_ms !== null;
     if (target.not_before_ms !== null && target.not_before_ms - Date.now() > 0) {
@@ -219,6 +219,16 @@ export class PublicationService {
       wait = await this.pacing.depart(target.account_id, target.chat_id, cost);
     }
     return true;
+  }
+
+  private async openCredentials(target: DeliveryTarget): Promise<string> {
+    try {
+      return this.secrets.open(target.credentials_encrypted);
+    } catch (error) {
+      // Nothing was sent: the claim's mark must not read as a send of unknown outcome later.
+      if (target.marked) await this.repo.sendNotDelivered(target.id, false);
+      throw error;
+    }
   }
 
   private async failed(target: DeliveryTarget, error: unknown): Promise<TargetOutcome> {
