@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import type Redis from 'ioredis';
 import { RedisScript } from '../redis/redis-script';
+import { Deadlines } from './deadlines';
 
 /**
  * A fixed window per key, in one atomic round-trip. The first hit starts the window: it stores the
@@ -58,6 +59,10 @@ export class RateLimitStoreUnavailable extends Error {}
  */
 export class RedisRateLimitStorage implements ThrottlerStorage {
   private readonly logger = new Logger('RateLimit');
+  private readonly deadlines = new Deadlines(
+    RATE_LIMIT_REDIS_TIMEOUT_MS,
+    () => new Error(`Redis did not answer in ${RATE_LIMIT_REDIS_TIMEOUT_MS} ms`),
+  );
   private lastOutageLog = 0;
   private suppressedOutages = 0;
 
@@ -95,23 +100,14 @@ export class RedisRateLimitStorage implements ThrottlerStorage {
     if (this.redis.status !== 'ready') {
       throw this.noteOutage(new Error(`Redis connection is ${this.redis.status}`));
     }
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`Redis did not answer in ${RATE_LIMIT_REDIS_TIMEOUT_MS} ms`)),
-        RATE_LIMIT_REDIS_TIMEOUT_MS,
-      );
-    });
     try {
-      const reply = await Promise.race([FIXED_WINDOW.run(this.redis, [key, windowMs]), timeout]);
+      const reply = await this.deadlines.within(FIXED_WINDOW.run(this.redis, [key, windowMs]));
       if (!Array.isArray(reply) || reply.length !== 3 || reply.some((n) => typeof n !== 'number')) {
         throw new Error(`Unexpected rate-limit script reply: ${JSON.stringify(reply)}`);
       }
       return reply as number[];
     } catch (error) {
       throw this.noteOutage(error as Error);
-    } finally {
-      clearTimeout(timer);
     }
   }
 
