@@ -4,21 +4,10 @@ import { ApiKeysService } from '../api-keys/api-keys.service';
 import { bearerToken } from '../api-keys/api-key-format';
 import { AppError } from '../errors/error-codes';
 import { AuthFailureLimiter } from '../rate-limit/auth-failure-limiter';
-import {
-  AdminOnly,
-  AUTH_KIND,
-  AuthKind,
-  bodySetsAny,
-  ScopeMetadata,
-  WhenBodySets,
-} from './decorators';
+import { bodySetsAny } from './decorators';
 import type { HeraldRequest } from './principal';
-import { routeMetadata } from './route-metadata';
+import { routeRules } from './route-metadata';
 import { SessionsService } from './sessions.service';
-
-export function authKindOf(reflector: Reflector, context: ExecutionContext): AuthKind | undefined {
-  return routeMetadata<AuthKind>(reflector, AUTH_KIND, context);
-}
 
 /** A route that declares no access rule is a programming error, and is refused rather than opened. */
 export function undeclaredRoute(): AppError {
@@ -36,7 +25,7 @@ export class ApiKeyGuard implements CanActivate {
 
   /** Synchronous when there is nothing to check: Nest awaits only a promise. */
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
-    const kind = authKindOf(this.reflector, context);
+    const kind = routeRules(this.reflector, context).authKind;
     if (kind === undefined) throw undeclaredRoute();
     if (kind !== 'api_key') return true;
     return this.authenticate(context.switchToHttp().getRequest<HeraldRequest>());
@@ -65,15 +54,14 @@ export class SessionGuard implements CanActivate {
   ) {}
 
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
-    if (authKindOf(this.reflector, context) !== 'session') return true;
-    return this.authenticate(context);
+    const rules = routeRules(this.reflector, context);
+    if (rules.authKind !== 'session') return true;
+    return this.authenticate(context.switchToHttp().getRequest<HeraldRequest>(), rules.adminOnly);
   }
 
-  private async authenticate(context: ExecutionContext): Promise<boolean> {
-    const request = context.switchToHttp().getRequest<HeraldRequest>();
+  private async authenticate(request: HeraldRequest, adminOnly: boolean): Promise<boolean> {
     const principal = await this.sessions.authenticate(bearerToken(request.headers.authorization));
     request.principal = principal;
-    const adminOnly = routeMetadata(this.reflector, AdminOnly, context);
     if (adminOnly && !principal.user.isAdmin) {
       throw new AppError('forbidden', 'This section is available to administrators only');
     }
@@ -87,11 +75,12 @@ export class ScopeGuard implements CanActivate {
   constructor(private readonly reflector: Reflector) {}
 
   canActivate(context: ExecutionContext): boolean {
-    if (authKindOf(this.reflector, context) !== 'api_key') return true;
-    const needed = routeMetadata(this.reflector, ScopeMetadata, context);
+    const rules = routeRules(this.reflector, context);
+    if (rules.authKind !== 'api_key') return true;
+    const needed = rules.scopes;
     if (!needed || needed.length === 0) throw undeclaredRoute();
     const request = context.switchToHttp().getRequest<HeraldRequest>();
-    const extra = routeMetadata(this.reflector, WhenBodySets, context);
+    const extra = rules.whenBodySets;
     const all =
       extra?.scopes && bodySetsAny(request.body, extra.fields)
         ? [...needed, ...extra.scopes]

@@ -1,32 +1,43 @@
 import type { ExecutionContext } from '@nestjs/common';
 import type { Reflector } from '@nestjs/core';
-import type { ReflectableDecorator } from '@nestjs/core/services/reflector.service';
+import type { Scope } from '../api-keys/scopes';
+import { PermissionMetadata, PermissionRequirement } from '../members/require-permission';
+import {
+  DEFAULT_RATE_LIMIT_CATEGORY,
+  RateLimitCategory,
+  RateLimitCategoryName,
+} from '../rate-limit/rate-limit-category';
+import {
+  AdminOnly,
+  AnySignedInUser,
+  AUTH_KIND,
+  AuthKind,
+  BodyFieldRequirement,
+  ScopeMetadata,
+  WhenBodySets,
+} from './decorators';
 
-type PerKey = Map<unknown, unknown>;
+/** Everything the global guards (D5) check about a route, as its decorators declare it. */
+export interface RouteRules {
+  /** Undefined: the route declares no access rule, and is refused. */
+  authKind: AuthKind | undefined;
+  scopes: Scope[] | undefined;
+  whenBodySets: BodyFieldRequirement | undefined;
+  permission: PermissionRequirement | undefined;
+  anySignedInUser: boolean;
+  adminOnly: boolean;
+  rateLimitCategory: RateLimitCategoryName;
+}
 
-/** Handler → controller class → metadata key → value. Decorators run once, at class definition. */
-const cache = new WeakMap<object, WeakMap<object, PerKey>>();
+/** Handler → controller class → its rules. Decorators run once, at class definition. */
+const cache = new WeakMap<object, WeakMap<object, RouteRules>>();
 
 /**
- * `reflector.getAllAndOverride(key, [handler, class])`, read once per route and remembered: the
- * global guards (D5) ask for up to a dozen keys on every request, and each read walks
- * reflect-metadata's prototype chain for both targets. Route metadata never changes after start.
+ * The route's rules, read once per route and remembered: every global guard needs some of them
+ * on every request, and each read walks reflect-metadata's prototype chain for the handler and
+ * its class. A method's declaration overrides its class's.
  */
-export function routeMetadata<TParam, TTransformed = TParam>(
-  reflector: Reflector,
-  key: ReflectableDecorator<TParam, TTransformed>,
-  context: ExecutionContext,
-): TTransformed | undefined;
-export function routeMetadata<T>(
-  reflector: Reflector,
-  key: string,
-  context: ExecutionContext,
-): T | undefined;
-export function routeMetadata(
-  reflector: Reflector,
-  key: string | ReflectableDecorator<never, unknown>,
-  context: ExecutionContext,
-): unknown {
+export function routeRules(reflector: Reflector, context: ExecutionContext): RouteRules {
   const handler = context.getHandler();
   const controller = context.getClass();
   let byClass = cache.get(handler);
@@ -34,13 +45,21 @@ export function routeMetadata(
     byClass = new WeakMap();
     cache.set(handler, byClass);
   }
-  let values = byClass.get(controller);
-  if (values === undefined) {
-    values = new Map();
-    byClass.set(controller, values);
+  let rules = byClass.get(controller);
+  if (rules === undefined) {
+    const read = <T>(key: string | object): T | undefined =>
+      reflector.getAllAndOverride<T>(key as string, [handler, controller]);
+    rules = {
+      authKind: read<AuthKind>(AUTH_KIND),
+      scopes: read<Scope[]>(ScopeMetadata),
+      whenBodySets: read<BodyFieldRequirement>(WhenBodySets),
+      permission: read<PermissionRequirement>(PermissionMetadata),
+      anySignedInUser: read<boolean>(AnySignedInUser) === true,
+      adminOnly: read<boolean>(AdminOnly) === true,
+      rateLimitCategory:
+        read<RateLimitCategoryName>(RateLimitCategory) ?? DEFAULT_RATE_LIMIT_CATEGORY,
+    };
+    byClass.set(controller, rules);
   }
-  if (values.has(key)) return values.get(key);
-  const value: unknown = reflector.getAllAndOverride(key as string, [handler, controller]);
-  values.set(key, value);
-  return value;
+  return rules;
 }

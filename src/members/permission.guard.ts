@@ -1,15 +1,15 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { authKindOf, undeclaredRoute } from '../auth/auth.guards';
-import { AdminOnly, AnySignedInUser, bodySetsAny, WhenBodySets } from '../auth/decorators';
+import { undeclaredRoute } from '../auth/auth.guards';
+import { bodySetsAny } from '../auth/decorators';
 import type { HeraldRequest } from '../auth/principal';
-import { routeMetadata } from '../auth/route-metadata';
+import { routeRules, RouteRules } from '../auth/route-metadata';
 import { AppError } from '../errors/error-codes';
 import { parseId } from '../errors/parse-id.pipe';
 import { validationFailed } from '../errors/validation';
 import { ProjectsService } from '../projects/projects.service';
 import { ProjectResolvers } from './project-resolvers';
-import { PermissionMetadata, PermissionRequirement } from './require-permission';
+import { PermissionRequirement } from './require-permission';
 
 /**
  * D5/D6: resolves the route's project, lets the owner through, otherwise checks the member's
@@ -26,24 +26,26 @@ export class PermissionGuard implements CanActivate {
 
   /** Synchronous when the route names no project permission: Nest awaits only a promise. */
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
-    const kind = authKindOf(this.reflector, context);
-    if (kind === 'public') return true;
-    const requirement = routeMetadata(this.reflector, PermissionMetadata, context);
+    const rules = routeRules(this.reflector, context);
+    if (rules.authKind === 'public') return true;
+    const requirement = rules.permission;
     if (!requirement) {
-      const open =
-        routeMetadata(this.reflector, AnySignedInUser, context) ||
-        routeMetadata(this.reflector, AdminOnly, context);
-      if (kind === 'session' && !open) throw undeclaredRoute();
+      const open = rules.anySignedInUser || rules.adminOnly;
+      if (rules.authKind === 'session' && !open) throw undeclaredRoute();
       return true;
     }
-    return this.checkProject(context, requirement);
+    return this.checkProject(
+      context.switchToHttp().getRequest<HeraldRequest>(),
+      requirement,
+      rules,
+    );
   }
 
   private async checkProject(
-    context: ExecutionContext,
+    request: HeraldRequest,
     requirement: PermissionRequirement,
+    rules: RouteRules,
   ): Promise<boolean> {
-    const request = context.switchToHttp().getRequest<HeraldRequest>();
     const principal = request.principal;
     if (!principal) throw AppError.unauthorized();
 
@@ -53,7 +55,7 @@ export class PermissionGuard implements CanActivate {
     if (!access) throw this.notFound(requirement);
     if (requirement.flag && !access.permissions[requirement.flag])
       throw AppError.forbidden(requirement.flag);
-    const extra = routeMetadata(this.reflector, WhenBodySets, context);
+    const extra = rules.whenBodySets;
     if (extra?.flag && bodySetsAny(request.body, extra.fields) && !access.permissions[extra.flag])
       throw AppError.forbidden(extra.flag);
     // D22: a test key's requests read and write test posts only.

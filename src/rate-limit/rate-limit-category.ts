@@ -1,6 +1,4 @@
-import { ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { routeMetadata } from '../auth/route-metadata';
 import type { RateLimitConfig } from '../config/config';
 
 /** SERVICE.md 8: each category has a counter of its own per API key. */
@@ -12,13 +10,6 @@ export const DEFAULT_RATE_LIMIT_CATEGORY: RateLimitCategoryName = 'other';
 
 /** The category a public API route is counted in (D11); on a method or a controller. */
 export const RateLimitCategory = Reflector.createDecorator<RateLimitCategoryName>();
-
-export function rateLimitCategoryOf(
-  reflector: Reflector,
-  context: ExecutionContext,
-): RateLimitCategoryName {
-  return routeMetadata(reflector, RateLimitCategory, context) ?? DEFAULT_RATE_LIMIT_CATEGORY;
-}
 
 /** Requests allowed per window for each category, from configuration. */
 export function categoryLimits(config: RateLimitConfig): Record<RateLimitCategoryName, number> {

@@ -7,13 +7,12 @@ import {
   type ThrottlerModuleOptions,
 } from '@nestjs/throttler';
 import type { Response } from 'express';
-import { authKindOf } from '../auth/auth.guards';
 import type { HeraldRequest } from '../auth/principal';
+import { routeRules } from '../auth/route-metadata';
 import type { AppConfig } from '../config/config';
 import { InjectConfig } from '../config/config.module';
 import { AppError } from '../errors/error-codes';
 import { Metrics } from '../metrics/metrics.service';
-import { rateLimitCategoryOf } from './rate-limit-category';
 import {
   RateLimitRecord,
   RateLimitStoreUnavailable,
@@ -53,9 +52,10 @@ export class RateLimitGuard extends ThrottlerGuard {
   }
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (authKindOf(this.reflector, context) !== 'api_key') return true;
+    const rules = routeRules(this.reflector, context);
+    if (rules.authKind !== 'api_key') return true;
     if (!this.config.rateLimits.enabled) return true;
-    const category = rateLimitCategoryOf(this.reflector, context);
+    const category = rules.rateLimitCategory;
     const throttler = this.throttlers.find((candidate) => candidate.name === category);
     // Fail closed: a category without a configured limit is a programming error, not a free pass.
     if (!throttler) throw new Error(`No rate limit is configured for category "${category}"`);
