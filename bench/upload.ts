@@ -8,20 +8,30 @@
  *   npx ts-node --transpile-only bench/upload.ts
  *
  * Knobs: BENCH_UPLOADS (10), BENCH_FILE_MB (50), BENCH_ROUNDS (3), BENCH_ADMIN_DATABASE_URL,
- * BENCH_REDIS_URL, BENCH_CPU_PROF (a directory: the service writes a .cpuprofile there on exit). The service runs from the TypeScript sources (ts-node, transpile only), so no
+ * BENCH_REDIS_URL, BENCH_CPU_PROF (a directory: the service, and the S3 stand-in, each write a
+ * .cpuprofile there on exit). The service runs from the TypeScript sources (ts-node, transpile only), so no
  * build is needed; with BENCH_USE_DIST=1 it runs dist/src/main.js (after `npm run build`).
- * BENCH_STORAGE=s3 stores into an S3-protocol server (s3rver on 127.0.0.1, in a process of its
- * own, bench/s3-stand-in.ts) through the S3 driver instead of local disk; the RSS measured is still
- * Herald's alone, and the stand-in's CPU is printed beside Herald's. Then the same uploads go
- * through the S3 driver alone, in this process (no HTTP, no multipart parsing, no sniffing): the
- * stand-in's own ceiling on this machine. BENCH_DIST_DIR (default dist) names another build to run
- * with BENCH_USE_DIST=1, e.g. a copy of the previous one for a before/after comparison.
+ * BENCH_STORAGE=s3 stores into S3-protocol servers on 127.0.0.1, each in a process of its own
+ * (bench/s3-stand-in.ts), through the S3 driver instead of local disk: the lean stand-in
+ * (bench/s3-lean-server.ts, which costs next to no CPU, as a bucket on another machine would), then
+ * s3rver (the tests' server, which hashes and rewrites everything); BENCH_S3_SERVER=lean or s3rver
+ * runs one. The RSS measured is still Herald's alone, and the stand-in's CPU is printed beside
+ * Herald's. After each round every stored object is read back over S3 and its size and SHA-256
+ * compared with what was sent. Then the same uploads go through the S3 driver alone, in this
+ * process (no HTTP, no multipart parsing, no sniffing): the stand-in's own ceiling on this machine.
+ * BENCH_DIST_DIR (default dist) names another build to run with BENCH_USE_DIST=1, e.g. a copy of
+ * the previous one for a before/after comparison.
  */
 import { cpuSeconds, freePort, waitUntilAnswers, withDatabase } from './support';
-import { ListObjectsV2Command, DeleteObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -47,7 +57,9 @@ const settings = {
   useDist: env.BENCH_USE_DIST === '1',
   distDir: resolve(ROOT, env.BENCH_DIST_DIR ?? 'dist'),
   storage: env.BENCH_STORAGE === 's3' ? 's3' : 'local',
+  s3StandIns: (env.BENCH_S3_SERVER ? [env.BENCH_S3_SERVER] : ['lean', 's3rver']) as StandInKind[],
 };
+type StandInKind = 'lean' | 's3rver';
 const TARGET_RSS_GROWTH_MB = 64;
 const TARGET_MB_PER_SECOND = 150;
 const PNG_SIGNATURE = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
@@ -55,15 +67,24 @@ const PNG_SIGNATURE = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
 async function main(): Promise<void> {
   const databaseName = `herald_bench_upload_${process.pid}`;
   const databaseUrl = withDatabase(settings.adminDatabaseUrl, databaseName);
+  await admin((db) => db.query(`CREATE DATABASE "${databaseName}"`));
+  try {
+    await migrate(databaseUrl);
+    for (const standIn of settings.storage === 's3' ? settings.s3StandIns : [undefined])
+      await benchmark(databaseUrl, standIn);
+  } finally {
+    await admin((db) => db.query(`DROP DATABASE IF EXISTS "${databaseName}" WITH (FORCE)`));
+  }
+}
+
+/** Herald on local disk, or on the S3 stand-in `standIn`: the rounds, then the driver alone. */
+async function benchmark(databaseUrl: string, standIn: StandInKind | undefined): Promise<void> {
   const mediaDir = mkdtempSync(join(tmpdir(), 'herald-bench-media-'));
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   let child: ChildProcess | undefined;
-  const s3 = settings.storage === 's3' ? await startS3StandIn() : undefined;
-
-  await admin((db) => db.query(`CREATE DATABASE "${databaseName}"`));
+  const s3 = standIn ? await startS3StandIn(standIn) : undefined;
   try {
-    await migrate(databaseUrl);
     child = startHerald(port, databaseUrl, mediaDir, s3?.env ?? {});
     await waitUntilAnswers(`${base}/health/live`, child, 'Herald');
     const { key, projectId } = await seed(base, databaseUrl);
@@ -72,12 +93,13 @@ async function main(): Promise<void> {
     // Warm-up: one small and one full-size upload, so JIT and pools are settled before measuring.
     await upload(url, key, 1 * MB);
     await upload(url, key, settings.fileBytes);
+    await s3?.empty();
     await sleep(500);
 
     console.log(
       `Herald upload benchmark: ${settings.uploads} concurrent uploads of ${settings.fileBytes / MB} MB, ` +
         `${settings.rounds} rounds, service pid ${child.pid} (${settings.useDist ? 'dist' : 'ts-node'}), ` +
-        `${settings.storage} storage`,
+        (standIn ? `S3 storage, ${standIn} stand-in` : 'local storage'),
     );
     const startRss = rssBytes(child.pid!);
     let overallPeak = startRss;
@@ -113,17 +135,20 @@ async function main(): Promise<void> {
           `< ${TARGET_RSS_GROWTH_MB} MB growth ${growthMb < TARGET_RSS_GROWTH_MB ? 'met' : 'MISSED'}]`,
       );
       rmSync(join(mediaDir, 'projects'), { recursive: true, force: true });
-      if (s3) await s3.empty();
+      await s3?.checkAndEmpty(settings.uploads);
     }
     console.log(
       `overall: RSS after warm-up ${(startRss / MB).toFixed(1)} MB, peak over all rounds ` +
         `${(overallPeak / MB).toFixed(1)} MB, growth ${((overallPeak - startRss) / MB).toFixed(1)} MB`,
     );
+    child.kill('SIGTERM');
+    await once(child, 'exit');
     if (s3) await driverAlone(s3);
   } finally {
-    child?.kill('SIGTERM');
-    await sleep(500);
-    await admin((db) => db.query(`DROP DATABASE IF EXISTS "${databaseName}" WITH (FORCE)`));
+    if (child?.exitCode === null) {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
     rmSync(mediaDir, { recursive: true, force: true });
     await s3?.stop();
   }
@@ -133,14 +158,25 @@ interface S3StandIn {
   child: ChildProcess;
   env: Record<string, string>;
   empty(): Promise<void>;
+  /**
+   * Fails unless the bucket holds `count` objects, each the size and SHA-256 of what every upload
+   * sends (so a stand-in that dropped or mangled bytes cannot pass for a fast one); then empties it.
+   */
+  checkAndEmpty(count: number): Promise<void>;
   stop(): Promise<void>;
 }
 
 /** Starts bench/s3-stand-in.ts in a child process and reads the variables it prints. */
-async function startS3StandIn(): Promise<S3StandIn> {
+async function startS3StandIn(kind: StandInKind): Promise<S3StandIn> {
   const child = spawn(
     process.execPath,
-    ['-r', 'ts-node/register/transpile-only', join(ROOT, 'bench/s3-stand-in.ts')],
+    [
+      ...profileArgs(),
+      '-r',
+      'ts-node/register/transpile-only',
+      join(ROOT, 'bench/s3-stand-in.ts'),
+      kind,
+    ],
     {
       cwd: ROOT,
       env: { ...env, TS_NODE_TRANSPILE_ONLY: '1' },
@@ -157,18 +193,35 @@ async function startS3StandIn(): Promise<S3StandIn> {
       accessKeyId: s3Env.S3_ACCESS_KEY_ID,
       secretAccessKey: s3Env.S3_SECRET_ACCESS_KEY,
     },
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
   });
   const Bucket = s3Env.S3_BUCKET;
-  return {
+  const expected = await digest(Readable.from(generatedBytes(PNG_SIGNATURE, settings.fileBytes)));
+  const keys = async () =>
+    ((await client.send(new ListObjectsV2Command({ Bucket }))).Contents ?? []).map(
+      ({ Key }) => Key as string,
+    );
+  const standIn: S3StandIn = {
     child,
     env: s3Env,
     async empty() {
-      for (;;) {
-        const page = await client.send(new ListObjectsV2Command({ Bucket }));
-        if (!page.Contents?.length) return;
-        for (const { Key } of page.Contents)
-          await client.send(new DeleteObjectCommand({ Bucket, Key }));
+      for (let page = await keys(); page.length > 0; page = await keys())
+        for (const Key of page) await client.send(new DeleteObjectCommand({ Bucket, Key }));
+    },
+    async checkAndEmpty(count) {
+      const stored = await keys();
+      if (stored.length !== count)
+        throw new Error(`The stand-in holds ${stored.length} objects, not ${count}`);
+      for (const Key of stored) {
+        const { Body } = await client.send(new GetObjectCommand({ Bucket, Key }));
+        const found = await digest(Body as Readable);
+        if (found.size !== expected.size || found.sha256 !== expected.sha256)
+          throw new Error(
+            `${Key}: ${found.size} bytes, SHA-256 ${found.sha256}; sent ${expected.size} bytes, ${expected.sha256}`,
+          );
       }
+      await standIn.empty();
     },
     async stop() {
       client.destroy();
@@ -176,6 +229,7 @@ async function startS3StandIn(): Promise<S3StandIn> {
       if (child.exitCode === null) await once(child, 'exit');
     },
   };
+  return standIn;
 }
 
 /**
@@ -225,11 +279,26 @@ async function driverAlone(s3: S3StandIn): Promise<void> {
           `driver + generator CPU ${(ownCpuSeconds() - ownCpuBefore).toFixed(2)} s; ` +
           `load ${loadBefore} -> ${loadAverage()}`,
       );
-      await s3.empty();
+      await s3.checkAndEmpty(settings.uploads);
     }
   } finally {
     driver.onApplicationShutdown();
   }
+}
+
+async function digest(bytes: Readable): Promise<{ size: number; sha256: string }> {
+  const hash = createHash('sha256');
+  let size = 0;
+  for await (const chunk of bytes) {
+    hash.update(chunk as Buffer);
+    size += (chunk as Buffer).length;
+  }
+  return { size, sha256: hash.digest('hex') };
+}
+
+/** Node's options that write a CPU profile into BENCH_CPU_PROF on exit, when it is set. */
+function profileArgs(): string[] {
+  return env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(env.BENCH_CPU_PROF)}`] : [];
 }
 
 function ownCpuSeconds(): number {
@@ -247,13 +316,10 @@ function startHerald(
   mediaDir: string,
   storageEnv: Record<string, string>,
 ): ChildProcess {
-  const profile = env.BENCH_CPU_PROF
-    ? ['--cpu-prof', `--cpu-prof-dir=${resolve(env.BENCH_CPU_PROF)}`]
-    : [];
   const args = settings.useDist
     ? [join(settings.distDir, 'src/main.js')]
     : ['-r', 'ts-node/register/transpile-only', join(ROOT, 'src/main.ts')];
-  const child = spawn(process.execPath, [...profile, ...args], {
+  const child = spawn(process.execPath, [...profileArgs(), ...args], {
     cwd: ROOT,
     env: {
       ...env,

@@ -13,6 +13,19 @@ import S3rver from 's3rver';
 export const TEST_BUCKET = 'herald-media';
 const CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 
+/** The variables of D23 that point Herald at an S3-protocol server at `endpoint`, bucket TEST_BUCKET. */
+export function s3Env(endpoint: string): Record<string, string> {
+  return {
+    MEDIA_STORAGE_DRIVER: 's3',
+    S3_BUCKET: TEST_BUCKET,
+    S3_REGION: 'us-east-1',
+    S3_ENDPOINT: endpoint,
+    S3_ACCESS_KEY_ID: CREDENTIALS.accessKeyId,
+    S3_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey,
+    S3_FORCE_PATH_STYLE: 'true',
+  };
+}
+
 /**
  * A real S3-protocol server (s3rver) on 127.0.0.1 and an ephemeral port, with one bucket, and a
  * client of the tests' own to look into it over the same protocol.
@@ -53,15 +66,7 @@ export class S3TestServer {
 
   /** The variables of D23 that point Herald at this server. */
   env(): Record<string, string> {
-    return {
-      MEDIA_STORAGE_DRIVER: 's3',
-      S3_BUCKET: TEST_BUCKET,
-      S3_REGION: 'us-east-1',
-      S3_ENDPOINT: this.endpoint,
-      S3_ACCESS_KEY_ID: CREDENTIALS.accessKeyId,
-      S3_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey,
-      S3_FORCE_PATH_STYLE: 'true',
-    };
+    return s3Env(this.endpoint);
   }
 
   async keys(): Promise<string[]> {
