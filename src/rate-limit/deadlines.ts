@@ -11,7 +11,8 @@ interface Wait {
  * Node's list of 1 s timers kept emptying and refilling, re-sorting its timer queue each time.
  * Every wait here is as long as the others, so waits end in the order they began: they form a
  * list, oldest first, and one timer armed for the oldest serves them all. A settled wait leaves
- * the list at once, so it dies young.
+ * the list at once, so it dies young. Occasional calls (QUIT, the readiness PING, Bull's) use
+ * `withinTime` (src/redis/time-limit.ts), a timer each.
  */
 export class Deadlines {
   private oldest: Wait | null = null;
