@@ -224,7 +224,7 @@ async function main(): Promise<void> {
       const measures: Measure[] = [];
       for (let round = 1; round <= settings.rounds; round++) {
         for (const endpoint of ENDPOINTS) {
-          for (const server of servers) {
+          for (const server of inRoundOrder(servers, round)) {
             const label = settings.rounds > 1 ? ` (round ${round})` : '';
             process.stdout.write(`Loading ${server.name.padEnd(8)} ${endpoint.name}${label} … `);
             const measure = await load(server, endpoint, key);
@@ -292,6 +292,14 @@ async function load(
     failures: result.non2xx + result.errors + result.timeouts,
     cpuMsPerRequest: result.requests.total > 0 ? (cpuSpent * 1000) / result.requests.total : 0,
   };
+}
+
+/**
+ * Odd rounds in the order started, even rounds backwards: a server's place in the sequence (what
+ * ran just before it, the neighbours' load drifting through the round) weighs on each alike.
+ */
+function inRoundOrder(servers: Server[], round: number): Server[] {
+  return round % 2 === 1 ? servers : [...servers].reverse();
 }
 
 /** The servers profiled under BENCH_CPU_PROF: Herald (both builds), and the framework floor to hold it against. */
@@ -401,7 +409,7 @@ async function openLoopLatency(
   );
   for (let round = 1; round <= settings.rounds; round++) {
     for (const endpoint of ENDPOINTS) {
-      for (const server of servers) {
+      for (const server of inRoundOrder(servers, round)) {
         const cpuBefore = cpuSeconds(server.process.pid);
         const { latencies, failed } = await openLoop(`${server.url}${endpoint.path}`, key, rate);
         // At the same rate for every server, unlike closed-loop runs, whose throughput (and so
