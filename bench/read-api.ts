@@ -21,7 +21,16 @@ import { cpuSeconds, freePort, waitUntilAnswers, withDatabase } from './support'
 import autocannon from 'autocannon';
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { deleteRedisKeys } from '../test/support/redis-keys';
@@ -128,7 +137,8 @@ async function main(): Promise<void> {
     PORT: String(heraldPort),
     PUBLIC_BASE_URL: `http://127.0.0.1:${heraldPort}`,
     MEDIA_STORAGE_DIR: mediaDir,
-    LOG_LEVEL: 'warn',
+    // Production's level: every request logs its line (into a file here, as into a collector's pipe).
+    LOG_LEVEL: 'info',
     RATE_LIMIT_OTHER: '100000000',
     RATE_LIMIT_CREATE_POST: '100000000',
   };
@@ -149,6 +159,8 @@ async function main(): Promise<void> {
   if (!key) throw new Error(`seed-demo printed no API key:\n${seedOutput}`);
 
   const servers: Server[] = [];
+  const heraldLogPath = join(mediaDir, 'herald-stdout.log');
+  const heraldLog = openSync(heraldLogPath, 'w');
   try {
     if (settings.read) {
       servers.push(
@@ -189,6 +201,7 @@ async function main(): Promise<void> {
         process.execPath,
         serverArgs('herald', HERALD_MAIN),
         heraldEnv,
+        heraldLog,
       ),
     );
     if (settings.read && BEFORE_MAIN) {
@@ -200,6 +213,7 @@ async function main(): Promise<void> {
           process.execPath,
           serverArgs('before', BEFORE_MAIN),
           beforeEnv,
+          heraldLog,
         ),
       );
     }
@@ -254,6 +268,9 @@ async function main(): Promise<void> {
     if (settings.posts && herald) await postsBenchmark(herald, key);
   } finally {
     await Promise.all(servers.map((server) => stop(server)));
+    closeSync(heraldLog);
+    const logged = readFileSync(heraldLogPath, 'utf8').split('"request completed"').length - 1;
+    console.log(`\nHerald logged ${logged} request lines at LOG_LEVEL=info`);
     await cleanUp(settings, redisKeyPrefix, mediaDir);
   }
   if (settings.cpuProfileDir) {
@@ -655,11 +672,12 @@ function startServer(
   command: string,
   args: string[],
   childEnv: NodeJS.ProcessEnv,
+  stdout: 'inherit' | number = 'inherit',
 ): Server {
   const child = spawn(command, args, {
     cwd: ROOT,
     env: childEnv,
-    stdio: ['ignore', 'inherit', 'inherit'],
+    stdio: ['ignore', stdout, 'inherit'],
   });
   child.on('exit', (code, signal) => {
     if (code !== 0 && code !== null)

@@ -6,13 +6,19 @@ import { APP_CONFIG } from '../config/config.module';
 
 export const ROOT_LOGGER = Symbol('ROOT_LOGGER');
 
-/** The process's one pino instance, at LOG_LEVEL. */
+/**
+ * The process's one pino instance, at LOG_LEVEL, writing to standard output asynchronously: a line
+ * does not hold up the request that logged it, and the lines logged while a write is under way go
+ * out together in the next one (one write per line cost a read's answer a system call). Nothing is
+ * held back on purpose, and pino writes out what is left when the process exits.
+ */
 @Module({
   providers: [
     {
       provide: ROOT_LOGGER,
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig): PinoInstance => pino({ level: config.logLevel }),
+      useFactory: (config: AppConfig): PinoInstance =>
+        pino({ level: config.logLevel }, pino.destination({ dest: 1, sync: false })),
     },
   ],
   exports: [ROOT_LOGGER],
