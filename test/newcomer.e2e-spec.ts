@@ -1,6 +1,14 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, appendFileSync, rmSync, symlinkSync, statSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { databaseUrl, dropTestDatabase, TEST_DATABASE_PREFIX } from './support/databases';
@@ -77,6 +85,18 @@ describe('A newcomer follows the README', () => {
   }
 
   beforeAll(() => {
+    // The quick start runs `npm ci` unless node_modules carries the stamp of this lock file, and the
+    // copy's node_modules is this checkout's: unstamped, it would be emptied and reinstalled under
+    // the suite. `npm test` installs and stamps; a file run alone needs that done once.
+    const stamp = join(ROOT, 'node_modules', '.herald-lock-hash');
+    const lockHash = createHash('sha256')
+      .update(readFileSync(join(ROOT, 'package-lock.json')))
+      .digest('hex');
+    if (!existsSync(stamp) || readFileSync(stamp, 'utf8').trim() !== lockHash)
+      throw new Error(
+        'node_modules is not stamped as installed from package-lock.json: run `npm test` once ' +
+          '(it installs and stamps) before running this file alone',
+      );
     dir = mkdtempSync(join(tmpdir(), 'herald-newcomer-'));
     // The repository's files as a clone has them (tracked and new, never ignored ones like .env).
     execFileSync(
