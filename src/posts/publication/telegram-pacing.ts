@@ -4,7 +4,7 @@ import type { AppConfig } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
 import { InjectRedis } from '../../redis/redis.module';
 import { RedisScript } from '../../redis/redis-script';
-import { boundedQueueCall } from '../../queues/bull-queue';
+import { withinTime } from '../../redis/time-limit';
 
 /**
  * Telegram counts a send when it arrives, and a send arrives a little after it is stamped (the
@@ -279,6 +279,6 @@ export class TelegramPacing {
    * not answer would hold the send forever: past the queue calls' limit, pacing is unavailable.
    */
   private bounded<T>(work: Promise<T>): Promise<T> {
-    return boundedQueueCall(work, this.config.publication.enqueueTimeoutMs);
+    return withinTime(work, this.config.publication.enqueueTimeoutMs);
   }
 }
