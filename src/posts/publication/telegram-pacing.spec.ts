@@ -1,5 +1,7 @@
+import { Logger } from '@nestjs/common';
 import Redis from 'ioredis';
 import { randomBytes } from 'node:crypto';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { loadConfig } from '../../config/config';
 import { PACING_KEEP_AFTER_MS, PACING_WINDOW_MARGIN_MS, TelegramPacing } from './telegram-pacing';
 
@@ -217,5 +219,47 @@ describe('TelegramPacing (issue 4, point 6 and issue 14: spread sends instead of
       expect(await spaced(one, 13, '-1399', 1)).toBeGreaterThan(0);
       expect(await spaced(two, 13, '-1399', 1)).toBeGreaterThan(0);
     });
+  });
+
+  it('a Redis that is connected but does not answer leaves sends unpaced, not held', async () => {
+    // A server that answers the client's greeting (CLIENT SETINFO) and nothing after: the shared
+    // client (no offline queue) is ready and writes its commands to it; only the time limit ends them.
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('data', (data) =>
+        socket.write('+OK\r\n'.repeat((data.toString().match(/SETINFO/gi) ?? []).length)),
+      );
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const hung = new Redis((silent.address() as AddressInfo).port, '127.0.0.1', {
+      enableReadyCheck: false,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+    });
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    try {
+      await new Promise((resolve) => hung.once('ready', resolve));
+      const unanswered = new TelegramPacing(
+        hung,
+        loadConfig({
+          DATABASE_URL: 'postgres://unused@127.0.0.1/unused',
+          APP_SECRET: 'x'.repeat(32),
+          PUBLICATION_ENQUEUE_TIMEOUT_MS: '100',
+        }),
+      );
+      expect(await unanswered.reserve(19, '-1900', 1, false, 'h:0', true)).toEqual({
+        waitMs: 0,
+        sendAtSlot: true,
+        departWaitMs: 0,
+      });
+      expect(await unanswered.depart(19, '-1900', 1)).toBe(0);
+      expect(warn).toHaveBeenCalledTimes(2);
+    } finally {
+      warn.mockRestore();
+      hung.disconnect();
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 });
