@@ -6,7 +6,7 @@ import { PublicationRepository } from '../src/posts/publication/publication.repo
 import { PublicationService } from '../src/posts/publication/publication.service';
 import { TelegramPacing } from '../src/posts/publication/telegram-pacing';
 import { Factory, SignedInUser, TestChannel, TestProject } from './support/factories';
-import { sleep, targetsOf, waitForPostStatus } from './support/publication';
+import { sleep, targetsOf, waitForPostStatus, withWorkerPaused } from './support/publication';
 import { TelegramStandIn } from './support/telegram-stand-in';
 import { startWithTelegram, TelegramWorld } from './support/telegram-world';
 import { TestApp } from './support/test-app';
@@ -219,10 +219,8 @@ describe('Publication pipeline (D7, D15)', () => {
     });
 
     it('jobs claiming, starting and finishing sends at the same moment share statements, each row with its own guard', async () => {
-      const queue = t.app.get<Queue>(getQueueToken('publication'));
       const repo = t.app.get(PublicationRepository);
-      await queue.pause(true); // this worker takes no job: the calls below are the only runs
-      try {
+      await withWorkerPaused(t, async (resume) => {
         const posts = await Promise.all(
           ['Batch 1', 'Batch 2', 'Batch 3'].map((text, i) =>
             createPost({
@@ -272,21 +270,17 @@ describe('Publication pipeline (D7, D15)', () => {
         // p3's target was delivered under a stale attempt: the post stays publishing.
         expect(await statusOf(p3)).toBe('publishing');
         expect(sends()).toHaveLength(0);
-        await queue.resume(true);
+        await resume();
         // The jobs run now: p2 is delivered, p3 has nothing left to send and is published.
         expect((await waitForPostStatus(t, p2)).status).toBe('published');
         expect((await waitForPostStatus(t, p3)).status).toBe('published');
         expect(sends()).toHaveLength(1);
-      } finally {
-        await queue.resume(true);
-      }
+      });
     });
 
     it("a claim marks its post's first send in flight when that bot has room, and only then (issue 14)", async () => {
-      const queue = t.app.get<Queue>(getQueueToken('publication'));
       const repo = t.app.get(PublicationRepository);
-      await queue.pause(true); // this worker takes no job: the calls below are the only runs
-      try {
+      await withWorkerPaused(t, async (resume) => {
         const both = [{ channel_ref: channel.id }, { channel_ref: second.channel.id }];
         const a = await createPost({ text: 'Mark 1', targets: both, publish_now: true });
         const b = await createPost({ text: 'Mark 2', targets: both, publish_now: true });
@@ -311,24 +305,20 @@ describe('Publication pipeline (D7, D15)', () => {
         expect(again.targets[0].sending_since).not.toBeNull();
         // The run that marked it gives it back (its slot was not now); the jobs deliver both posts.
         await repo.sendNotDelivered(claimedA.targets[0].id, false);
-        await queue.resume(true);
+        await resume();
         expect((await waitForPostStatus(t, a.id)).status).toBe('published');
         expect((await waitForPostStatus(t, b.id)).status).toBe('published');
         expect(sends()).toHaveLength(4);
-      } finally {
-        await queue.resume(true);
-      }
+      });
     });
 
     it('a send the claim marked but that cannot start (unreadable credentials) is not left in flight', async () => {
-      const queue = t.app.get<Queue>(getQueueToken('publication'));
       const publication = t.app.get(PublicationService);
       const other = await make.telegramAccount(owner, project);
       const target = await make.channel(owner, other.id);
       // Its bot had room at its last send here, so the claim marks the send.
       await t.app.get(TelegramPacing).reserve(other.id, target.channel_id, 1);
-      await queue.pause(true); // this worker takes no job: the run below is the only one
-      try {
+      await withWorkerPaused(t, async () => {
         const post = await createPost({
           text: 'Unreadable',
           targets: [{ channel_ref: target.id }],
@@ -345,9 +335,7 @@ describe('Publication pipeline (D7, D15)', () => {
         expect(rows).toEqual([{ status: 'pending', sending_since: null }]);
         expect(sends()).toHaveLength(0);
         await t.db.query(`DELETE FROM posts WHERE id = $1`, [post.id]);
-      } finally {
-        await queue.resume(true);
-      }
+      });
     });
 
     it('a scheduled post a few seconds ahead is published within one second of its time', async () => {

@@ -1,3 +1,5 @@
+import { getQueueToken } from '@nestjs/bull';
+import type { Queue } from 'bull';
 import { TestApp } from './test-app';
 
 export interface PostState {
@@ -46,3 +48,21 @@ export async function targetsOf(t: TestApp, postId: number): Promise<TargetState
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs `work` while this app's publication worker takes no job, so that the calls in it are the
+ * only runs; `resume` lets the queued jobs run from then on. The worker takes jobs again afterwards
+ * in any case.
+ */
+export async function withWorkerPaused(
+  t: TestApp,
+  work: (resume: () => Promise<void>) => Promise<void>,
+): Promise<void> {
+  const queue = t.app.get<Queue>(getQueueToken('publication'));
+  await queue.pause(true);
+  try {
+    await work(() => queue.resume(true));
+  } finally {
+    await queue.resume(true);
+  }
+}
