@@ -357,8 +357,8 @@ export class PostsService implements OnModuleInit {
     return channels;
   }
 
-  /** D8: each id a media asset of this project (400 media_not_found); order kept. */
-  private async resolveMedia(projectId: number, ids: number[]): Promise<number[]> {
+  /** D8: each id a media asset of this project (400 media_not_found). */
+  private async resolveMedia(projectId: number, ids: number[]): Promise<void> {
     const found = new Set(
       (await this.media.findForProject(projectId, ids)).map((asset) => asset.id),
     );
@@ -368,7 +368,6 @@ export class PostsService implements OnModuleInit {
         'media_not_found',
         `Media not found in this project: ${missing.join(', ')}`,
       );
-    return ids;
   }
 }
 
