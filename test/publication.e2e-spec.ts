@@ -43,9 +43,13 @@ describe('Publication pipeline (D7, D15)', () => {
       RATE_LIMIT_UPLOAD: '1000',
     });
     ({ t, telegram, make } = world);
-    ({ owner, project, key } = await make.owner('Pipeline'));
-    account = await make.telegramAccount(owner, project);
-    channel = await make.channel(owner, account.id);
+    ({
+      owner,
+      project,
+      key,
+      account,
+      channels: [channel],
+    } = await make.ownerWithChannels('Pipeline'));
     const secondAccount = await make.telegramAccount(owner, project);
     second = { account: secondAccount, channel: await make.channel(owner, secondAccount.id) };
   });
