@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import pino, { Logger as PinoInstance } from 'pino';
-import type { AppConfig } from '../config/config';
+import type { AppConfig, LogLevel } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 
 export const ROOT_LOGGER = Symbol('ROOT_LOGGER');
@@ -12,13 +12,16 @@ export const ROOT_LOGGER = Symbol('ROOT_LOGGER');
  * out together in the next one (one write per line cost a read's answer a system call). Nothing is
  * held back on purpose, and pino writes out what is left when the process exits.
  */
+export function rootLogger(level: LogLevel): PinoInstance {
+  return pino({ level }, pino.destination({ dest: 1, sync: false }));
+}
+
 @Module({
   providers: [
     {
       provide: ROOT_LOGGER,
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig): PinoInstance =>
-        pino({ level: config.logLevel }, pino.destination({ dest: 1, sync: false })),
+      useFactory: (config: AppConfig): PinoInstance => rootLogger(config.logLevel),
     },
   ],
   exports: [ROOT_LOGGER],
