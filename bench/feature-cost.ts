@@ -19,12 +19,8 @@ import { createHttpApp } from '../src/app.setup';
 import { runCli } from '../src/cli/commands';
 import { AppConfig, loadConfig } from '../src/config/config';
 import { dropTestDatabase } from '../test/support/databases';
-import {
-  createMigratedDatabase,
-  deleteRedisKeys,
-  TEST_APP_SECRET,
-  TEST_REDIS_URL,
-} from '../test/support/test-app';
+import { deleteRedisKeys } from '../test/support/redis-keys';
+import { createMigratedDatabase, TEST_APP_SECRET, TEST_REDIS_URL } from '../test/support/test-app';
 import { postJson } from './support';
 
 const CONNECTIONS = 100;

@@ -51,7 +51,8 @@ import { runCli } from '../src/cli/commands';
 import { loadConfig } from '../src/config/config';
 import { dropTestDatabase } from '../test/support/databases';
 import { RecordedCall, TelegramStandIn } from '../test/support/telegram-stand-in';
-import { createMigratedDatabase, deleteRedisKeys, TEST_APP_SECRET } from '../test/support/test-app';
+import { deleteRedisKeys } from '../test/support/redis-keys';
+import { createMigratedDatabase, TEST_APP_SECRET } from '../test/support/test-app';
 
 const POSTS = Number(process.argv[2] ?? 2000);
 const SCHEDULED = Number(process.argv[3] ?? 200);

@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { databaseUrl, dropTestDatabase, TEST_DATABASE_PREFIX } from './support/databases';
 import { TelegramStandIn } from './support/telegram-stand-in';
-import { deleteRedisKeys, TEST_REDIS_URL } from './support/test-app';
+import { deleteRedisKeys } from './support/redis-keys';
+import { TEST_REDIS_URL } from './support/test-app';
 import { freePort } from './support/free-port';
 
 const ROOT = join(__dirname, '..');

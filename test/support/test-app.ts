@@ -15,11 +15,8 @@ import { buildDataSourceOptions } from '../../src/database/data-source';
 import { OpenApiContract, recordMismatch } from './contract';
 import { createTestDatabase, databaseUrl, dropTestDatabase } from './databases';
 import { localStore, MediaDriver, MediaStore, s3Store } from './media-store';
-import { S3TestServer } from './s3-server';
-
 import { deleteRedisKeys } from './redis-keys';
-
-export { deleteRedisKeys };
+import { S3TestServer } from './s3-server';
 
 export const TEST_APP_SECRET = 'test-secret-that-is-long-enough-0123456789';
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
