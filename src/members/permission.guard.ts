@@ -1,9 +1,9 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { undeclaredRoute } from '../auth/auth.guards';
-import { bodySetsAny } from '../auth/decorators';
+import { BodyFieldRequirement, bodySetsAny } from '../auth/decorators';
 import type { HeraldRequest } from '../auth/principal';
-import { routeRules, RouteRules } from '../auth/route-metadata';
+import { routeRules } from '../auth/route-metadata';
 import { AppError } from '../errors/error-codes';
 import { parseId } from '../errors/parse-id.pipe';
 import { validationFailed } from '../errors/validation';
@@ -37,14 +37,14 @@ export class PermissionGuard implements CanActivate {
     return this.checkProject(
       context.switchToHttp().getRequest<HeraldRequest>(),
       requirement,
-      rules,
+      rules.whenBodySets,
     );
   }
 
   private async checkProject(
     request: HeraldRequest,
     requirement: PermissionRequirement,
-    rules: RouteRules,
+    extra: BodyFieldRequirement | undefined,
   ): Promise<boolean> {
     const principal = request.principal;
     if (!principal) throw AppError.unauthorized();
@@ -55,7 +55,6 @@ export class PermissionGuard implements CanActivate {
     if (!access) throw this.notFound(requirement);
     if (requirement.flag && !access.permissions[requirement.flag])
       throw AppError.forbidden(requirement.flag);
-    const extra = rules.whenBodySets;
     if (extra?.flag && bodySetsAny(request.body, extra.fields) && !access.permissions[extra.flag])
       throw AppError.forbidden(extra.flag);
     // D22: a test key's requests read and write test posts only.
