@@ -89,7 +89,7 @@ export class HostAdmission {
   }
 }
 
-export function isIpLiteral(hostname: string): boolean {
+function isIpLiteral(hostname: string): boolean {
   const bare =
     hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
   return isIP(bare) !== 0;
