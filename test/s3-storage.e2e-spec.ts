@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AddressInfo, createServer } from 'node:net';
@@ -30,6 +30,21 @@ async function readAll(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
+}
+
+/**
+ * The files under `directory` that this process still holds open: an unlinked spool keeps its
+ * disk space until its descriptor is closed (Linux's /proc).
+ */
+function openFilesUnder(directory: string): string[] {
+  return readdirSync('/proc/self/fd').flatMap((fd) => {
+    try {
+      const target = readlinkSync(`/proc/self/fd/${fd}`);
+      return target.startsWith(`${directory}/`) ? [target] : [];
+    } catch {
+      return []; // closed meanwhile (the descriptor of readdirSync itself)
+    }
+  });
 }
 
 /** D23: media in an S3-compatible bucket, against a real S3-protocol server (s3rver). */
@@ -101,18 +116,27 @@ describe('S3 media storage (D23)', () => {
       ['in its first part (one PutObject)', 1024],
       ['after several parts (multipart)', 2 * S3_PART_SIZE + 1],
     ])(
-      'a body that fails %s leaves no object and rejects with its own error',
+      'a body that fails %s leaves no object and no spooled file, and rejects with its own error',
       async (_when, failAfter) => {
         async function* failing(): AsyncGenerator<Buffer> {
           yield* generatedBytes(Buffer.alloc(0), failAfter);
           throw new Error('client went away');
         }
-        await expect(
-          storage.put('projects/1/cut.png', Readable.from(failing()), 'image/png'),
-        ).rejects.toThrow('client went away');
-        // No object; the parts are aborted, which s3rver accepts but does not implement, so its
-        // pending uploads cannot be checked here.
-        expect(await s3.keys()).toEqual([]);
+        const spoolDirectory = mkdtempSync(join(tmpdir(), 'herald-spool-'));
+        const spooling = new S3Storage(configFor(s3.endpoint), spoolDirectory);
+        try {
+          await expect(
+            spooling.put('projects/1/cut.png', Readable.from(failing()), 'image/png'),
+          ).rejects.toThrow('client went away');
+          // No object; the parts are aborted, which s3rver accepts but does not implement, so its
+          // pending uploads cannot be checked here.
+          expect(await s3.keys()).toEqual([]);
+          expect(readdirSync(spoolDirectory)).toEqual([]);
+          expect(openFilesUnder(spoolDirectory)).toEqual([]);
+        } finally {
+          spooling.onApplicationShutdown();
+          rmSync(spoolDirectory, { recursive: true, force: true });
+        }
       },
     );
 
@@ -127,10 +151,12 @@ describe('S3 media storage (D23)', () => {
         // The first part has left for the store while the body is still arriving.
         await waitFor(() => s3.pendingUploads().length > pending, 10_000);
         expect(readdirSync(spoolDirectory)).toEqual([]);
+        expect(openFilesUnder(spoolDirectory)).toHaveLength(1); // held open, unlinked
         body.end(Buffer.alloc(10));
         expect(await stored).toEqual({ size: S3_PART_SIZE + 11 });
         expect((await s3.read('projects/1/held.png')).length).toBe(S3_PART_SIZE + 11);
         expect(readdirSync(spoolDirectory)).toEqual([]);
+        expect(openFilesUnder(spoolDirectory)).toEqual([]);
       } finally {
         await storage.delete('projects/1/held.png');
         spooling.onApplicationShutdown();
