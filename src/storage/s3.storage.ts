@@ -57,7 +57,10 @@ function isMissing(error: unknown): boolean {
  * the process, even one that dies mid-upload.
  */
 class Spool {
+  /** Bytes written to the file (what is still batched in memory is not counted). */
   size = 0;
+  private batch: Buffer[] = [];
+  private batchBytes = 0;
 
   private constructor(private readonly file: FileHandle) {}
 
@@ -68,8 +71,19 @@ class Spool {
     return new Spool(file);
   }
 
-  async append(chunks: Buffer[]): Promise<void> {
-    const length = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
+  /** Keeps a chunk of the body for the next write: whether the batch is now due (`flush`). */
+  hold(chunk: Buffer): boolean {
+    this.batch.push(chunk);
+    this.batchBytes += chunk.length;
+    return this.batchBytes >= SPOOL_WRITE_BYTES;
+  }
+
+  /** Writes the chunks held, in one system call unless the write comes up short. */
+  async flush(): Promise<void> {
+    const chunks = this.batch;
+    const length = this.batchBytes;
+    this.batch = [];
+    this.batchBytes = 0;
     const { bytesWritten } = await this.file.writev(chunks, this.size);
     if (bytesWritten < length) {
       // A short write (rare for a file): the rest, copied into one buffer.
@@ -88,8 +102,8 @@ class Spool {
   }
 
   /**
-   * Hands `request` a stream of bytes [start, end) of what was appended (reads run beside further
-   * appends), and stops it once the request is over, so that nothing reads past `close()`.
+   * Hands `request` a stream of bytes [start, end) of what was written (reads run beside further
+   * writes), and stops it once the request is over, so that nothing reads past `close()`.
    */
   async send<T>(start: number, end: number, request: (body: Readable) => Promise<T>): Promise<T> {
     // Not fs.ReadStream: destroying one closes the descriptor that the other parts still read.
@@ -173,13 +187,8 @@ export class S3Storage implements StorageDriver {
     });
     const upload: MultipartState = { parts: [], inFlight: new Set() };
     let sent = 0; // bytes handed to parts so far
-    let received: Buffer[] = []; // not spooled yet
-    let receivedBytes = 0;
-    /** Spools what was received and starts a part for each whole one. */
-    const spoolReceived = async () => {
-      await spool.append(received);
-      received = [];
-      receivedBytes = 0;
+    /** Starts a part for each whole one on disk. */
+    const sendWholeParts = () => {
       while (spool.size - sent >= S3_PART_SIZE) {
         this.sendPart(upload, path, contentType, spool, sent, sent + S3_PART_SIZE);
         sent += S3_PART_SIZE;
@@ -189,16 +198,16 @@ export class S3Storage implements StorageDriver {
       try {
         // The body's own error (client gone, file too large) surfaces here, as it must.
         for await (const chunk of body) {
-          received.push(chunk as Buffer);
-          receivedBytes += (chunk as Buffer).length;
-          if (receivedBytes < SPOOL_WRITE_BYTES) continue;
-          await spoolReceived();
+          if (!spool.hold(chunk as Buffer)) continue;
+          await spool.flush();
+          sendWholeParts();
           while (upload.inFlight.size >= S3_UPLOAD_QUEUE && upload.failure === undefined) {
             await Promise.race(upload.inFlight);
           }
           if (upload.failure !== undefined) throw upload.failure;
         }
-        await spoolReceived();
+        await spool.flush();
+        sendWholeParts();
       } catch (error) {
         body.destroy();
         throw error === upload.failure ? unavailable(error) : error;
