@@ -11,12 +11,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, mkdtemp, open, rm, unlink, type FileHandle } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, rm, unlink } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { writeChunks } from '../src/storage/write-chunks';
 import { s3Env, TEST_BUCKET } from '../test/support/s3-server';
 
 /** S3's smallest part but the last (EntityTooSmall below it). */
@@ -324,11 +325,11 @@ async function receive(req: IncomingMessage, path: string): Promise<Part> {
       batch.push(chunk as Buffer);
       batchBytes += (chunk as Buffer).length;
       if (batchBytes < WRITE_BYTES) continue;
-      size += await writeAll(file, batch);
+      size += await writeChunks(file, batch, size);
       batch = [];
       batchBytes = 0;
     }
-    size += await writeAll(file, batch);
+    size += await writeChunks(file, batch, size);
   } catch (error) {
     await file.close();
     await unlink(path).catch(() => undefined);
@@ -340,16 +341,6 @@ async function receive(req: IncomingMessage, path: string): Promise<Part> {
     throw new S3Error(400, 'IncompleteBody', 'Fewer bytes than the Content-Length header.');
   }
   return { path, size, etag: etag() };
-}
-
-async function writeAll(file: FileHandle, chunks: Buffer[]): Promise<number> {
-  const total = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
-  const { bytesWritten } = await file.writev(chunks);
-  if (bytesWritten < total) {
-    const rest = Buffer.concat(chunks).subarray(bytesWritten); // a short write: rare, so copied
-    for (let done = 0; done < rest.length;) done += (await file.write(rest, done)).bytesWritten;
-  }
-  return total;
 }
 
 function answerXml(res: ServerResponse, body: string): void {

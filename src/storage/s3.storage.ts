@@ -19,6 +19,7 @@ import { Readable } from 'node:stream';
 import type { AppConfig, S3Config } from '../config/config';
 import { InvalidStoragePathError, isValidStorageKey } from './local-disk.storage';
 import { StorageUnavailableError, type StorageDriver, type StoredObject } from './storage-driver';
+import { writeChunks } from './write-chunks';
 
 /** S3's smallest multipart part (but the last); a file under it goes up in one PutObject. */
 export const S3_PART_SIZE = 5 * 1024 * 1024;
@@ -78,27 +79,12 @@ class Spool {
     return this.batchBytes >= SPOOL_WRITE_BYTES;
   }
 
-  /** Writes the chunks held, in one system call unless the write comes up short. */
+  /** Writes the chunks held. */
   async flush(): Promise<void> {
     const chunks = this.batch;
-    const length = this.batchBytes;
     this.batch = [];
     this.batchBytes = 0;
-    const { bytesWritten } = await this.file.writev(chunks, this.size);
-    if (bytesWritten < length) {
-      // A short write (rare for a file): the rest, copied into one buffer.
-      const rest = Buffer.concat(chunks).subarray(bytesWritten);
-      for (let at = 0; at < rest.length;) {
-        const written = await this.file.write(
-          rest,
-          at,
-          rest.length - at,
-          this.size + bytesWritten + at,
-        );
-        at += written.bytesWritten;
-      }
-    }
-    this.size += length;
+    this.size += await writeChunks(this.file, chunks, this.size);
   }
 
   /**
