@@ -23,15 +23,16 @@ import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
+  createReadStream,
   existsSync,
   mkdirSync,
   mkdtempSync,
   openSync,
   readdirSync,
-  readFileSync,
   rmSync,
 } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
+import { createInterface } from 'node:readline';
 import { join, resolve } from 'node:path';
 import { deleteRedisKeys } from '../test/support/redis-keys';
 import { Client } from 'pg';
@@ -269,7 +270,9 @@ async function main(): Promise<void> {
   } finally {
     await Promise.all(servers.map((server) => stop(server)));
     closeSync(heraldLog);
-    const logged = readFileSync(heraldLogPath, 'utf8').split('"request completed"').length - 1;
+    let logged = 0;
+    for await (const line of createInterface({ input: createReadStream(heraldLogPath) }))
+      if (line.includes('"request completed"')) logged += 1;
     console.log(`\nHerald logged ${logged} request lines at LOG_LEVEL=info`);
     await cleanUp(settings, redisKeyPrefix, mediaDir);
   }
