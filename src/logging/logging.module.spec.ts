@@ -1,4 +1,24 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { LOG_BATCH_BYTES } from './logging.module';
+
+const LOGGING_MODULE = JSON.stringify(`${__dirname}/logging.module`);
+
+/** Runs `script` in a Node process of its own; resolves with its standard output once it exits. */
+function runScript(script: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['-r', require.resolve('ts-node/register/transpile-only'), '-e', script],
+      { env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.on('error', reject);
+    child.on('close', (code) =>
+      code === 0 ? resolve(output) : reject(new Error(`exited with ${code}`)),
+    );
+  });
+}
 
 /**
  * The root logger writes asynchronously; stopping ends with process.exit (stopOnSignals), which
@@ -8,7 +28,7 @@ describe('rootLogger', () => {
   it('writes out every line logged before process.exit, the last one included', () => {
     const lines = 20_000;
     const script = `
-      const logger = require(${JSON.stringify(`${__dirname}/logging.module`)}).rootLogger('info');
+      const logger = require(${LOGGING_MODULE}).rootLogger('info');
       for (let i = 0; i < ${lines}; i++) logger.info({ i }, 'line');
       logger.info('Stopped');
       process.exit(0);`;
@@ -24,5 +44,70 @@ describe('rootLogger', () => {
     expect(logged).toHaveLength(lines + 1);
     expect(logged.at(-1)?.msg).toBe('Stopped');
     expect(logged.slice(0, -1).every((line, i) => line.i === i)).toBe(true);
+  });
+
+  // Issue 14: a write per line was a system call and a reader's wake-up per request.
+  it('gathers lines logged one event-loop turn apart into one write', async () => {
+    const lines = 40;
+    // Each line is ~100 bytes, so all of them together stay under one batch.
+    expect(lines * 120).toBeLessThan(LOG_BATCH_BYTES);
+    const script = `
+      const fs = require('node:fs');
+      const write = fs.write;
+      let writes = 0;
+      fs.write = function (fd, data, ...rest) {
+        if (fd === 1 && data.length > 0) writes += 1;
+        return write.call(this, fd, data, ...rest);
+      };
+      const logger = require(${LOGGING_MODULE}).rootLogger('info');
+      let i = 0;
+      const next = () => {
+        logger.info({ i }, 'line');
+        if (++i < ${lines}) return setImmediate(next);
+        // Nothing else is logged: the periodic flush writes the batch; the process stays up
+        // until it has, then reports the count of writes on standard error.
+        const poll = setInterval(() => {
+          if (writes > 0) {
+            clearInterval(poll);
+            process.stderr.write(String(writes));
+          }
+        }, 5);
+      };
+      next();`;
+    const child = spawn(
+      process.execPath,
+      ['-r', require.resolve('ts-node/register/transpile-only'), '-e', script],
+      { env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let output = '';
+    let report = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (report += chunk));
+    await new Promise((resolve) => child.on('close', resolve));
+
+    expect(report).toBe('1');
+    const logged = output
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { i: number });
+    expect(logged.map((line) => line.i)).toEqual([...Array(lines).keys()]);
+  });
+
+  it('writes a lone line out without waiting for more, while the process keeps running', async () => {
+    // The process logs one line, then waits until its own standard output has been written to
+    // before it exits by itself: only the periodic flush can end it.
+    const script = `
+      const fs = require('node:fs');
+      const write = fs.write;
+      let written = false;
+      fs.write = function (fd, data, ...rest) {
+        if (fd === 1 && data.length > 0) written = true;
+        return write.call(this, fd, data, ...rest);
+      };
+      const logger = require(${LOGGING_MODULE}).rootLogger('info');
+      logger.info('alone');
+      const poll = setInterval(() => written && clearInterval(poll), 5);`;
+    const output = await runScript(script);
+    expect(JSON.parse(output.trim())).toMatchObject({ msg: 'alone' });
   });
 });

@@ -7,13 +7,29 @@ import { APP_CONFIG } from '../config/config.module';
 export const ROOT_LOGGER = Symbol('ROOT_LOGGER');
 
 /**
- * The process's one pino instance, at LOG_LEVEL, writing to standard output asynchronously: a line
- * does not hold up the request that logged it, and the lines logged while a write is under way go
- * out together in the next one (one write per line cost a read's answer a system call). Nothing is
- * held back on purpose, and pino writes out what is left when the process exits.
+ * Log lines leave in batches of at least this many bytes (a few dozen request lines): every write
+ * to standard output is a system call handed to a libuv thread and, on loopback and container
+ * pipes, a wake-up of the reader, which cost a read's answer more CPU than all of its own guards
+ * (bench/README.md, issue 14).
+ */
+export const LOG_BATCH_BYTES = 8192;
+/** A batch that has not filled up is written out after at most this long. */
+export const LOG_FLUSH_INTERVAL_MS = 200;
+
+/**
+ * The process's one pino instance, at LOG_LEVEL, writing to standard output asynchronously and in
+ * batches: a line does not hold up the request that logged it, lines go out together once
+ * LOG_BATCH_BYTES have gathered or LOG_FLUSH_INTERVAL_MS have passed, and pino writes out what is
+ * left when the process exits.
  */
 export function rootLogger(level: LogLevel): PinoInstance {
-  return pino({ level }, pino.destination({ dest: 1, sync: false }));
+  const destination = pino.destination({
+    dest: 1,
+    sync: false,
+    minLength: LOG_BATCH_BYTES,
+    periodicFlush: LOG_FLUSH_INTERVAL_MS,
+  });
+  return pino({ level }, destination);
 }
 
 @Module({
