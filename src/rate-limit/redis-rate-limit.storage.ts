@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import type Redis from 'ioredis';
 import { RedisScript } from '../redis/redis-script';
-import { Deadlines } from './deadlines';
+import { Deadlines } from '../redis/deadlines';
 
 /**
  * A fixed window per key, in one atomic round-trip. The first hit starts the window: it stores the

@@ -17,4 +17,33 @@ describe('withinTime', () => {
     );
     await expect(withinTime(never, 10)).rejects.toThrow('Redis did not answer in 10 ms');
   });
+
+  // Issue 14: a timer and a promise race per Bull call and pacing script showed in the profiles.
+  it('bounds any number of calls with one timer per time limit, each call with its own error', async () => {
+    jest.useFakeTimers();
+    try {
+      class Unavailable extends Error {}
+      const answers: Array<(value: string) => void> = [];
+      const calls = Array.from({ length: 50 }, (_, i) =>
+        withinTime(
+          new Promise<string>((resolve) => answers.push(resolve)),
+          2_000,
+          () => new Unavailable(`call ${i}`),
+        ).then(
+          (value) => value,
+          (error: Error) => `${error.constructor.name}: ${error.message}`,
+        ),
+      );
+      expect(jest.getTimerCount()).toBe(1);
+      answers[7]('PONG');
+      await jest.advanceTimersByTimeAsync(2_000);
+      const settled = await Promise.all(calls);
+      expect(settled[7]).toBe('PONG');
+      expect(settled[8]).toBe('Unavailable: call 8');
+      expect(settled.filter((outcome) => outcome.startsWith('Unavailable'))).toHaveLength(49);
+      expect(jest.getTimerCount()).toBe(0);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
 });

@@ -1,6 +1,7 @@
 interface Wait {
   due: number;
   reject: (error: Error) => void;
+  timedOut: () => Error;
   previous: Wait | null;
   next: Wait | null;
 }
@@ -11,8 +12,8 @@ interface Wait {
  * Node's list of 1 s timers kept emptying and refilling, re-sorting its timer queue each time.
  * Every wait here is as long as the others, so waits end in the order they began: they form a
  * list, oldest first, and one timer armed for the oldest serves them all. A settled wait leaves
- * the list at once, so it dies young. Occasional calls (QUIT, the readiness PING, Bull's) use
- * `withinTime` (src/redis/time-limit.ts), a timer each.
+ * the list at once, so it dies young. `withinTime` (time-limit.ts) keeps one per time limit for
+ * every other Redis call (Bull's, pacing's, the readiness PING, QUIT).
  */
 export class Deadlines {
   private oldest: Wait | null = null;
@@ -24,12 +25,16 @@ export class Deadlines {
     private readonly timedOut: () => Error,
   ) {}
 
-  /** `work`'s outcome, or a rejection with `timedOut()` once `ms` have passed without one. */
-  within<T>(work: Promise<T>): Promise<T> {
+  /**
+   * `work`'s outcome, or a rejection with `timedOut()` (this wait's own, else the instance's) once
+   * `ms` have passed without one.
+   */
+  within<T>(work: Promise<T>, timedOut: () => Error = this.timedOut): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const wait: Wait = {
         due: performance.now() + this.ms,
         reject,
+        timedOut,
         previous: this.newest,
         next: null,
       };
@@ -69,7 +74,7 @@ export class Deadlines {
     const now = performance.now();
     for (let wait = this.oldest; wait !== null && wait.due <= now; wait = this.oldest) {
       this.remove(wait);
-      wait.reject(this.timedOut());
+      wait.reject(wait.timedOut());
     }
     if (this.oldest) this.arm(Math.max(1, Math.ceil(this.oldest.due - now)));
   }
