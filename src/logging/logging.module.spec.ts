@@ -1,5 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { LOG_BATCH_BYTES } from './logging.module';
+import pino from 'pino';
+import { LOG_BATCH_BYTES, rootLoggerFor } from './logging.module';
 
 const LOGGING_MODULE = JSON.stringify(`${__dirname}/logging.module`);
 
@@ -25,29 +26,32 @@ function runScript(script: string): Promise<string> {
  * waits for no pending write. In a process of its own, since the exit is the point.
  */
 describe('rootLogger', () => {
-  it('writes out every line logged before process.exit, the last one included', () => {
-    const lines = 20_000;
-    const script = `
-      const logger = require(${LOGGING_MODULE}).rootLogger('info');
+  it.each([false, true])(
+    'writes out every line logged before process.exit, the last one included (batched: %s)',
+    (batched) => {
+      const lines = 20_000;
+      const script = `
+      const logger = require(${LOGGING_MODULE}).rootLogger('info', ${batched});
       for (let i = 0; i < ${lines}; i++) logger.info({ i }, 'line');
       logger.info('Stopped');
       process.exit(0);`;
-    const output = execFileSync(
-      process.execPath,
-      ['-r', require.resolve('ts-node/register/transpile-only'), '-e', script],
-      { env: { PATH: process.env.PATH }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
-    );
-    const logged = output
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { msg: string; i?: number });
-    expect(logged).toHaveLength(lines + 1);
-    expect(logged.at(-1)?.msg).toBe('Stopped');
-    expect(logged.slice(0, -1).every((line, i) => line.i === i)).toBe(true);
-  });
+      const output = execFileSync(
+        process.execPath,
+        ['-r', require.resolve('ts-node/register/transpile-only'), '-e', script],
+        { env: { PATH: process.env.PATH }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+      );
+      const logged = output
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { msg: string; i?: number });
+      expect(logged).toHaveLength(lines + 1);
+      expect(logged.at(-1)?.msg).toBe('Stopped');
+      expect(logged.slice(0, -1).every((line, i) => line.i === i)).toBe(true);
+    },
+  );
 
   // Issue 14: a write per line was a system call and a reader's wake-up per request.
-  it('gathers lines logged one event-loop turn apart into one write', async () => {
+  it('gathers lines logged one event-loop turn apart into one write (batched)', async () => {
     const lines = 40;
     // Each line is ~100 bytes, so all of them together stay under one batch.
     expect(lines * 120).toBeLessThan(LOG_BATCH_BYTES);
@@ -59,7 +63,7 @@ describe('rootLogger', () => {
         if (fd === 1 && data.length > 0) writes += 1;
         return write.call(this, fd, data, ...rest);
       };
-      const logger = require(${LOGGING_MODULE}).rootLogger('info');
+      const logger = require(${LOGGING_MODULE}).rootLogger('info', true);
       let i = 0;
       const next = () => {
         logger.info({ i }, 'line');
@@ -93,7 +97,7 @@ describe('rootLogger', () => {
     expect(logged.map((line) => line.i)).toEqual([...Array(lines).keys()]);
   });
 
-  it('writes a lone line out without waiting for more, while the process keeps running', async () => {
+  it('writes a lone line out without waiting for more, while the process keeps running (batched)', async () => {
     // The process logs one line, then waits until its own standard output has been written to
     // before it exits by itself: only the periodic flush can end it.
     const script = `
@@ -104,10 +108,23 @@ describe('rootLogger', () => {
         if (fd === 1 && data.length > 0) written = true;
         return write.call(this, fd, data, ...rest);
       };
-      const logger = require(${LOGGING_MODULE}).rootLogger('info');
+      const logger = require(${LOGGING_MODULE}).rootLogger('info', true);
       logger.info('alone');
       const poll = setInterval(() => written && clearInterval(poll), 5);`;
     const output = await runScript(script);
     expect(JSON.parse(output.trim())).toMatchObject({ msg: 'alone' });
+  });
+
+  it('batches in the api role only: a worker or an all-in-one process writes each line at once', () => {
+    const minLength = (role: 'api' | 'worker' | 'all') => {
+      const logger = rootLoggerFor({ logLevel: 'silent', appRole: role });
+      const stream = (logger as unknown as Record<symbol, { minLength: number }>)[
+        pino.symbols.streamSym
+      ];
+      return stream.minLength;
+    };
+    expect(minLength('api')).toBe(LOG_BATCH_BYTES);
+    expect(minLength('worker')).toBe(0);
+    expect(minLength('all')).toBe(0);
   });
 });

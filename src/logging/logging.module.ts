@@ -7,29 +7,37 @@ import { APP_CONFIG } from '../config/config.module';
 export const ROOT_LOGGER = Symbol('ROOT_LOGGER');
 
 /**
- * Log lines leave in batches of at least this many bytes (a few dozen request lines): every write
- * to standard output is a system call handed to a libuv thread and, on loopback and container
- * pipes, a wake-up of the reader, which cost a read's answer more CPU than all of its own guards
- * (bench/README.md, issue 14).
+ * An `api` process's log lines leave in batches of at least this many bytes (a few dozen request
+ * lines): every write to standard output is a system call handed to a libuv thread and, on a pipe
+ * (a container's log, systemd), a wake-up of the reader, which cost a read's answer more CPU than
+ * all of its own guards (bench/README.md, issue 14).
  */
 export const LOG_BATCH_BYTES = 8192;
 /** A batch that has not filled up is written out after at most this long. */
 export const LOG_FLUSH_INTERVAL_MS = 200;
 
 /**
- * The process's one pino instance, at LOG_LEVEL, writing to standard output asynchronously and in
- * batches: a line does not hold up the request that logged it, lines go out together once
- * LOG_BATCH_BYTES have gathered or LOG_FLUSH_INTERVAL_MS have passed, and pino writes out what is
- * left when the process exits.
+ * The process's one pino instance, at LOG_LEVEL, writing to standard output asynchronously: a line
+ * does not hold up the work that logged it, the lines logged while a write is under way go out
+ * together in the next one, and pino writes out what is left when the process exits. `batched`
+ * (the `api` role): lines also wait for LOG_BATCH_BYTES or LOG_FLUSH_INTERVAL_MS. A process that
+ * delivers posts writes each line at once: its sends are timed against Telegram's limits, and
+ * with batched lines the ceiling benchmark's worker drew 429s on 0.95% of sends on average (12
+ * runs) against 0.44% (8 runs) writing each line, a difference whose cause was not found
+ * (bench/README.md, issue 14).
  */
-export function rootLogger(level: LogLevel): PinoInstance {
+export function rootLogger(level: LogLevel, batched = false): PinoInstance {
   const destination = pino.destination({
     dest: 1,
     sync: false,
-    minLength: LOG_BATCH_BYTES,
-    periodicFlush: LOG_FLUSH_INTERVAL_MS,
+    ...(batched ? { minLength: LOG_BATCH_BYTES, periodicFlush: LOG_FLUSH_INTERVAL_MS } : {}),
   });
   return pino({ level }, destination);
+}
+
+/** The root logger of a process with this configuration: batched in the `api` role only. */
+export function rootLoggerFor(config: Pick<AppConfig, 'logLevel' | 'appRole'>): PinoInstance {
+  return rootLogger(config.logLevel, config.appRole === 'api');
 }
 
 @Module({
@@ -37,7 +45,7 @@ export function rootLogger(level: LogLevel): PinoInstance {
     {
       provide: ROOT_LOGGER,
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig): PinoInstance => rootLogger(config.logLevel),
+      useFactory: rootLoggerFor,
     },
   ],
   exports: [ROOT_LOGGER],
