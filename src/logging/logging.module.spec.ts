@@ -1,24 +1,46 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import pino from 'pino';
 import { LOG_BATCH_BYTES, rootLoggerFor } from './logging.module';
 
 const LOGGING_MODULE = JSON.stringify(`${__dirname}/logging.module`);
 
-/** Runs `script` in a Node process of its own; resolves with its standard output once it exits. */
-function runScript(script: string): Promise<string> {
+/** A script preamble that counts the non-empty writes to standard output in `writes`. */
+const COUNT_WRITES = `
+  const fs = require('node:fs');
+  const write = fs.write;
+  let writes = 0;
+  fs.write = function (fd, data, ...rest) {
+    if (fd === 1 && data.length > 0) writes += 1;
+    return write.call(this, fd, data, ...rest);
+  };`;
+
+/** Runs `script` in a Node process of its own; resolves with its output once it exits with 0. */
+function runScript(script: string): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
       ['-r', require.resolve('ts-node/register/transpile-only'), '-e', script],
-      { env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'inherit'] },
+      { env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     child.on('error', reject);
     child.on('close', (code) =>
-      code === 0 ? resolve(output) : reject(new Error(`exited with ${code}`)),
+      code === 0
+        ? resolve({ stdout, stderr })
+        : reject(new Error(`exited with ${code}: ${stderr}`)),
     );
   });
+}
+
+/** The JSON lines a script wrote to standard output. */
+function jsonLines<T>(stdout: string): T[] {
+  return stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as T);
 }
 
 /**
@@ -28,22 +50,14 @@ function runScript(script: string): Promise<string> {
 describe('rootLogger', () => {
   it.each([false, true])(
     'writes out every line logged before process.exit, the last one included (batched: %s)',
-    (batched) => {
+    async (batched) => {
       const lines = 20_000;
-      const script = `
-      const logger = require(${LOGGING_MODULE}).rootLogger('info', ${batched});
-      for (let i = 0; i < ${lines}; i++) logger.info({ i }, 'line');
-      logger.info('Stopped');
-      process.exit(0);`;
-      const output = execFileSync(
-        process.execPath,
-        ['-r', require.resolve('ts-node/register/transpile-only'), '-e', script],
-        { env: { PATH: process.env.PATH }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
-      );
-      const logged = output
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line) as { msg: string; i?: number });
+      const { stdout } = await runScript(`
+        const logger = require(${LOGGING_MODULE}).rootLogger('info', ${batched});
+        for (let i = 0; i < ${lines}; i++) logger.info({ i }, 'line');
+        logger.info('Stopped');
+        process.exit(0);`);
+      const logged = jsonLines<{ msg: string; i?: number }>(stdout);
       expect(logged).toHaveLength(lines + 1);
       expect(logged.at(-1)?.msg).toBe('Stopped');
       expect(logged.slice(0, -1).every((line, i) => line.i === i)).toBe(true);
@@ -55,21 +69,14 @@ describe('rootLogger', () => {
     const lines = 40;
     // Each line is ~100 bytes, so all of them together stay under one batch.
     expect(lines * 120).toBeLessThan(LOG_BATCH_BYTES);
-    const script = `
-      const fs = require('node:fs');
-      const write = fs.write;
-      let writes = 0;
-      fs.write = function (fd, data, ...rest) {
-        if (fd === 1 && data.length > 0) writes += 1;
-        return write.call(this, fd, data, ...rest);
-      };
+    // Nothing else is logged after the lines: the periodic flush writes the batch; the process
+    // stays up until it has, then reports the count of writes on standard error.
+    const { stdout, stderr } = await runScript(`${COUNT_WRITES}
       const logger = require(${LOGGING_MODULE}).rootLogger('info', true);
       let i = 0;
       const next = () => {
         logger.info({ i }, 'line');
         if (++i < ${lines}) return setImmediate(next);
-        // Nothing else is logged: the periodic flush writes the batch; the process stays up
-        // until it has, then reports the count of writes on standard error.
         const poll = setInterval(() => {
           if (writes > 0) {
             clearInterval(poll);
@@ -77,42 +84,22 @@ describe('rootLogger', () => {
           }
         }, 5);
       };
-      next();`;
-    const child = spawn(
-      process.execPath,
-      ['-r', require.resolve('ts-node/register/transpile-only'), '-e', script],
-      { env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let output = '';
-    let report = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (report += chunk));
-    await new Promise((resolve) => child.on('close', resolve));
+      next();`);
 
-    expect(report).toBe('1');
-    const logged = output
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { i: number });
-    expect(logged.map((line) => line.i)).toEqual([...Array(lines).keys()]);
+    expect(stderr).toBe('1');
+    expect(jsonLines<{ i: number }>(stdout).map((line) => line.i)).toEqual([
+      ...Array(lines).keys(),
+    ]);
   });
 
   it('writes a lone line out without waiting for more, while the process keeps running (batched)', async () => {
     // The process logs one line, then waits until its own standard output has been written to
     // before it exits by itself: only the periodic flush can end it.
-    const script = `
-      const fs = require('node:fs');
-      const write = fs.write;
-      let written = false;
-      fs.write = function (fd, data, ...rest) {
-        if (fd === 1 && data.length > 0) written = true;
-        return write.call(this, fd, data, ...rest);
-      };
+    const { stdout } = await runScript(`${COUNT_WRITES}
       const logger = require(${LOGGING_MODULE}).rootLogger('info', true);
       logger.info('alone');
-      const poll = setInterval(() => written && clearInterval(poll), 5);`;
-    const output = await runScript(script);
-    expect(JSON.parse(output.trim())).toMatchObject({ msg: 'alone' });
+      const poll = setInterval(() => writes > 0 && clearInterval(poll), 5);`);
+    expect(jsonLines(stdout)).toEqual([expect.objectContaining({ msg: 'alone' })]);
   });
 
   it('batches in the api role only: a worker or an all-in-one process writes each line at once', () => {

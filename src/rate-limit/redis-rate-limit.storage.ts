@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import type Redis from 'ioredis';
 import { RedisScript } from '../redis/redis-script';
-import { Deadlines } from '../redis/deadlines';
+import { withinTime } from '../redis/time-limit';
 
 /**
  * A fixed window per key, in one atomic round-trip. The first hit starts the window: it stores the
@@ -59,10 +59,6 @@ export class RateLimitStoreUnavailable extends Error {}
  */
 export class RedisRateLimitStorage implements ThrottlerStorage {
   private readonly logger = new Logger('RateLimit');
-  private readonly deadlines = new Deadlines(
-    RATE_LIMIT_REDIS_TIMEOUT_MS,
-    () => new Error(`Redis did not answer in ${RATE_LIMIT_REDIS_TIMEOUT_MS} ms`),
-  );
   private lastOutageLog = 0;
   private suppressedOutages = 0;
 
@@ -101,7 +97,10 @@ export class RedisRateLimitStorage implements ThrottlerStorage {
       throw this.noteOutage(new Error(`Redis connection is ${this.redis.status}`));
     }
     try {
-      const reply = await this.deadlines.within(FIXED_WINDOW.run(this.redis, [key, windowMs]));
+      const reply = await withinTime(
+        FIXED_WINDOW.run(this.redis, [key, windowMs]),
+        RATE_LIMIT_REDIS_TIMEOUT_MS,
+      );
       if (!Array.isArray(reply) || reply.length !== 3 || reply.some((n) => typeof n !== 'number')) {
         throw new Error(`Unexpected rate-limit script reply: ${JSON.stringify(reply)}`);
       }

@@ -13,7 +13,7 @@ interface Wait {
  * Every wait here is as long as the others, so waits end in the order they began: they form a
  * list, oldest first, and one timer armed for the oldest serves them all. A settled wait leaves
  * the list at once, so it dies young. `withinTime` (time-limit.ts) keeps one per time limit for
- * every other Redis call (Bull's, pacing's, the readiness PING, QUIT).
+ * every Redis call that is bounded in time.
  */
 export class Deadlines {
   private oldest: Wait | null = null;
