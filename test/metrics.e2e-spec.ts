@@ -3,7 +3,7 @@ import type { Queue } from 'bull';
 import { startMetricsServer } from '../src/metrics/metrics-server';
 import { Metrics } from '../src/metrics/metrics.service';
 import { Factory, SignedInUser, TestChannel, TestProject } from './support/factories';
-import { waitFor } from './support/expectations';
+import { metricSample as sample, waitFor } from './support/expectations';
 import { waitForPostStatus } from './support/publication';
 import { TelegramStandIn } from './support/telegram-stand-in';
 import { startWithTelegram, TelegramWorld } from './support/telegram-world';
@@ -11,18 +11,6 @@ import { startTestApp, TestApp } from './support/test-app';
 import { WebhookReceiver } from './support/webhook-receiver';
 
 const TOKEN = 'metrics-token-for-tests-0123456789';
-
-/** One sample's value from the exposition text; undefined when the series is absent. */
-function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
-  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    const inside = /\{(.*)\}/.exec(line)?.[1] ?? '';
-    const parts = inside === '' ? [] : inside.split(/,(?=\w+=")/);
-    if (wanted.every((w) => parts.includes(w))) return Number(line.split(' ').pop());
-  }
-  return undefined;
-}
 
 /** Distinct label sets of one series. */
 function labelSets(text: string, name: string): string[] {

@@ -8,6 +8,7 @@ import { formatTimestamp, parseInputTimestamp } from '../database/timestamps';
 import { AppError } from '../errors/error-codes';
 import { validationFailed } from '../errors/validation';
 import { ApiKey } from './api-key.entity';
+import { ApiKeyCache, KeyRecord } from './api-key-cache';
 import {
   API_KEY_PUBLIC_LENGTH,
   API_KEY_SECRET_LENGTH,
@@ -20,11 +21,18 @@ import { Scope, SCOPES } from './scopes';
 
 /** D3: a key is found by its public part; the secret is compared in constant time afterwards. */
 const FIND_KEY = new Statement(
-  `SELECT k.id, k.public_id, k.secret_hash, k.scopes, k.mode, k.user_id, k.last_used_at,
+  `SELECT k.id, k.public_id, k.secret_hash, k.scopes, k.mode, k.user_id,
+          (extract(epoch FROM k.expires_at) * 1000)::float8 AS expires_at_ms,
           u.email, u.name, u.is_admin
      FROM api_keys k JOIN users u ON u.id = k.user_id
     WHERE k.public_id = $1 AND k.revoked_at IS NULL
       AND (k.expires_at IS NULL OR k.expires_at > now())`,
+);
+
+const REVOKE_KEY = new Statement(
+  `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now())
+    WHERE id = $1 AND user_id = $2
+    RETURNING public_id`,
 );
 
 /** `last_used_at` is written at most this often per key (D3). */
@@ -50,19 +58,6 @@ export interface ApiKeyView {
   revoked_at: string | null;
 }
 
-interface KeyRow {
-  id: number;
-  public_id: string;
-  secret_hash: string;
-  scopes: Scope[];
-  mode: ApiKeyMode;
-  user_id: number;
-  email: string;
-  name: string;
-  is_admin: boolean;
-  last_used_at: string | null;
-}
-
 @Injectable()
 export class ApiKeysService {
   private readonly logger = new Logger(ApiKeysService.name);
@@ -72,6 +67,7 @@ export class ApiKeysService {
   constructor(
     @InjectRepository(ApiKey) private readonly keys: Repository<ApiKey>,
     private readonly secrets: SecretsService,
+    private readonly cache: ApiKeyCache,
   ) {}
 
   /** Creates a key; the full key is in the answer once and never again. */
@@ -112,21 +108,21 @@ export class ApiKeysService {
     return rows.map(toApiKeyView);
   }
 
+  /** Stored first, then evicted from every process's memory of keys (api-key-cache.ts). */
   async revoke(userId: number, id: number): Promise<void> {
-    const result = await this.keys
-      .createQueryBuilder()
-      .update()
-      .set({ revokedAt: () => 'COALESCE(revoked_at, now())' })
-      .where('id = :id AND user_id = :userId', { id, userId })
-      .execute();
-    if (!result.affected) throw new AppError('api_key_not_found', 'API key not found');
+    const [revoked] = await rowsOf<{ public_id: string }>(this.keys.manager, REVOKE_KEY, [
+      id,
+      userId,
+    ]);
+    if (!revoked) throw new AppError('api_key_not_found', 'API key not found');
+    await this.cache.revoked(id, revoked.public_id);
   }
 
   /** D3: every failure is the same 401, so nothing tells a bad key from a revoked one. */
   async authenticate(token: string | null): Promise<Principal> {
     const parsed = token ? parseApiKey(token) : null;
     if (!parsed) throw AppError.unauthorized();
-    const [row] = await rowsOf<KeyRow>(this.keys.manager, FIND_KEY, [parsed.publicId]);
+    const row = this.cache.get(parsed.publicId) ?? (await this.lookUp(parsed.publicId));
     const presented = this.secrets.hashToken(parsed.secret);
     // A key presented with the other mode's marker is not that key (D22).
     if (!row || !this.secrets.digestsEqual(presented, row.secret_hash) || row.mode !== parsed.mode)
@@ -143,6 +139,13 @@ export class ApiKeysService {
       user,
       apiKey: { id: row.id, publicId: row.public_id, scopes: row.scopes, mode: row.mode },
     };
+  }
+
+  private async lookUp(publicId: string): Promise<KeyRecord | undefined> {
+    const ticket = this.cache.ticket();
+    const [row] = await rowsOf<KeyRecord>(this.keys.manager, FIND_KEY, [publicId]);
+    if (row) this.cache.put(ticket, row);
+    return row;
   }
 
   private touch(id: number): void {

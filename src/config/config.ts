@@ -122,6 +122,12 @@ export interface AppConfig {
   logLevel: LogLevel;
   /** Express `trust proxy`: which hops' X-Forwarded-For to believe for the client address. */
   trustProxy: string;
+  /**
+   * How long a process may authenticate a key from memory; revocations reach every process at
+   * once through Redis, so this bounds only one whose announcement was lost. 0: every request
+   * reads the database.
+   */
+  apiKeyCacheMs: number;
   rateLimits: RateLimitConfig;
   publication: PublicationConfig;
   ops: OpsConfig;
@@ -200,6 +206,7 @@ export function loadConfig(env: Env): AppConfig {
     appRole: read.oneOf('APP_ROLE', 'all', APP_ROLES),
     logLevel: read.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
     trustProxy: read.pattern('TRUST_PROXY', 'loopback', /^[A-Za-z0-9.:/, ]{1,500}$/),
+    apiKeyCacheMs: read.integer('API_KEY_CACHE_MS', 10_000, 0, 300_000),
     rateLimits: {
       windowMs: read.integer('RATE_LIMIT_WINDOW_MS', 60_000, 100, 3_600_000),
       upload: read.integer('RATE_LIMIT_UPLOAD', 10, 1, 1_000_000_000),

@@ -73,6 +73,19 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly apiKeyLookupsTotal = new Counter({
+    name: 'herald_api_key_lookups_total',
+    help: "API key authentications by where the key was found: this process's memory or the database",
+    labelNames: ['source'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly apiKeyRevocationsListening = new Gauge({
+    name: 'herald_api_key_revocations_listening',
+    help: '1 while this process hears key revocations and may authenticate keys from memory',
+    registers: [this.registry],
+  });
+
   private readonly telegramDuration = new Histogram({
     name: 'herald_telegram_request_duration_seconds',
     help: 'Telegram Bot API calls by method and outcome',
@@ -122,6 +135,15 @@ export class Metrics {
 
   rateLimit(category: string): void {
     this.rateLimited.inc({ category });
+  }
+
+  /** The counter of one source, to increment on the request path without a label lookup. */
+  apiKeyLookups(source: 'memory' | 'database'): { inc(): void } {
+    return this.apiKeyLookupsTotal.labels({ source });
+  }
+
+  apiKeyRevocationsHeard(listening: boolean): void {
+    this.apiKeyRevocationsListening.set(listening ? 1 : 0);
   }
 
   telegramCall(method: string, outcome: TelegramCallOutcome, seconds: number): void {

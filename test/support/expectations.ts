@@ -12,3 +12,19 @@ export async function waitFor(
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/** One sample's value from the exposition text; undefined when the series is absent. */
+export function metricSample(
+  text: string,
+  name: string,
+  labels: Record<string, string>,
+): number | undefined {
+  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    const inside = /\{(.*)\}/.exec(line)?.[1] ?? '';
+    const parts = inside === '' ? [] : inside.split(/,(?=\w+=")/);
+    if (wanted.every((w) => parts.includes(w))) return Number(line.split(' ').pop());
+  }
+  return undefined;
+}

@@ -1,0 +1,187 @@
+import { ApiKeyCache, KeyRecord } from '../src/api-keys/api-key-cache';
+import { Factory, SignedInUser } from './support/factories';
+import { metricSample, waitFor } from './support/expectations';
+import { SwitchableRedis } from './support/switchable-redis';
+import { startTestApp, TestApp } from './support/test-app';
+
+const TOKEN = 'metrics-token-for-tests-0123456789';
+/**
+ * Far longer than any test: a key these instances stop accepting was stopped by a revocation they
+ * heard, or by reading the database, never by its memory running out.
+ */
+const REMEMBER = { API_KEY_CACHE_MS: '300000', METRICS_TOKEN: TOKEN, RATE_LIMIT_OTHER: '100000' };
+
+/**
+ * D3 keys authenticated from each process's memory (src/api-keys/api-key-cache.ts): a revocation
+ * made through any instance stops the key on every instance; an instance that cannot hear
+ * revocations reads every key from the database.
+ */
+describe('API keys remembered by each API process', () => {
+  let a: TestApp;
+  let b: TestApp;
+  let make: Factory;
+  let admin: SignedInUser;
+
+  beforeAll(async () => {
+    a = await startTestApp(REMEMBER);
+    b = await startTestApp(REMEMBER, { shareWith: a });
+    make = new Factory(a);
+    admin = await make.admin();
+  });
+
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  const projects = (app: TestApp, key: string) =>
+    app.http.get('/api/public/v1/projects').set('Authorization', `Bearer ${key}`);
+
+  const lookups = async (app: TestApp, source: 'memory' | 'database') => {
+    const res = await app.http.get('/metrics').set('Authorization', `Bearer ${TOKEN}`).expect(200);
+    return metricSample(res.text, 'herald_api_key_lookups_total', { source }) ?? 0;
+  };
+
+  /** Uses the key on `app` until one request was authenticated from memory. */
+  const remembered = (app: TestApp, key: string) =>
+    waitFor(async () => {
+      const before = await lookups(app, 'memory');
+      await projects(app, key).expect(200);
+      return (await lookups(app, 'memory')) > before;
+    });
+
+  const revoke = async (app: TestApp, key: string) => {
+    const list = await app.http.get('/api/api-keys').set('Authorization', admin.auth).expect(200);
+    const { id } = list.body.items.find((k: { prefix: string }) => key.startsWith(`${k.prefix}.`));
+    await app.http.delete(`/api/api-keys/${id}`).set('Authorization', admin.auth).expect(204);
+  };
+
+  const refusedBy = (app: TestApp, key: string) =>
+    waitFor(async () => (await projects(app, key)).status === 401, 3_000);
+
+  it('a key revoked through one instance is refused by that one at once and by the others as soon as they hear it', async () => {
+    const key = await make.apiKey(admin);
+    const kept = await make.apiKey(admin);
+    for (const app of [a, b]) {
+      await remembered(app, key);
+      await remembered(app, kept);
+    }
+
+    await revoke(a, key);
+
+    await projects(a, key).expect(401);
+    await refusedBy(b, key);
+    await projects(b, kept).expect(200);
+    await projects(a, kept).expect(200);
+  });
+
+  it('remembers a key: a revocation written to the database by hand is not seen while it is remembered', async () => {
+    const key = await make.apiKey(admin);
+    await remembered(b, key);
+
+    await a.db.query(`UPDATE api_keys SET revoked_at = now() WHERE public_id = $1`, [
+      key.slice(10, 26),
+    ]);
+
+    const before = await lookups(b, 'database');
+    await projects(b, key).expect(200);
+    expect(await lookups(b, 'database')).toBe(before);
+    // The instance that never used it reads the database.
+    await projects(a, key).expect(401);
+  });
+
+  it('with API_KEY_CACHE_MS=0 every request reads the database', async () => {
+    const c = await startTestApp({ ...REMEMBER, API_KEY_CACHE_MS: '0' }, { shareWith: a });
+    try {
+      const key = await make.apiKey(admin);
+      for (let i = 0; i < 3; i++) await projects(c, key).expect(200);
+      expect(await lookups(c, 'memory')).toBe(0);
+
+      await a.db.query(`UPDATE api_keys SET revoked_at = now() WHERE public_id = $1`, [
+        key.slice(10, 26),
+      ]);
+      await projects(c, key).expect(401);
+    } finally {
+      await c.close();
+    }
+  });
+
+  describe('an instance whose Redis goes away', () => {
+    let redis: SwitchableRedis;
+    let c: TestApp;
+
+    beforeAll(async () => {
+      redis = await new SwitchableRedis().start();
+      c = await startTestApp({ ...REMEMBER, REDIS_URL: redis.url }, { shareWith: a });
+    });
+
+    afterAll(async () => {
+      redis.up = true;
+      await c?.close();
+      await redis?.stop();
+    });
+
+    it('forgets every key and reads the database while it cannot hear revocations, then listens again', async () => {
+      const key = await make.apiKey(admin);
+      await remembered(c, key);
+
+      redis.down();
+      // Revoked behind its back: only a database read can refuse it now.
+      await a.db.query(`UPDATE api_keys SET revoked_at = now() WHERE public_id = $1`, [
+        key.slice(10, 26),
+      ]);
+      await refusedBy(c, key);
+
+      redis.up = true;
+      const next = await make.apiKey(admin);
+      await remembered(c, next);
+      await revoke(a, next);
+      await refusedBy(c, next);
+    });
+  });
+
+  it('does not remember a row read before a revocation was heard (it may predate it)', async () => {
+    const cache = b.app.get(ApiKeyCache);
+    const key = await make.apiKey(admin);
+    const record: KeyRecord = {
+      id: 1,
+      public_id: 'AAAAAAAAAAAAAAAA',
+      secret_hash: 'x',
+      scopes: [],
+      mode: 'live',
+      user_id: 1,
+      email: 'a@example.com',
+      name: 'A',
+      is_admin: false,
+      expires_at_ms: null,
+    };
+    await remembered(b, key);
+
+    const ticket = cache.ticket();
+    await revoke(a, key);
+    await waitFor(() => cache.ticket() !== ticket);
+    cache.put(ticket, record);
+    expect(cache.get(record.public_id)).toBeUndefined();
+
+    cache.put(cache.ticket(), record);
+    expect(cache.get(record.public_id)).toBe(record);
+  });
+
+  it('never uses a remembered key past its own expiry', () => {
+    const cache = b.app.get(ApiKeyCache);
+    const record: KeyRecord = {
+      id: 2,
+      public_id: 'BBBBBBBBBBBBBBBB',
+      secret_hash: 'x',
+      scopes: [],
+      mode: 'live',
+      user_id: 1,
+      email: 'a@example.com',
+      name: 'A',
+      is_admin: false,
+      expires_at_ms: Date.now() - 1,
+    };
+    cache.put(cache.ticket(), record);
+    expect(cache.get(record.public_id)).toBeUndefined();
+  });
+});
