@@ -231,6 +231,9 @@ describe('Public posts API (SERVICE.md 4 #4–#7; D4–D9, D12)', () => {
         `telegram:${theirAccount.id}:-100999`,
         'nonsense',
         `${channel.id}x`,
+        // An account id past the database's integer range names no account (D18: never a 500).
+        'telegram:2147483648:-100123',
+        'telegram:9999999999:-100123',
       ]) {
         const res = await create({
           text: 'x',
@@ -430,6 +433,12 @@ describe('Public posts API (SERVICE.md 4 #4–#7; D4–D9, D12)', () => {
       [
         'a channel of no one',
         { targets: [{ channel_ref: 'telegram:1:1' }] },
+        400,
+        'channel_not_found',
+      ],
+      [
+        'an account id past the integer range',
+        { targets: [{ channel_ref: 'telegram:2147483648:1' }] },
         400,
         'channel_not_found',
       ],

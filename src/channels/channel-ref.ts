@@ -1,3 +1,5 @@
+import { MAX_DB_ID } from '../errors/parse-id.pipe';
+
 /** `{platform}:{account_id}:{channel_id}`: a channel's public id and a post target's `channel_ref`. */
 export function toChannelRef(platform: string, accountId: number, channelId: string): string {
   return `${platform}:${accountId}:${channelId}`;
@@ -11,7 +13,12 @@ export interface ChannelRefParts {
 
 const CHANNEL_REF = /^([a-z][a-z0-9_]{0,31}):([1-9]\d{0,9}):(-?[A-Za-z0-9_@.-]{1,64})$/;
 
+/** The parts of a ref, or null when it cannot name a channel: malformed, or an account id past the ids the database holds. */
 export function parseChannelRef(ref: string): ChannelRefParts | null {
   const match = CHANNEL_REF.exec(ref);
-  return match ? { platform: match[1], accountId: Number(match[2]), channelId: match[3] } : null;
+  if (!match) return null;
+  const accountId = Number(match[2]);
+  // Sent as an int parameter, a larger id would fail the whole statement (D18).
+  if (accountId > MAX_DB_ID) return null;
+  return { platform: match[1], accountId, channelId: match[3] };
 }
