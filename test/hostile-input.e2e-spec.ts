@@ -204,6 +204,24 @@ describe('Hostile input (D5, D18)', () => {
       expect(wrong).toEqual([]);
     });
 
+    it('refuses an unpaired surrogate (JSON "\\ud800") in any body string, naming the field', async () => {
+      // isEmail's length check threw on it (a 500 on register and on adding a member).
+      const wrong: string[] = [];
+      for (const route of routes.filter((r) => BODY_METHODS.includes(r.method))) {
+        for (const [raw, field] of [
+          [`{"project_id":${project.id},"email":"\\ud800"}`, 'email'],
+          [`{"project_id":${project.id},"name":"a\\udc00b"}`, 'name'],
+          [`{"project_id":${project.id},"deep":{"list":["ok","x\\ud83d"]}}`, 'deep.list.1'],
+        ] as const) {
+          const res = await authorize(send(t, route.method, urlOf(route)), route)
+            .set('Content-Type', 'application/json')
+            .send(raw);
+          if (!isNulRefusal(res, field)) wrong.push(`${route.name} ${field} → ${shown(res)}`);
+        }
+      }
+      expect(wrong).toEqual([]);
+    });
+
     it('refuses a NUL character in any query value, naming the parameter', async () => {
       const wrong: string[] = [];
       for (const route of routes) {
@@ -502,6 +520,7 @@ describe('Hostile input (D5, D18)', () => {
   });
 });
 
+/** 400 validation_failed naming exactly this field: how unstorable text (NUL, half a surrogate pair) is refused. */
 function isNulRefusal(res: Response, field: string): boolean {
   const error = (res.body as { error?: { code: string; details?: { field: string }[] } }).error;
   return (

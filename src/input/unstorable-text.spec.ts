@@ -1,6 +1,6 @@
-import { fieldWithNul } from './nul-character';
+import { NUL_MESSAGE, SURROGATE_MESSAGE, unstorableText } from './unstorable-text';
 
-describe('fieldWithNul (D18)', () => {
+describe('unstorableText (D18)', () => {
   it.each([
     ['nothing', { a: 'b', n: 1, z: null, t: true }, null],
     ['undefined', undefined, null],
@@ -20,6 +20,19 @@ describe('fieldWithNul (D18)', () => {
     ['a query array', { q: ['ok', 'n\u0000'] }, 'q.1'],
     ['other control characters are fine', { a: '\u0001\u001f\u007f' }, null],
   ])('%s', (_name, value, field) => {
-    expect(fieldWithNul(value)).toBe(field);
+    expect(unstorableText(value)).toEqual(field === null ? null : { field, message: NUL_MESSAGE });
+  });
+
+  it.each([
+    ['a lone high surrogate', { email: '\ud800' }, 'email'],
+    ['a lone low surrogate inside text', { text: 'a\udc00b' }, 'text'],
+    ['a high surrogate at the end', { list: ['ok', 'x\ud83d'] }, 'list.1'],
+    ['a key', { ['k\udfff']: 1 }, 'k\udfff'],
+  ])('an unpaired surrogate: %s', (_name, value, field) => {
+    expect(unstorableText(value)).toEqual({ field, message: SURROGATE_MESSAGE });
+  });
+
+  it('a paired surrogate (an emoji) is fine', () => {
+    expect(unstorableText({ text: 'ok \ud83d\ude00', ['\ud83d\ude00']: 'x' })).toBeNull();
   });
 });
