@@ -1,15 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  ArrayUnique,
-  IsArray,
-  IsIn,
-  IsOptional,
-  IsString,
-  MaxLength,
-  MinLength,
-} from 'class-validator';
+import { ArrayUnique, IsArray, IsIn, IsString, MaxLength, MinLength } from 'class-validator';
 import { API_KEY_MODES, type ApiKeyMode } from '../api-key-format';
 import { Scope, SCOPES } from '../scopes';
+import { Omittable } from '../../input/omittable';
 
 export class CreateApiKeyDto {
   @ApiProperty({ example: 'CMS integration' })
@@ -23,14 +16,14 @@ export class CreateApiKeyDto {
     isArray: true,
     description: 'Every scope when omitted',
   })
-  @IsOptional()
+  @Omittable()
   @IsArray()
   @ArrayUnique()
   @IsIn(SCOPES, { each: true })
   scopes?: Scope[];
 
   @ApiPropertyOptional({ example: '2027-01-01T00:00:00Z', description: 'ISO 8601, in the future' })
-  @IsOptional()
+  @Omittable()
   @IsString()
   expires_at?: string;
 
@@ -40,7 +33,7 @@ export class CreateApiKeyDto {
     description:
       'A `test` key (`hrld_test_…`) creates and sees only test posts, which go through the whole pipeline but are never sent to a platform',
   })
-  @IsOptional()
+  @Omittable()
   @IsIn(API_KEY_MODES)
   mode?: ApiKeyMode;
 }

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
+import { Omittable } from '../../input/omittable';
 
 /** Longest URL accepted; longer ones are refused by validation before any network work. */
 export const MAX_URL_LENGTH = 2048;
@@ -25,7 +26,7 @@ export class UploadByUrlDto {
     example: 'sunset.jpg',
     maxLength: MAX_FILENAME_INPUT,
   })
-  @IsOptional()
+  @Omittable()
   @IsString()
   @MaxLength(MAX_FILENAME_INPUT)
   filename?: string;

@@ -1,19 +1,20 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsBoolean, IsEmail, IsIn, IsOptional, MaxLength, ValidateNested } from 'class-validator';
+import { IsBoolean, IsEmail, IsIn, MaxLength, ValidateNested } from 'class-validator';
 import { MEMBER_ROLES, type MemberRole } from '../permissions';
+import { Omittable } from '../../input/omittable';
 
 /** Any subset of the nine flags; unknown keys are refused by the global ValidationPipe. */
 export class PermissionsInputDto {
-  @ApiPropertyOptional() @IsOptional() @IsBoolean() can_view_content?: boolean;
-  @ApiPropertyOptional() @IsOptional() @IsBoolean() can_edit_content?: boolean;
-  @ApiPropertyOptional() @IsOptional() @IsBoolean() can_publish?: boolean;
-  @ApiPropertyOptional() @IsOptional() @IsBoolean() can_use_ai?: boolean;
-  @ApiPropertyOptional() @IsOptional() @IsBoolean() can_manage_templates?: boolean;
-  @ApiPropertyOptional() @IsOptional() @IsBoolean() can_view_analytics?: boolean;
-  @ApiPropertyOptional() @IsOptional() @IsBoolean() can_manage_accounts?: boolean;
-  @ApiPropertyOptional() @IsOptional() @IsBoolean() can_manage_team?: boolean;
-  @ApiPropertyOptional() @IsOptional() @IsBoolean() can_manage_settings?: boolean;
+  @ApiPropertyOptional() @Omittable() @IsBoolean() can_view_content?: boolean;
+  @ApiPropertyOptional() @Omittable() @IsBoolean() can_edit_content?: boolean;
+  @ApiPropertyOptional() @Omittable() @IsBoolean() can_publish?: boolean;
+  @ApiPropertyOptional() @Omittable() @IsBoolean() can_use_ai?: boolean;
+  @ApiPropertyOptional() @Omittable() @IsBoolean() can_manage_templates?: boolean;
+  @ApiPropertyOptional() @Omittable() @IsBoolean() can_view_analytics?: boolean;
+  @ApiPropertyOptional() @Omittable() @IsBoolean() can_manage_accounts?: boolean;
+  @ApiPropertyOptional() @Omittable() @IsBoolean() can_manage_team?: boolean;
+  @ApiPropertyOptional() @Omittable() @IsBoolean() can_manage_settings?: boolean;
 }
 
 export class AddMemberDto {
@@ -30,7 +31,7 @@ export class AddMemberDto {
     type: PermissionsInputDto,
     description: 'Flags that override the role’s default flags',
   })
-  @IsOptional()
+  @Omittable()
   @ValidateNested()
   @Type(() => PermissionsInputDto)
   permissions?: PermissionsInputDto;
@@ -41,12 +42,12 @@ export class UpdateMemberDto {
     enum: MEMBER_ROLES,
     description: 'A new role resets the flags to its defaults, then `permissions` apply',
   })
-  @IsOptional()
+  @Omittable()
   @IsIn(MEMBER_ROLES)
   role?: MemberRole;
 
   @ApiPropertyOptional({ type: PermissionsInputDto })
-  @IsOptional()
+  @Omittable()
   @ValidateNested()
   @Type(() => PermissionsInputDto)
   permissions?: PermissionsInputDto;

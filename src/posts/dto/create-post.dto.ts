@@ -7,7 +7,6 @@ import {
   IsArray,
   IsBoolean,
   IsInt,
-  IsOptional,
   IsString,
   Max,
   MaxLength,
@@ -27,6 +26,7 @@ import {
   MAX_TEXT_LENGTH,
   scheduleHorizon,
 } from '../post-state';
+import { Omittable } from '../../input/omittable';
 
 const MAX_CHANNEL_REF_LENGTH = 200;
 
@@ -57,7 +57,7 @@ export function TargetsList(): PropertyDecorator {
 /** Media as D8 wants them: optional, unique asset ids, at most 10. */
 export function MediaIdsList(): PropertyDecorator {
   return applyDecorators(
-    IsOptional(),
+    Omittable(),
     IsArray(),
     ArrayMaxSize(MAX_MEDIA_PER_POST),
     ArrayUnique(),
@@ -177,14 +177,14 @@ export class CreatePostDto {
       'ISO 8601 date-time with Z, an offset or none (UTC); in the future, at most a year ahead. Creates the post as `scheduled`',
     example: '2026-12-01T09:00:00Z',
   })
-  @IsOptional()
+  @Omittable()
   @Validate(ScheduledAtRule)
   scheduled_at?: string;
 
   @ApiPropertyOptional({
     description: 'Queue the post for publication at once (status `queued`); not with scheduled_at',
   })
-  @IsOptional()
+  @Omittable()
   @IsBoolean()
   @Validate(PublishNowRule)
   publish_now?: boolean;

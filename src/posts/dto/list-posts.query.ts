@@ -1,14 +1,15 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsInt, IsString, Max, MaxLength, Min } from 'class-validator';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, POST_STATUSES, type PostStatus } from '../post-state';
+import { Omittable } from '../../input/omittable';
 
 /** Longer than any cursor we hand out. */
 const MAX_CURSOR_LENGTH = 512;
 
 export class ListPostsQuery {
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_LIST_LIMIT, default: DEFAULT_LIST_LIMIT })
-  @IsOptional()
+  @Omittable()
   // Only plain digits become a number; "1.5", "1e1", " 5" or a repeated parameter stay invalid.
   @Transform(({ value }: { value: unknown }) =>
     typeof value === 'string' && /^\d{1,6}$/.test(value) ? Number(value) : value,
@@ -19,7 +20,7 @@ export class ListPostsQuery {
   limit?: number;
 
   @ApiPropertyOptional({ enum: POST_STATUSES, description: 'Only posts in this state' })
-  @IsOptional()
+  @Omittable()
   @IsIn(POST_STATUSES, { message: `status must be one of ${POST_STATUSES.join(', ')}` })
   status?: PostStatus;
 
@@ -27,7 +28,7 @@ export class ListPostsQuery {
     description: 'The next_cursor of the previous page, to continue the list; opaque',
     maxLength: MAX_CURSOR_LENGTH,
   })
-  @IsOptional()
+  @Omittable()
   @IsString()
   @MaxLength(MAX_CURSOR_LENGTH)
   cursor?: string;

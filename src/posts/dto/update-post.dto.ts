@@ -1,7 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, MaxLength, Validate, ValidateIf } from 'class-validator';
+import { IsString, MaxLength, Validate, ValidateIf } from 'class-validator';
 import { MAX_MEDIA_PER_POST, MAX_TARGETS_PER_POST, MAX_TEXT_LENGTH } from '../post-state';
 import { MediaIdsList, PostTargetDto, ScheduledAtRule, TargetsList } from './create-post.dto';
+import { Omittable } from '../../input/omittable';
 
 /**
  * A change to a draft or scheduled post: every field given replaces the stored one, absent fields
@@ -12,7 +13,7 @@ export class UpdatePostDto {
     maxLength: MAX_TEXT_LENGTH,
     description: `Post text, at most ${MAX_TEXT_LENGTH} characters; may be empty only when the post has media`,
   })
-  @IsOptional()
+  @Omittable()
   @IsString()
   @MaxLength(MAX_TEXT_LENGTH)
   text?: string;
@@ -22,7 +23,7 @@ export class UpdatePostDto {
     maxItems: MAX_TARGETS_PER_POST,
     description: 'Replaces the targets: unique channels of this project, one platform',
   })
-  @IsOptional()
+  @Omittable()
   @TargetsList()
   targets?: PostTargetDto[];
 

@@ -1,6 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
-  IsOptional,
   IsString,
   Matches,
   MaxLength,
@@ -11,6 +10,7 @@ import {
 } from 'class-validator';
 import { MemberPermissionsDto } from '../../members/dto/member.dto';
 import { PERMISSION_FLAGS } from '../../members/permissions';
+import { Omittable } from '../../input/omittable';
 
 /** Accepts only names the runtime's IANA database knows (e.g. `Europe/Moscow`, `UTC`). */
 @ValidatorConstraint({ name: 'ianaTimeZone' })
@@ -38,32 +38,32 @@ export class CreateProjectDto {
   name!: string;
 
   @ApiPropertyOptional({ example: 'Europe/Moscow', default: 'UTC' })
-  @IsOptional()
+  @Omittable()
   @Validate(IsIanaTimeZone)
   timezone?: string;
 }
 
 export class UpdateProjectDto {
   @ApiPropertyOptional()
-  @IsOptional()
+  @Omittable()
   @IsString()
   @MinLength(1)
   @MaxLength(200)
   name?: string;
 
   @ApiPropertyOptional({ example: 'Europe/Moscow' })
-  @IsOptional()
+  @Omittable()
   @Validate(IsIanaTimeZone)
   timezone?: string;
 
   @ApiPropertyOptional({ example: 'dark' })
-  @IsOptional()
+  @Omittable()
   @IsString()
   @Matches(/^[a-z0-9_-]{1,64}$/, { message: 'appearance must be a short theme name' })
   appearance?: string;
 
   @ApiPropertyOptional({ description: 'Wallpaper image URL or preset name' })
-  @IsOptional()
+  @Omittable()
   @IsString()
   @MaxLength(2048)
   wallpaper?: string;

@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsOptional, IsPositive, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsInt, IsPositive, IsString, MaxLength, MinLength } from 'class-validator';
 import { MAX_PROMPT_LENGTH } from '../../ai/dto/ai.dto';
 import { MAX_TEXT_LENGTH } from '../../posts/post-state';
+import { Omittable } from '../../input/omittable';
 
 export const MAX_TEMPLATE_NAME = 200;
 
@@ -27,14 +28,14 @@ export class CreateTemplateDto {
 
 export class UpdateTemplateDto {
   @ApiPropertyOptional({ maxLength: MAX_TEMPLATE_NAME })
-  @IsOptional()
+  @Omittable()
   @IsString()
   @MinLength(1)
   @MaxLength(MAX_TEMPLATE_NAME)
   name?: string;
 
   @ApiPropertyOptional({ maxLength: MAX_TEXT_LENGTH })
-  @IsOptional()
+  @Omittable()
   @IsString()
   @MinLength(1)
   @MaxLength(MAX_TEXT_LENGTH)
@@ -57,7 +58,7 @@ export class GenerateTemplateDto {
     description: 'Defaults to the start of the prompt',
     maxLength: MAX_TEMPLATE_NAME,
   })
-  @IsOptional()
+  @Omittable()
   @IsString()
   @MinLength(1)
   @MaxLength(MAX_TEMPLATE_NAME)

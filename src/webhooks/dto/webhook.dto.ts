@@ -6,13 +6,13 @@ import {
   IsArray,
   IsIn,
   IsInt,
-  IsOptional,
   IsString,
   Max,
   MaxLength,
   Min,
 } from 'class-validator';
 import { SUBSCRIBABLE_EVENTS, TEST_EVENT, type SubscribableEvent } from '../webhook-events';
+import { Omittable } from '../../input/omittable';
 
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 export const DEFAULT_DELIVERY_LIST_LIMIT = 20;
@@ -87,7 +87,7 @@ export class ListDeliveriesQuery {
     maximum: MAX_DELIVERY_LIST_LIMIT,
     default: DEFAULT_DELIVERY_LIST_LIMIT,
   })
-  @IsOptional()
+  @Omittable()
   // Only plain digits become a number; "1.5", "1e1", " 5" or a repeated parameter stay invalid.
   @Transform(({ value }: { value: unknown }) =>
     typeof value === 'string' && /^\d{1,6}$/.test(value) ? Number(value) : value,
