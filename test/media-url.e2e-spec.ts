@@ -92,6 +92,11 @@ describe.each(MEDIA_DRIVERS)(
           res.writeHead(200, { 'content-length': '100000' });
           res.write(PNG.subarray(0, 100));
         })
+        .route('/cut-body', (_req, res) => {
+          res.writeHead(200, { 'content-length': '100000' });
+          // Enough for the type to be known, then the connection drops mid-body.
+          res.write(Buffer.concat([PNG, Buffer.alloc(8192)]), () => res.socket?.destroy());
+        })
         .route('/redirect-to-sample', (_req, res) =>
           res.writeHead(302, { location: '/sample.png' }).end(),
         )
@@ -249,6 +254,10 @@ describe.each(MEDIA_DRIVERS)(
 
       it('a server that stalls in the middle of the body: 504 download_timeout, nothing kept', async () => {
         await expectRefused({ url: files.url('/stall-body') }, 504, 'download_timeout');
+      });
+
+      it('a connection that drops in the middle of the body: 502 download_failed, nothing kept', async () => {
+        await expectRefused({ url: files.url('/cut-body') }, 502, 'download_failed');
       });
 
       it('a refused connection: 502 download_failed', async () => {

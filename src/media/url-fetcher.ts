@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { rootCertificates } from 'node:tls';
 import { Readable, Transform } from 'node:stream';
-import { Agent, request } from 'undici';
+import { Agent, errors, request } from 'undici';
 import type { AppConfig } from '../config/config';
 import { InjectConfig } from '../config/config.module';
 import { AppError } from '../errors/error-codes';
@@ -148,13 +148,24 @@ function guardBody(body: Readable, deadline: Deadline, release: () => void): Rea
     },
   });
   deadline.onExpire(() => guarded.destroy(downloadTimeout()));
-  body.on('error', (error) => guarded.destroy(deadline.expired ? downloadTimeout() : error));
+  body.on('error', (error) => guarded.destroy(bodyError(error, deadline)));
   guarded.on('close', () => {
     body.destroy();
     release();
   });
   body.pipe(guarded);
   return guarded;
+}
+
+/**
+ * What the caller sees when the body breaks off: the remote's fault (502), or the time limit's,
+ * whichever clock noticed first (ours, or undici's own body timeout), never a bare socket error
+ * that would become a 500.
+ */
+function bodyError(error: Error, deadline: Deadline): AppError {
+  if (deadline.expired || error instanceof errors.BodyTimeoutError) return downloadTimeout();
+  if (error instanceof AppError) return error;
+  return downloadFailed(`The download broke off: ${error.message}`);
 }
 
 function discard(body: Readable): void {
