@@ -132,6 +132,13 @@ describe('API keys remembered by each API process', () => {
       ]);
       await refusedBy(c, key);
 
+      // A revocation it cannot announce is still stored and answered 204.
+      const unannounced = await make.apiKey(admin);
+      await projects(c, unannounced).expect(200);
+      await revoke(c, unannounced);
+      await projects(c, unannounced).expect(401);
+      await projects(a, unannounced).expect(401);
+
       redis.up = true;
       const next = await make.apiKey(admin);
       await remembered(c, next);
@@ -143,18 +150,7 @@ describe('API keys remembered by each API process', () => {
   it('does not remember a row read before a revocation was heard (it may predate it)', async () => {
     const cache = b.app.get(ApiKeyCache);
     const key = await make.apiKey(admin);
-    const record: KeyRecord = {
-      id: 1,
-      public_id: 'AAAAAAAAAAAAAAAA',
-      secret_hash: 'x',
-      scopes: [],
-      mode: 'live',
-      user_id: 1,
-      email: 'a@example.com',
-      name: 'A',
-      is_admin: false,
-      expires_at_ms: null,
-    };
+    const record = keyRecord('AAAAAAAAAAAAAAAA', null);
     await remembered(b, key);
 
     const ticket = cache.ticket();
@@ -169,19 +165,24 @@ describe('API keys remembered by each API process', () => {
 
   it('never uses a remembered key past its own expiry', () => {
     const cache = b.app.get(ApiKeyCache);
-    const record: KeyRecord = {
-      id: 2,
-      public_id: 'BBBBBBBBBBBBBBBB',
-      secret_hash: 'x',
-      scopes: [],
-      mode: 'live',
-      user_id: 1,
-      email: 'a@example.com',
-      name: 'A',
-      is_admin: false,
-      expires_at_ms: Date.now() - 1,
-    };
+    const record = keyRecord('BBBBBBBBBBBBBBBB', Date.now() - 1);
     cache.put(cache.ticket(), record);
     expect(cache.get(record.public_id)).toBeUndefined();
   });
 });
+
+/** A row as the key lookup returns it, for the cache's own rules. */
+function keyRecord(publicId: string, expiresAtMs: number | null): KeyRecord {
+  return {
+    id: 1,
+    public_id: publicId,
+    secret_hash: 'x',
+    scopes: [],
+    mode: 'live',
+    user_id: 1,
+    email: 'a@example.com',
+    name: 'A',
+    is_admin: false,
+    expires_at_ms: expiresAtMs,
+  };
+}

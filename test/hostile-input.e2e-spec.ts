@@ -139,6 +139,11 @@ interface SchemaBody {
   required?: string[];
 }
 
+/** The operation the document gives for a route (`/posts/:id` is documented as `/posts/{id}`). */
+function documentedOperation(document: OpenApiBody, route: WalkedRoute) {
+  return document.paths[route.path.replace(/:(\w+)/g, '{$1}')]?.[route.method.toLowerCase()];
+}
+
 function resolveSchema(document: OpenApiBody, schema?: SchemaBody): SchemaBody | undefined {
   return schema?.$ref ? document.components.schemas[schema.$ref.split('/').pop()!] : schema;
 }
@@ -318,6 +323,34 @@ describe('Hostile input (D5, D18)', () => {
       expect(wrong).toEqual([]);
     });
 
+    it('answers every documented query parameter with hostile values without a 5xx', async () => {
+      const document = (await t.http.get('/api/openapi.json').expect(200)).body as OpenApiBody;
+      const wrong: string[] = [];
+      let sent = 0;
+      for (const route of routes) {
+        const names = (documentedOperation(document, route)?.parameters ?? [])
+          .filter((parameter) => parameter.in === 'query')
+          .map((parameter) => parameter.name);
+        for (const name of names) {
+          for (const value of HOSTILE_QUERY_VALUES) {
+            // The route's project, when it takes one in the query, is sane.
+            const own =
+              names.includes('project_id') && name !== 'project_id'
+                ? `project_id=${project.id}&`
+                : '';
+            const res = await authorize(
+              send(t, route.method, `${urlOf(route)}?${own}${name}=${value}`),
+              route,
+            );
+            sent++;
+            if (res.status >= 500) wrong.push(`${route.name} ${name}=${value} → ${shown(res)}`);
+          }
+        }
+      }
+      expect(sent).toBeGreaterThan(50);
+      expect(wrong).toEqual([]);
+    });
+
     // Last in this block: a hostile value that happens to be valid is carried out.
     it('answers every documented body field with hostile values without a 5xx', async () => {
       const document = (await t.http.get('/api/openapi.json').expect(200)).body as OpenApiBody;
@@ -342,11 +375,9 @@ describe('Hostile input (D5, D18)', () => {
       for (const route of routes.filter((r) => BODY_METHODS.includes(r.method))) {
         // Logging out would end the session the other routes are called with.
         if (route.path === '/api/auth/logout') continue;
-        const documented = route.path.replace(/:(\w+)/g, '{$1}');
-        const operation = document.paths[documented]?.[route.method.toLowerCase()];
         const schema = resolveSchema(
           document,
-          operation?.requestBody?.content['application/json']?.schema,
+          documentedOperation(document, route)?.requestBody?.content['application/json']?.schema,
         );
         const fields = Object.keys(schema?.properties ?? {});
         for (const field of fields) {
@@ -368,36 +399,6 @@ describe('Hostile input (D5, D18)', () => {
         }
       }
       expect(sent).toBeGreaterThan(1_000);
-      expect(wrong).toEqual([]);
-    });
-    it('answers every documented query parameter with hostile values without a 5xx', async () => {
-      const document = (await t.http.get('/api/openapi.json').expect(200)).body as OpenApiBody;
-      const wrong: string[] = [];
-      let sent = 0;
-      for (const route of routes) {
-        if (route.path === '/api/auth/logout') continue;
-        const operation =
-          document.paths[route.path.replace(/:(\w+)/g, '{$1}')]?.[route.method.toLowerCase()];
-        const names = (operation?.parameters ?? [])
-          .filter((parameter) => parameter.in === 'query')
-          .map((parameter) => parameter.name);
-        for (const name of names) {
-          for (const value of HOSTILE_QUERY_VALUES) {
-            // The route's project, when it takes one in the query, is sane.
-            const own =
-              names.includes('project_id') && name !== 'project_id'
-                ? `project_id=${project.id}&`
-                : '';
-            const res = await authorize(
-              send(t, route.method, `${urlOf(route)}?${own}${name}=${value}`),
-              route,
-            );
-            sent++;
-            if (res.status >= 500) wrong.push(`${route.name} ${name}=${value} → ${shown(res)}`);
-          }
-        }
-      }
-      expect(sent).toBeGreaterThan(50);
       expect(wrong).toEqual([]);
     });
   });

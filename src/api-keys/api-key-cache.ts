@@ -133,6 +133,17 @@ export class ApiKeyCache implements OnApplicationShutdown {
     this.entries.delete(publicId);
   }
 
+  /**
+   * Starting or stopping to hear revocations forgets every key: announcements may have been
+   * missed while not listening, and a lookup under way may have read a row from before one.
+   */
+  private setListening(listening: boolean): void {
+    this.listening = listening;
+    this.generation++;
+    this.entries.clear();
+    this.metrics?.apiKeyRevocationsHeard(listening);
+  }
+
   /** Subscribes now and after every reconnection; the cache is used only while subscribed. */
   private listen(): void {
     const subscriber = this.redis!.duplicate({
@@ -148,21 +159,14 @@ export class ApiKeyCache implements OnApplicationShutdown {
     subscriber.on('ready', () => {
       subscriber.subscribe(this.channel).then(
         () => {
-          if (subscriber.status !== 'ready') return;
-          this.generation++;
-          this.entries.clear();
-          this.listening = true;
-          this.metrics?.apiKeyRevocationsHeard(true);
+          if (subscriber.status === 'ready') this.setListening(true);
         },
         (error: Error) => this.logger.warn(`Not listening for key revocations: ${error.message}`),
       );
     });
     subscriber.on('close', () => {
       if (this.listening) this.logger.warn('Stopped listening for key revocations: Redis away');
-      this.listening = false;
-      this.generation++;
-      this.entries.clear();
-      this.metrics?.apiKeyRevocationsHeard(false);
+      this.setListening(false);
     });
     // ioredis reconnects by itself; its errors are the 'close' above.
     subscriber.on('error', () => undefined);

@@ -19,6 +19,8 @@ export const MAX_REDIRECTS = 5;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const USER_AGENT = 'Herald-Media-Fetcher/1';
 
+const logger = new Logger('UrlFetcher');
+
 /** PEM certificates trusted for https downloads on top of the system's; not provided in the app. */
 export const FETCH_EXTRA_CA = Symbol('FETCH_EXTRA_CA');
 
@@ -39,7 +41,6 @@ export interface FetchedResource {
  */
 @Injectable()
 export class UrlFetcher {
-  private readonly logger = new Logger(UrlFetcher.name);
   private readonly timeoutMs: number;
 
   constructor(
@@ -103,7 +104,7 @@ export class UrlFetcher {
       }
     } catch (error) {
       release();
-      throw this.toAppError(error, deadline);
+      throw downloadError(error, deadline);
     }
   }
 
@@ -115,13 +116,6 @@ export class UrlFetcher {
       case 'unresolved':
         throw downloadFailed('The host name could not be resolved');
     }
-  }
-
-  private toAppError(error: unknown, deadline: Deadline): AppError {
-    if (deadline.expired) return downloadTimeout();
-    if (error instanceof AppError) return error;
-    this.logger.warn(`Media download failed: ${error instanceof Error ? error.message : error}`);
-    return downloadFailed('The URL could not be downloaded');
   }
 }
 
@@ -148,7 +142,7 @@ function guardBody(body: Readable, deadline: Deadline, release: () => void): Rea
     },
   });
   deadline.onExpire(() => guarded.destroy(downloadTimeout()));
-  body.on('error', (error) => guarded.destroy(bodyError(error, deadline)));
+  body.on('error', (error) => guarded.destroy(downloadError(error, deadline)));
   guarded.on('close', () => {
     body.destroy();
     release();
@@ -158,14 +152,21 @@ function guardBody(body: Readable, deadline: Deadline, release: () => void): Rea
 }
 
 /**
- * What the caller sees when the body breaks off: the remote's fault (502), or the time limit's,
- * whichever clock noticed first (ours, or undici's own body timeout), never a bare socket error
- * that would become a 500.
+ * What the caller sees when a download fails, before or in the middle of the body: the time
+ * limit's fault (504), whichever clock noticed first (ours, or undici's own header and body
+ * timeouts, which share the limit), else the remote's (502); never a bare socket error, which
+ * would become a 500.
  */
-function bodyError(error: Error, deadline: Deadline): AppError {
-  if (deadline.expired || error instanceof errors.BodyTimeoutError) return downloadTimeout();
+function downloadError(error: unknown, deadline: Deadline): AppError {
+  if (
+    deadline.expired ||
+    error instanceof errors.BodyTimeoutError ||
+    error instanceof errors.HeadersTimeoutError
+  )
+    return downloadTimeout();
   if (error instanceof AppError) return error;
-  return downloadFailed(`The download broke off: ${error.message}`);
+  logger.warn(`Media download failed: ${error instanceof Error ? error.message : error}`);
+  return downloadFailed('The URL could not be downloaded');
 }
 
 function discard(body: Readable): void {
