@@ -16,8 +16,10 @@ const DB_TIMESTAMP =
   /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?(?:Z|[+-]00(?::?00)?)?$/;
 const TIMESTAMPTZ_OID = 1184;
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
-/** Herald's pool size (src/database/data-source.ts), so both servers get the same connections. */
+/** Herald's pool size (DATABASE_POOL_SIZE's default), so both servers get the same connections. */
 const POOL_SIZE = 20;
+/** And Herald's idle time (DATABASE_POOL_IDLE_MS's default): both keep their connections alike. */
+const POOL_IDLE_MS = 300_000;
 
 const appSecret = process.env.APP_SECRET ?? '';
 const hashKey = Buffer.from(hkdfSync('sha256', appSecret, 'herald', 'herald/token-hash', 32));
@@ -25,6 +27,7 @@ const hashKey = Buffer.from(hkdfSync('sha256', appSecret, 'herald', 'herald/toke
 const pool = new Pool({
   connectionString: process.env.DATABASE_URL,
   max: POOL_SIZE,
+  idleTimeoutMillis: POOL_IDLE_MS,
   options: '-c TimeZone=UTC',
   types: {
     getTypeParser: ((oid: number, format?: 'text' | 'binary') =>

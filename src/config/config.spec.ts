@@ -24,6 +24,7 @@ describe('loadConfig (D17)', () => {
     const config = loadConfig(base);
     expect(config).toMatchObject({
       port: 3000,
+      databasePool: { size: 20, idleMs: 300_000 },
       redisUrl: 'redis://127.0.0.1:6379',
       appRole: 'all',
       logLevel: 'info',
@@ -60,6 +61,8 @@ describe('loadConfig (D17)', () => {
       TRUST_PROXY: '10.0.0.0/8, loopback',
       WEBHOOK_RETRY_DELAYS_MS: '100, 0,2500',
       WEBHOOK_DISABLE_AFTER_EVENTS: '3',
+      DATABASE_POOL_SIZE: '5',
+      DATABASE_POOL_IDLE_MS: '0',
     });
     expect(config.webhooks).toMatchObject({ retryDelaysMs: [100, 0, 2500], disableAfterEvents: 3 });
     expect(config).toMatchObject({
@@ -70,6 +73,7 @@ describe('loadConfig (D17)', () => {
       aiApiBaseUrl: 'http://127.0.0.1:8082/v1',
       appRole: 'worker',
       trustProxy: '10.0.0.0/8, loopback',
+      databasePool: { size: 5, idleMs: 0 },
     });
   });
 
@@ -79,6 +83,8 @@ describe('loadConfig (D17)', () => {
     [{ APP_SECRET: 'short' }, 'APP_SECRET must be at least 32 characters long'],
     [{ PORT: 'eighty' }, 'PORT must be a whole number'],
     [{ PORT: '70000' }, 'PORT must be a whole number'],
+    [{ DATABASE_POOL_SIZE: '0' }, 'DATABASE_POOL_SIZE must be a whole number from 1 to 1000'],
+    [{ DATABASE_POOL_IDLE_MS: '-1' }, 'DATABASE_POOL_IDLE_MS must be a whole number from 0'],
     [{ APP_ROLE: 'both' }, 'APP_ROLE must be one of: all, api, worker'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of'],
     [{ REDIS_URL: 'http://redis' }, 'REDIS_URL must be a URL'],

@@ -95,9 +95,23 @@ export interface WebhookConfig {
   sweepIntervalMs: number;
 }
 
+/** The PostgreSQL connections one process keeps. */
+export interface DatabasePoolConfig {
+  /** Connections at most. */
+  size: number;
+  /**
+   * How long a connection may stay idle before it closes; 0: never. A new connection is a new
+   * PostgreSQL backend (a fork, cold caches, statements prepared again): closing idle ones
+   * quickly makes a process under uneven load reconnect over and over, and every reconnection
+   * delays the requests queued behind it.
+   */
+  idleMs: number;
+}
+
 export interface AppConfig {
   port: number;
   databaseUrl: string;
+  databasePool: DatabasePoolConfig;
   redisUrl: string;
   /** Prefix of every Redis key Herald writes (queues, rate limits), so instances of one deployment share them. */
   redisKeyPrefix: string;
@@ -184,6 +198,10 @@ export function loadConfig(env: Env): AppConfig {
   const config: AppConfig = {
     port: read.integer('PORT', 3000, 0, 65535),
     databaseUrl: read.url('DATABASE_URL', null, ['postgres:', 'postgresql:']),
+    databasePool: {
+      size: read.integer('DATABASE_POOL_SIZE', 20, 1, 1_000),
+      idleMs: read.integer('DATABASE_POOL_IDLE_MS', 300_000, 0, 86_400_000),
+    },
     redisUrl: read.url('REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
     redisKeyPrefix: read.pattern('REDIS_KEY_PREFIX', 'herald', /^[A-Za-z0-9:_-]{1,64}$/),
     publicBaseUrl: read

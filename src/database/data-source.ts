@@ -30,7 +30,6 @@ export function buildDataSourceOptions(
       // Every session speaks UTC, so timestamptz text carries a +00 offset that formatTimestamp drops.
       options: '-c TimeZone=UTC',
       types: { getTypeParser },
-      max: 20,
     },
   };
 }

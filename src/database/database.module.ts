@@ -22,6 +22,13 @@ export const QUERY_TIMEOUT_MS = 6_000;
             connectionTimeoutMillis: POOL_CONNECT_TIMEOUT_MS,
             query_timeout: QUERY_TIMEOUT_MS,
             keepAlive: true,
+            max: config.databasePool.size,
+            // pg's default closes a connection idle for 10 s: under uneven load a process then
+            // opens backends again and again, and the requests queued behind each new one wait
+            // (p99 in the hundreds of milliseconds in bench/read-api.ts's open-loop runs).
+            idleTimeoutMillis: config.databasePool.idleMs,
+            // Which process a backend serves, in pg_stat_activity.
+            application_name: `herald-${config.appRole}`,
           },
           retryAttempts: 3,
         };
