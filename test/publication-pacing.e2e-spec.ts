@@ -1,9 +1,10 @@
-import { getQueueToken } from '@nestjs/bull';
-import type { Queue } from 'bull';
+import { metricSample } from './support/expectations';
 import { Factory, TestChannel, TestProject } from './support/factories';
+import { freePort } from './support/free-port';
+import { heraldReady, HeraldProcess, spawnHerald, stopHerald } from './support/herald-process';
 import { waitForPostStatus } from './support/publication';
 import { TelegramStandIn } from './support/telegram-stand-in';
-import { startTestApp, TestApp } from './support/test-app';
+import { startTestApp, TEST_REDIS_URL, TestApp } from './support/test-app';
 
 /**
  * Issue 14: delivery at Telegram's ceiling without provoking it. The stand-in enforces Telegram's
@@ -13,6 +14,7 @@ import { startTestApp, TestApp } from './support/test-app';
  */
 // Ten channels at a message a second each want twice what their bot's 5 a second allow.
 const LIMITS = { botMessagesPerSecond: 5, chatMessagesPerMinute: 60 };
+const METRICS_TOKEN = 'pacing-metrics-token-0123456789';
 const ENV = {
   TELEGRAM_BOT_MESSAGES_PER_SECOND: String(LIMITS.botMessagesPerSecond),
   TELEGRAM_CHAT_MESSAGES_PER_MINUTE: String(LIMITS.chatMessagesPerMinute),
@@ -23,10 +25,10 @@ describe('Publication pacing against a rate-enforcing Telegram (issue 14)', () =
   let telegram: TelegramStandIn;
 
   beforeAll(async () => {
-    // Herald and the stand-in share this process: on a busy machine (CI runs two test files at
-    // once) its event loop may read a send a couple of hundred ms after it left. Counting a second
-    // as 750 ms still refuses any rate a third over, and two workers with a budget each would be
-    // twice over.
+    // The stand-in shares this process with the api app: on a busy machine (CI runs two test
+    // files at once) its event loop may read a send a couple of hundred ms after it left.
+    // Counting a second as 750 ms still refuses any rate a third over, and two workers with a
+    // budget each would be twice over.
     telegram = (await new TelegramStandIn().start())
       .enforceLimits({ ...LIMITS, toleranceMs: 250 })
       .answerAfter(50, 30);
@@ -77,7 +79,14 @@ describe('Publication pacing against a rate-enforcing Telegram (issue 14)', () =
     expect(telegram.callsOf('sendMessage').filter((c) => c.rateLimited)).toEqual([]);
   }
 
-  /** An api process that only enqueues, and `workers` worker processes started once it has. */
+  /**
+   * An api app that only enqueues, and `workers` worker processes started once it has. Each worker
+   * is a process of its own, as in production: workers sharing this test's event loop (with the
+   * api app and the stand-in) leave their paced sends whenever that loop gets to them, and a loop
+   * held up for a few hundred ms on a busy machine bunches sends that left Redis's pacing well
+   * spaced into a burst the stand-in rightly refuses.
+   * Returns how many targets each worker published.
+   */
   async function deliverWith(
     workers: number,
     channels: number,
@@ -88,32 +97,52 @@ describe('Publication pacing against a rate-enforcing Telegram (issue 14)', () =
       APP_ROLE: 'api',
       TELEGRAM_API_BASE_URL: telegram.url,
     });
-    const started: TestApp[] = [];
+    const started: HeraldProcess[] = [];
     try {
       const world = await setUp(api, channels);
       const texts = posts(world.channels);
       // The whole backlog is queued before a worker starts: the sends all want to go at once.
       const ids = await publishAll(api, world, texts);
-      const took: number[] = [];
-      for (let i = 0; i < workers; i++) {
-        const worker = await startTestApp(
-          { ...ENV, APP_ROLE: 'worker', TELEGRAM_API_BASE_URL: telegram.url },
-          { shareWith: api },
-        );
-        started.push(worker);
-        took.push(0);
-        worker.app.get<Queue>(getQueueToken('publication')).on('active', () => took[i]++);
-      }
+      for (let i = 0; i < workers; i++)
+        started.push(spawnHerald('worker', await freePort(), workerEnv(api)));
+      await Promise.all(started.map((worker) => heraldReady(worker, 120_000, METRICS_TOKEN)));
       await expectDeliveredOnceWithout429(
         api,
         ids,
         texts.map((x) => x.text),
       );
-      return took;
+      return await Promise.all(started.map(published));
     } finally {
-      for (const worker of started) await worker.close();
+      await Promise.all(started.map((worker) => stopHerald(worker)));
       await api.close();
     }
+  }
+
+  /** A worker process's configuration: the api app's database, Redis keys and media. */
+  function workerEnv(api: TestApp): Record<string, string> {
+    return {
+      ...ENV,
+      DATABASE_URL: api.config.databaseUrl,
+      REDIS_URL: TEST_REDIS_URL,
+      REDIS_KEY_PREFIX: api.config.redisKeyPrefix,
+      APP_SECRET: api.config.appSecret,
+      MEDIA_STORAGE_DIR: api.mediaDir,
+      TELEGRAM_API_BASE_URL: telegram.url,
+      METRICS_TOKEN,
+      LOG_LEVEL: 'warn',
+    };
+  }
+
+  /** Targets the worker published, from its own metrics. */
+  async function published(worker: HeraldProcess): Promise<number> {
+    const res = await fetch(`${worker.base}/metrics`, {
+      headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+    });
+    const sample = metricSample(await res.text(), 'herald_publication_targets_total', {
+      platform: 'telegram',
+      outcome: 'published',
+    });
+    return sample ?? 0;
   }
 
   it('one worker: a busy chat and the other chats of its bot, at the configured limits, no 429', async () => {
@@ -123,16 +152,17 @@ describe('Publication pacing against a rate-enforcing Telegram (issue 14)', () =
       ...Array.from({ length: 4 }, (_, i) => ({ text: `busy ${i}`, channel: channels[0] })),
       ...Array.from({ length: 20 }, (_, i) => ({ text: `spread ${i}`, channel: channels[i % 10] })),
     ]);
-  });
+  }, 180_000);
 
   it("two workers share one bot's budget through Redis: both deliver, no 429", async () => {
-    const took = await deliverWith(2, 12, (channels) =>
+    const counts = await deliverWith(2, 12, (channels) =>
       Array.from({ length: 30 }, (_, i) => ({ text: `shared ${i}`, channel: channels[i % 12] })),
     );
-    // Both workers took jobs, so the bot's budget was shared, not one worker's alone.
-    expect(took[0]).toBeGreaterThan(0);
-    expect(took[1]).toBeGreaterThan(0);
-  });
+    // Both workers published, so the bot's budget was shared, not one worker's alone.
+    expect(counts[0]).toBeGreaterThan(0);
+    expect(counts[1]).toBeGreaterThan(0);
+    expect(counts[0] + counts[1]).toBe(30);
+  }, 180_000);
 
   it("one bot's backlog does not keep another bot's post waiting in the queue", async () => {
     // Bot A has 10 s of sends queued (50 at 5 a second) before bot B's one post. A worker holding

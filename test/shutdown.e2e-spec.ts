@@ -1,22 +1,13 @@
-import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { waitFor } from './support/expectations';
 import { Factory } from './support/factories';
+import { heraldReady, HeraldProcess, spawnHerald, stopHerald } from './support/herald-process';
 import { fixture } from './support/media-helpers';
 import { RemoteFileServer } from './support/remote-file-server';
 import { TelegramStandIn } from './support/telegram-stand-in';
 import { startTestApp, TEST_REDIS_URL, type TestApp } from './support/test-app';
 import { freePort } from './support/free-port';
-
-const ROOT = join(__dirname, '..');
-const TS_NODE = ['-r', require.resolve('ts-node/register/transpile-only')];
-const TS_ENV = { TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') };
-/** An empty working directory: a developer's `.env` never configures the process. */
-const WORKDIR = mkdtempSync(join(tmpdir(), 'herald-shutdown-'));
 
 /** Generous bounds for a machine shared by many test runs; nothing here measures time. */
 const START_TIMEOUT_MS = 120_000;
@@ -36,13 +27,6 @@ const SLOW_FILE_MS = 1_500;
 const SLOWER_FILE_MS = 4_000;
 
 const slowPath = (i: number) => `/slow-${i}.png`;
-
-interface Herald {
-  child: ChildProcess;
-  base: string;
-  logs: string;
-  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
 
 /** What one request got: an HTTP answer, or no answer at all (connection refused or closed). */
 type Outcome =
@@ -151,23 +135,10 @@ describe('Stopping under load (D18)', () => {
   let auth: string;
   let projectPath: string;
   let channelRef: string;
-  const started: Herald[] = [];
+  const started: HeraldProcess[] = [];
 
-  function start(role: 'all' | 'worker', port: number): Herald {
-    const child = spawn(process.execPath, [...TS_NODE, join(ROOT, 'src/main.ts')], {
-      cwd: WORKDIR,
-      env: { PATH: process.env.PATH ?? '', ...TS_ENV, ...env, APP_ROLE: role, PORT: String(port) },
-    });
-    const herald: Herald = {
-      child,
-      base: `http://127.0.0.1:${port}`,
-      logs: '',
-      exit: new Promise((resolve) =>
-        child.once('exit', (code, signal) => resolve({ code, signal })),
-      ),
-    };
-    child.stdout?.on('data', (chunk) => (herald.logs += chunk));
-    child.stderr?.on('data', (chunk) => (herald.logs += chunk));
+  function start(role: 'all' | 'worker', port: number): HeraldProcess {
+    const herald = spawnHerald(role, port, env);
     started.push(herald);
     return herald;
   }
@@ -211,28 +182,13 @@ describe('Stopping under load (D18)', () => {
   }, 120_000);
 
   afterAll(async () => {
-    for (const { child, exit } of started) {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGKILL');
-        await exit;
-      }
-    }
+    for (const herald of started) await stopHerald(herald, 'SIGKILL');
     await remote?.stop();
     await telegram?.stop();
     await t?.close();
   }, 60_000);
 
-  async function ready(herald: Herald): Promise<void> {
-    await waitFor(async () => {
-      if (herald.child.exitCode !== null) throw new Error(`exited:\n${herald.logs}`);
-      return fetch(`${herald.base}/health/ready`).then(
-        (res) => res.ok,
-        () => false,
-      );
-    }, START_TIMEOUT_MS).catch((error: Error) => {
-      throw new Error(`Herald did not start (${error.message}):\n${herald.logs}`);
-    });
-  }
+  const ready = (herald: HeraldProcess) => heraldReady(herald, START_TIMEOUT_MS);
 
   /** Log lines at pino's error level or above, and any pool-after-end message at all. */
   function troubleIn(logs: string): string[] {
