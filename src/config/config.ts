@@ -31,8 +31,11 @@ export const PUBLICATION_CONCURRENCY_DEFAULT = 400;
 export interface PublicationConfig {
   /** Jobs one worker process holds at once (sized for I/O: see PUBLICATION_CONCURRENCY_DEFAULT). */
   concurrency: number;
-  /** Bound on `queue.add`, which otherwise hangs while Redis is away. */
-  enqueueTimeoutMs: number;
+  /**
+   * Bound on each queue and pacing call to Redis (adding a job, a worker's pacing check, closing a
+   * queue at stop; the webhook queue's too), which otherwise hangs while Redis is away.
+   */
+  queueCallTimeoutMs: number;
   /**
    * Bull's job lock, and how often a worker looks for jobs whose worker died (their lock ran out):
    * a job of a killed worker is taken again within about twice this.
@@ -241,7 +244,7 @@ export function loadConfig(env: Env): AppConfig {
         1,
         10_000,
       ),
-      enqueueTimeoutMs: read.integer('PUBLICATION_ENQUEUE_TIMEOUT_MS', 2_000, 50, 60_000),
+      queueCallTimeoutMs: read.integer('PUBLICATION_ENQUEUE_TIMEOUT_MS', 2_000, 50, 60_000),
       sweepIntervalMs: read.integer('PUBLICATION_SWEEP_INTERVAL_MS', 30_000, 100, 3_600_000),
       lockMs: read.integer('PUBLICATION_LOCK_MS', 30_000, 1_000, 600_000),
       maxTries: read.integer('PUBLICATION_MAX_TRIES', 5, 1, 100),

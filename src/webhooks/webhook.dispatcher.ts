@@ -148,7 +148,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   }
 
   private async requeueOverdue(): Promise<void> {
-    const graceMs = this.config.publication.enqueueTimeoutMs + 1_000;
+    const graceMs = this.config.publication.queueCallTimeoutMs + 1_000;
     for (const send of await this.repo.overdueSends(graceMs, BATCH)) {
       if (await this.producer.hasLiveJob(send.id, send.attempts)) continue;
       if (await this.producer.enqueue(send.id, send.attempts, send.due_ms))

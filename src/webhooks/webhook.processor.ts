@@ -37,6 +37,6 @@ export class WebhookProcessor implements OnModuleInit, BeforeApplicationShutdown
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    await closeQueue(this.queue, this.logger, this.config.publication.enqueueTimeoutMs);
+    await closeQueue(this.queue, this.logger, this.config.publication.queueCallTimeoutMs);
   }
 }

@@ -61,6 +61,6 @@ export class WebhookProducer {
   }
 
   private bounded<T>(work: Promise<T>): Promise<T> {
-    return boundedQueueCall(work, this.config.publication.enqueueTimeoutMs);
+    return boundedQueueCall(work, this.config.publication.queueCallTimeoutMs);
   }
 }

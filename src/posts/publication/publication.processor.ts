@@ -54,7 +54,7 @@ export class PublicationProcessor implements OnModuleInit, BeforeApplicationShut
    * process's stop bounds the wait; a job cut off there is recovered like a crashed worker's).
    */
   async beforeApplicationShutdown(): Promise<void> {
-    await closeQueue(this.queue, this.logger, this.config.publication.enqueueTimeoutMs);
+    await closeQueue(this.queue, this.logger, this.config.publication.queueCallTimeoutMs);
     await Promise.all(this.givingUp);
   }
 }

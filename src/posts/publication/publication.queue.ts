@@ -103,6 +103,6 @@ export class PublicationProducer {
   }
 
   private bounded<T>(work: Promise<T>): Promise<T> {
-    return boundedQueueCall(work, this.config.publication.enqueueTimeoutMs);
+    return boundedQueueCall(work, this.config.publication.queueCallTimeoutMs);
   }
 }

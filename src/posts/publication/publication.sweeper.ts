@@ -50,7 +50,7 @@ export class PublicationSweeper implements OnApplicationBootstrap, BeforeApplica
   }
 
   private async sweepOnce(): Promise<number> {
-    const graceMs = this.config.publication.enqueueTimeoutMs + 1_000;
+    const graceMs = this.config.publication.queueCallTimeoutMs + 1_000;
     let enqueued = 0;
     let skipped = 0;
     let afterId = 0;

@@ -279,6 +279,6 @@ export class TelegramPacing {
    * not answer would hold the send forever: past the queue calls' limit, pacing is unavailable.
    */
   private bounded<T>(work: Promise<T>): Promise<T> {
-    return withinTime(work, this.config.publication.enqueueTimeoutMs);
+    return withinTime(work, this.config.publication.queueCallTimeoutMs);
   }
 }
