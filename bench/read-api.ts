@@ -106,6 +106,8 @@ interface Measure {
   failures: number;
   /** CPU time (user + system) the server process spent per answered request. */
   cpuMsPerRequest: number;
+  /** The measured round it belongs to (1-based). */
+  round?: number;
 }
 
 interface Server {
@@ -246,7 +248,7 @@ async function main(): Promise<void> {
           for (const server of inRoundOrder(servers, round)) {
             const label = settings.rounds > 1 ? ` (round ${round})` : '';
             process.stdout.write(`Loading ${server.name.padEnd(8)} ${endpoint.name}${label} … `);
-            const measure = await load(server, endpoint, key);
+            const measure = { ...(await load(server, endpoint, key)), round };
             measures.push(measure);
             console.log(
               `${Math.round(measure.requestsPerSecond)} req/s, p99 ${measure.p99} ms, ` +
@@ -402,6 +404,7 @@ function report(runs: Measure[]): number {
           `${(share * 100).toFixed(1)}% of the bare floor's req/s (target ≥ ${TARGET_SHARE * 100}%)` +
           `${herald.failures ? `, ${herald.failures} failed requests` : ''}: ${met ? 'met' : 'MISSED'}`,
       );
+      if (settings.rounds > 1) console.log(roundByRound(runs, endpoint.name, name));
     }
   }
   console.log(allMet ? '\nAll targets met.' : '\nSome targets missed.');
@@ -411,6 +414,22 @@ function report(runs: Measure[]): number {
       .join(' ')} (other work skews the figures)`,
   );
   return summary.get('GET /projects baseline')?.cpuMsPerRequest ?? 0;
+}
+
+/**
+ * Herald's CPU per request over the framework floor's in each round, the two measured back to back:
+ * how far apart the rounds are says how much one run's ratio of medians can be trusted.
+ */
+function roundByRound(runs: Measure[], endpoint: string, herald: ServerName): string {
+  const ratios: number[] = [];
+  for (let round = 1; round <= settings.rounds; round++) {
+    const of = (server: ServerName) =>
+      runs.find((m) => m.endpoint === endpoint && m.server === server && m.round === round);
+    const [mine, framework] = [of(herald), of('framework')];
+    if (mine && framework) ratios.push(mine.cpuMsPerRequest / framework.cpuMsPerRequest);
+  }
+  const list = ratios.map((ratio) => `${ratio.toFixed(2)}×`).join(', ');
+  return `${''.padEnd(15)}round by round: ${list} (median ${median(ratios).toFixed(2)}×)`;
 }
 
 /**
@@ -431,6 +450,8 @@ async function openLoopLatency(
   console.log(
     `${'endpoint'.padEnd(15)}${'server'.padEnd(11)}${'sent'.padStart(7)}${'p50'.padStart(10)}${'p99'.padStart(10)}${'max'.padStart(10)}${'failed'.padStart(8)}${'CPU/req'.padStart(10)}${'gen late p99'.padStart(14)}${'gen CPU/req'.padStart(13)}  p99 ≤ ${TARGET_P99_MS} ms (Herald)`,
   );
+  /** Each endpoint and server's p99 per round, for the medians printed after the rounds. */
+  const p99s = new Map<string, { endpoint: string; server: ServerName; values: number[] }>();
   for (let round = 1; round <= settings.rounds; round++) {
     for (const endpoint of ENDPOINTS) {
       for (const server of inRoundOrder(servers, round)) {
@@ -444,12 +465,31 @@ async function openLoopLatency(
         );
         const p = (q: number) => percentile(latencies, q).toFixed(1);
         const met = percentile(latencies, 99) <= TARGET_P99_MS && failed === 0;
+        const series = p99s.get(`${endpoint.name} ${server.name}`) ?? {
+          endpoint: endpoint.name,
+          server: server.name,
+          values: [],
+        };
+        series.values.push(failed ? Infinity : percentile(latencies, 99));
+        p99s.set(`${endpoint.name} ${server.name}`, series);
         console.log(
           `${endpoint.name.padEnd(15)}${server.name.padEnd(11)}${String(latencies.length + failed).padStart(7)}` +
             `${`${p(50)} ms`.padStart(10)}${`${p(99)} ms`.padStart(10)}${`${p(100)} ms`.padStart(10)}${String(failed).padStart(8)}` +
             `${`${cpuMs.toFixed(2)} ms`.padStart(10)}${`${percentile(lateness, 99).toFixed(1)} ms`.padStart(14)}${`${generatorCpuMs.toFixed(2)} ms`.padStart(13)}  ${HERALDS.includes(server.name) ? (met ? 'met' : 'MISSED') : ''}`,
         );
       }
+    }
+  }
+  if (settings.rounds > 1) {
+    console.log(
+      `\nMedian p99 of the ${settings.rounds} rounds (a round with failures counts as infinite)`,
+    );
+    for (const { endpoint, server, values } of p99s.values()) {
+      const p99 = median(values);
+      const verdict = HERALDS.includes(server) ? (p99 <= TARGET_P99_MS ? 'met' : 'MISSED') : '';
+      console.log(
+        `${endpoint.padEnd(15)}${server.padEnd(11)}${`${p99.toFixed(1)} ms`.padStart(10)}  ${verdict}`,
+      );
     }
   }
   console.log(`Load average: ${loadavg()[0].toFixed(2)}`);
