@@ -464,13 +464,14 @@ async function openLoopLatency(
           rate,
         );
         const p = (q: number) => percentile(latencies, q).toFixed(1);
-        const met = percentile(latencies, 99) <= TARGET_P99_MS && failed === 0;
+        const p99 = percentile(latencies, 99);
+        const met = p99 <= TARGET_P99_MS && failed === 0;
         const series = p99s.get(`${endpoint.name} ${server.name}`) ?? {
           endpoint: endpoint.name,
           server: server.name,
           values: [],
         };
-        series.values.push(failed ? Infinity : percentile(latencies, 99));
+        series.values.push(failed ? Infinity : p99);
         p99s.set(`${endpoint.name} ${server.name}`, series);
         console.log(
           `${endpoint.name.padEnd(15)}${server.name.padEnd(11)}${String(latencies.length + failed).padStart(7)}` +

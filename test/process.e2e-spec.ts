@@ -1,5 +1,4 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +6,7 @@ import { createMigratedDatabase, TEST_APP_SECRET } from './support/test-app';
 import { dropTestDatabase } from './support/databases';
 import { TelegramStandIn } from './support/telegram-stand-in';
 import { freePort } from './support/free-port';
+import { heraldReady, HeraldProcess, spawnHerald, stopHerald } from './support/herald-process';
 
 const ROOT = join(__dirname, '..');
 const TS_NODE = ['-r', require.resolve('ts-node/register/transpile-only')];
@@ -80,8 +80,7 @@ describe('Herald as a process', () => {
   describe('serving, with the CLI beside it', () => {
     let database: { name: string; url: string };
     let telegram: TelegramStandIn;
-    let service: ChildProcess;
-    let logs = '';
+    let service: HeraldProcess;
     let base: string;
     let env: Record<string, string>;
 
@@ -100,29 +99,12 @@ describe('Herald as a process', () => {
         LOG_LEVEL: 'info',
         APP_ROLE: 'api',
       };
-      service = spawn(process.execPath, [...TS_NODE, join(ROOT, 'src/main.ts')], {
-        cwd: WORKDIR,
-        env: { PATH: process.env.PATH ?? '', ...TS_ENV, ...env },
-      });
-      service.stdout?.on('data', (chunk) => (logs += chunk));
-      service.stderr?.on('data', (chunk) => (logs += chunk));
-      const until = Date.now() + 40_000;
-      for (;;) {
-        try {
-          if ((await fetch(`${base}/health/ready`)).ok) break;
-        } catch {
-          // not listening yet
-        }
-        if (Date.now() > until) throw new Error(`service did not start:\n${logs}`);
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
+      service = spawnHerald('api', port, env);
+      await heraldReady(service, 40_000);
     }, 60_000);
 
     afterAll(async () => {
-      if (service && service.exitCode === null) {
-        service.kill('SIGTERM');
-        await once(service, 'exit');
-      }
+      if (service) await stopHerald(service);
       await telegram?.stop();
       if (database) await dropTestDatabase(database.name);
     });
@@ -178,7 +160,7 @@ describe('Herald as a process', () => {
       expect(bad.status).toBe(401);
 
       await new Promise((resolve) => setTimeout(resolve, 300));
-      const lines = logs
+      const lines = service.logs
         .trim()
         .split('\n')
         .filter((line) => line.startsWith('{'));
@@ -197,7 +179,7 @@ describe('Herald as a process', () => {
         botToken,
         'api_key=leak',
       ]) {
-        expect(logs).not.toContain(secret);
+        expect(service.logs).not.toContain(secret);
       }
     }, 60_000);
 

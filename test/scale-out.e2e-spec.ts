@@ -1,5 +1,4 @@
-import { ChildProcess, execFile, spawn } from 'node:child_process';
-import { once } from 'node:events';
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
@@ -10,6 +9,7 @@ import { S3TestServer } from './support/s3-server';
 import { TelegramStandIn } from './support/telegram-stand-in';
 import { createMigratedDatabase, TEST_APP_SECRET, TEST_REDIS_URL } from './support/test-app';
 import { freePort } from './support/free-port';
+import { heraldReady, HeraldProcess, spawnHerald, stopHerald } from './support/herald-process';
 
 const ROOT = join(__dirname, '..');
 const METRICS_TOKEN = 'scale-out-metrics-token';
@@ -20,13 +20,6 @@ const CREATE_LIMIT = 300;
 const BURST = 340;
 /** The first sends seen before one worker is killed. */
 const KILL_AFTER_SENDS = 60;
-
-interface Herald {
-  role: 'api' | 'worker';
-  child: ChildProcess;
-  base: string;
-  logs: string;
-}
 
 /**
  * D23, issue 13: Herald as it runs at scale, as real processes built by `npm run build`: two API
@@ -39,47 +32,17 @@ describe('Scale-out: 2 API and 2 worker processes (D23)', () => {
   let s3: S3TestServer;
   let telegram: TelegramStandIn;
   let db: Client;
-  const processes: Herald[] = [];
+  const processes: HeraldProcess[] = [];
   let env: Record<string, string>;
 
-  async function start(role: 'api' | 'worker'): Promise<Herald> {
-    // An API serves on PORT; a worker only its metrics, on METRICS_PORT.
-    const port = await freePort();
-    const child = spawn(process.execPath, ['dist/src/main.js'], {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        ...env,
-        APP_ROLE: role,
-        [role === 'api' ? 'PORT' : 'METRICS_PORT']: String(port),
-      },
-    });
-    const herald: Herald = { role, child, base: `http://127.0.0.1:${port}`, logs: '' };
-    child.stdout?.on('data', (chunk) => (herald.logs += chunk));
-    child.stderr?.on('data', (chunk) => (herald.logs += chunk));
+  async function start(role: 'api' | 'worker'): Promise<HeraldProcess> {
+    const herald = spawnHerald(role, await freePort(), env, { built: true });
     processes.push(herald);
     return herald;
   }
 
-  async function ready(herald: Herald): Promise<void> {
-    const probe = async () => {
-      if (herald.child.exitCode !== null) throw new Error(`exited:\n${herald.logs}`);
-      const probe =
-        herald.role === 'api'
-          ? fetch(`${herald.base}/health/ready`)
-          : fetch(`${herald.base}/metrics`, {
-              headers: { authorization: `Bearer ${METRICS_TOKEN}` },
-            });
-      return probe.then(
-        (res) => res.ok,
-        () => false,
-      );
-    };
-    // Generous: on a busy machine four Node processes boot slowly, side by side with other suites.
-    await waitFor(probe, 180_000).catch(() => {
-      throw new Error(`${herald.role} did not start:\n${herald.logs}`);
-    });
-  }
+  // Generous: on a busy machine four Node processes boot slowly, side by side with other suites.
+  const ready = (herald: HeraldProcess) => heraldReady(herald, 180_000, METRICS_TOKEN);
 
   beforeAll(async () => {
     await run('npm', ['run', 'build'], { cwd: ROOT, timeout: 240_000 });
@@ -122,12 +85,7 @@ describe('Scale-out: 2 API and 2 worker processes (D23)', () => {
   }, 420_000);
 
   afterAll(async () => {
-    for (const { child } of processes) {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGTERM');
-        await once(child, 'exit');
-      }
-    }
+    for (const herald of processes) await stopHerald(herald);
     await db?.end();
     await telegram?.stop();
     await s3?.stop();
@@ -247,8 +205,7 @@ describe('Scale-out: 2 API and 2 worker processes (D23)', () => {
 
     await killer;
     expect(killed).toBe(true);
-    const dead = workers[0].child;
-    if (dead.exitCode === null && dead.signalCode === null) await once(dead, 'exit');
+    await workers[0].exit;
 
     // Everything ends: nothing is lost with the dead worker.
     const ids = created.map((a) => a.postId as number);

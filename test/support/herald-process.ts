@@ -7,6 +7,11 @@ import { waitFor } from './expectations';
 const ROOT = join(__dirname, '..', '..');
 const TS_NODE = ['-r', require.resolve('ts-node/register/transpile-only')];
 const TS_ENV = { TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') };
+/**
+ * Where every process starts: an empty directory, so that a developer's `.env` (which the service
+ * reads from its working directory) never configures one behind the test's back.
+ */
+const WORKDIR = mkdtempSync(join(tmpdir(), 'herald-process-'));
 
 export type HeraldRole = 'all' | 'api' | 'worker';
 
@@ -21,20 +26,22 @@ export interface HeraldProcess {
 }
 
 /**
- * Starts `src/main.ts` with `env` alone (and PATH), in an empty working directory so that a
- * developer's `.env` never configures it. An `api` or `all` process serves on `port`, a worker
- * its metrics (set METRICS_TOKEN in `env` to reach them).
+ * Starts Herald with `env` alone (and PATH): `src/main.ts` through ts-node, or with `built` the
+ * `dist/src/main.js` that `npm run build` made, as production runs it. An `api` or `all` process
+ * serves on `port`, a worker its metrics (set METRICS_TOKEN in `env` to reach them).
  */
 export function spawnHerald(
   role: HeraldRole,
   port: number,
   env: Record<string, string>,
+  { built = false }: { built?: boolean } = {},
 ): HeraldProcess {
-  const child = spawn(process.execPath, [...TS_NODE, join(ROOT, 'src/main.ts')], {
-    cwd: mkdtempSync(join(tmpdir(), 'herald-process-')),
+  const args = built ? [join(ROOT, 'dist/src/main.js')] : [...TS_NODE, join(ROOT, 'src/main.ts')];
+  const child = spawn(process.execPath, args, {
+    cwd: WORKDIR,
     env: {
       PATH: process.env.PATH ?? '',
-      ...TS_ENV,
+      ...(built ? {} : TS_ENV),
       ...env,
       APP_ROLE: role,
       [role === 'worker' ? 'METRICS_PORT' : 'PORT']: String(port),
