@@ -120,10 +120,13 @@ export class PostsRepository {
    * every ref is a channel of the project, all on one platform, (when `requireConnected`) none of
    * their accounts needs reconnecting, and every media id is an asset of the project. Null when
    * not: the caller finds out which rule failed with `findChannels` and the media lookup. Saves
-   * post creation the round trips of those lookups (issue 14).
+   * post creation the round trips of those lookups (issue 14). In `m`'s transaction when given.
    */
-  async insertPost(input: NewPost): Promise<PostRow | null> {
-    const [post] = await rowsOf<PostRow>(this.db, PostsRepository.INSERT_POST, [
+  async insertPost(
+    input: NewPost,
+    m: DataSource | EntityManager = this.db,
+  ): Promise<PostRow | null> {
+    const [post] = await rowsOf<PostRow>(m, PostsRepository.INSERT_POST, [
       input.scope.projectId,
       input.userId,
       input.text,
@@ -245,12 +248,13 @@ export class PostsRepository {
    * statements touch disjoint rows. Returns the new attempt, or null when the state did not allow it.
    */
   async startPublication(
+    m: EntityManager,
     scope: PostScope,
     postId: number,
     channels: ResolvedChannel[],
     from: readonly PostStatus[],
   ): Promise<number | null> {
-    const rows = (await this.db.query(
+    const rows = (await m.query(
       `WITH p AS (
          UPDATE posts SET status = 'publishing', publish_attempt = publish_attempt + 1,
                 updated_at = now()
@@ -394,13 +398,18 @@ export class PostsRepository {
     });
   }
 
-  /** The project's channels among these (platform, account, chat) triples. */
+  /**
+   * The project's channels among these (platform, account, chat) triples, with whether their
+   * account needs reconnecting, locked until `m`'s transaction ends: no account can be deleted or
+   * change its `needs_reconnect` between these checks and the write they allow.
+   */
   async findChannels(
+    m: EntityManager,
     projectId: number,
     refs: { platform: string; accountId: number; channelId: string }[],
   ): Promise<ResolvedChannel[]> {
     if (refs.length === 0) return [];
-    return rowsOf<ResolvedChannel>(this.db, PostsRepository.FIND_CHANNELS, [
+    return rowsOf<ResolvedChannel>(m, PostsRepository.FIND_CHANNELS, [
       projectId,
       refs.map((r) => r.platform),
       refs.map((r) => r.accountId),
@@ -413,7 +422,8 @@ export class PostsRepository {
          FROM channels c JOIN accounts a ON a.id = c.account_id
         WHERE c.project_id = $1
           AND (c.platform, c.account_id, c.channel_id) IN
-              (SELECT * FROM unnest($2::text[], $3::int[], $4::text[]))`,
+              (SELECT * FROM unnest($2::text[], $3::int[], $4::text[]))
+          FOR SHARE OF c, a`,
   );
 
   async projectOfPost(postId: number): Promise<number | null> {

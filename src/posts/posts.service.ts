@@ -23,8 +23,10 @@
  * param: 'id' })` finds a post's project (404 post_not_found when there is none).
  */
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import type { Principal } from '../auth/principal';
 import { type ChannelRefParts, parseChannelRef, toChannelRef } from '../channels/channel-ref';
+import { isForeignKeyViolation } from '../database/query-errors';
 import { formatTimestamp, parseInputTimestamp } from '../database/timestamps';
 import { AppError } from '../errors/error-codes';
 import { ProjectResolvers } from '../members/project-resolvers';
@@ -53,9 +55,10 @@ import type { ListPostsQuery } from './dto/list-posts.query';
 import { decodeCursor, encodeCursor } from './post-cursor';
 import { toPostCreated, toPostListItem, toPostObject } from './posts.mapper';
 import {
-  PostsRepository,
+  type NewPost,
   type PostRow,
   type PostScope,
+  PostsRepository,
   type ResolvedChannel,
 } from './posts.repository';
 import { PublicationProducer } from './publication/publication.queue';
@@ -94,43 +97,46 @@ export class PostsService implements OnModuleInit {
     if (publishing) this.requirePublish(access);
     const schedule = dto.scheduled_at ? parseInputTimestamp(dto.scheduled_at) : null;
     const refs = (dto.targets ?? []).map((t) => parseChannelRef(t.channel_ref));
-    const insert = () =>
-      this.posts.insertPost({
-        scope: postScope(access),
-        userId: who.user.id,
-        text: dto.text ?? '',
-        status,
-        scheduledAt: schedule?.iso ?? null,
-        publishAttempt: publishing ? 1 : 0,
-        refs: refs as ChannelRefParts[],
-        mediaIds: dto.media_ids ?? [],
-        requireConnected: publishing,
-      });
+    const input: NewPost = {
+      scope: postScope(access),
+      userId: who.user.id,
+      text: dto.text ?? '',
+      status,
+      scheduledAt: schedule?.iso ?? null,
+      publishAttempt: publishing ? 1 : 0,
+      refs: refs as ChannelRefParts[],
+      mediaIds: dto.media_ids ?? [],
+      requireConnected: publishing,
+    };
     // The insert checks the targets and media itself (one round trip); when it refuses, the
-    // lookups below say which rule failed and why.
+    // checked insert below says which rule failed and why.
     const post =
-      (!refs.includes(null) && (await insert())) ||
-      (await this.insertAfterChecks(projectId, dto, publishing, insert));
+      (!refs.includes(null) && (await this.posts.insertPost(input).catch(refusedWhenGone))) ||
+      (await this.insertChecked(projectId, dto, publishing, input));
     // Persist, then enqueue (see PublicationSweeper): a Redis outage never loses the post.
     if (publishing) await this.producer.enqueue(post.id, 1, schedule?.epochMs ?? null);
     return toPostCreated(post);
   }
 
   /**
-   * The insert refused the post: the lookups of D8 say which rule failed. When they all pass, a
-   * channel or asset changed between the two statements, and the insert is tried once more.
+   * The insert refused the post: the lookups of D8 say which rule failed. They run in one
+   * transaction with the channels and accounts they read locked, so the insert that follows them
+   * sees what they saw, whatever other requests and workers change meanwhile (media assets and
+   * projects are never deleted).
    */
-  private async insertAfterChecks(
+  private insertChecked(
     projectId: number,
     dto: CreatePostDto,
     publishing: boolean,
-    insert: () => Promise<PostRow | null>,
+    input: NewPost,
   ): Promise<PostRow> {
-    await this.resolveTargets(projectId, dto.targets ?? [], publishing);
-    await this.resolveMedia(projectId, dto.media_ids ?? []);
-    const post = await insert();
-    if (!post) throw new Error('The post’s channels or media changed while it was created');
-    return post;
+    return this.posts.transaction(async (m) => {
+      await this.resolveTargets(projectId, dto.targets ?? [], publishing, m);
+      await this.resolveMedia(projectId, dto.media_ids ?? []);
+      const post = await this.posts.insertPost(input, m);
+      if (!post) throw new Error('The post was refused although its checks passed');
+      return post;
+    });
   }
 
   /** D9 and D19: one page, newest first; `next_cursor` continues it, null on the last page. */
@@ -195,13 +201,11 @@ export class PostsService implements OnModuleInit {
         `A post can be published with at most ${MAX_MEDIA_PER_POST} media files`,
       );
     }
-    const channels = await this.resolveTargets(projectId, dto.targets, true);
-    const attempt = await this.posts.startPublication(
-      postScope(access),
-      postId,
-      channels,
-      PUBLISHABLE_FROM,
-    );
+    // The checks and the write in one transaction: the channels stay as checked until it commits.
+    const attempt = await this.posts.transaction(async (m) => {
+      const channels = await this.resolveTargets(projectId, dto.targets, true, m);
+      return this.posts.startPublication(m, postScope(access), postId, channels, PUBLISHABLE_FROM);
+    });
     if (attempt === null) throw invalidState(post); // it changed state meanwhile
     // D7: a scheduled post published early loses its delayed job (the attempt before this one).
     if (post.status === 'scheduled') await this.producer.cancel(postId, attempt - 1);
@@ -266,11 +270,6 @@ export class PostsService implements OnModuleInit {
       throw new AppError('validation_failed', 'targets must be non-empty for a scheduled post', [
         { field: 'targets', message: 'targets must be non-empty for a scheduled post' },
       ]);
-    const channels =
-      input.targets !== undefined || status === 'scheduled'
-        ? await this.resolveTargets(projectId, refs, status === 'scheduled')
-        : null;
-    if (input.media_ids !== undefined) await this.resolveMedia(projectId, input.media_ids);
 
     const newAttempt = post.status === 'scheduled' || status === 'scheduled';
     const attempt = newAttempt ? post.publish_attempt + 1 : post.publish_attempt;
@@ -280,6 +279,12 @@ export class PostsService implements OnModuleInit {
       assertState(locked, EDITABLE_FROM);
       if (locked.updated_at !== post.updated_at || locked.publish_attempt !== post.publish_attempt)
         return false;
+      // Checked in the transaction: the channels stay as checked until it commits.
+      const channels =
+        input.targets !== undefined || status === 'scheduled'
+          ? await this.resolveTargets(projectId, refs, status === 'scheduled', m)
+          : null;
+      if (input.media_ids !== undefined) await this.resolveMedia(projectId, input.media_ids);
       await this.posts.updatePost(m, postId, {
         text: input.text ?? null,
         status,
@@ -324,18 +329,20 @@ export class PostsService implements OnModuleInit {
   /**
    * D8: every ref a channel of this project (400 channel_not_found), one platform (400
    * mixed_platforms), and, when the post is to be published or scheduled, no channel whose
-   * account needs reconnecting (400 channel_needs_reconnect). Channels come back in ref order.
+   * account needs reconnecting (400 channel_needs_reconnect). Channels come back in ref order,
+   * locked until the transaction `m` ends.
    */
   private async resolveTargets(
     projectId: number,
     targets: PostTargetDto[],
     publishing: boolean,
+    m: EntityManager,
   ): Promise<ResolvedChannel[]> {
     const refs = targets.map((t) => t.channel_ref);
     const parsed = refs.map(parseChannelRef);
     const unparsable = parsed.indexOf(null);
     if (unparsable !== -1) throw channelNotFound(refs[unparsable]);
-    const found = await this.posts.findChannels(projectId, parsed as ChannelRefParts[]);
+    const found = await this.posts.findChannels(m, projectId, parsed as ChannelRefParts[]);
     // A ref that parses is exactly its channel's toChannelRef(), so the refs themselves are keys.
     const byRef = new Map(
       found.map((c) => [toChannelRef(c.platform, c.account_id, c.channel_id), c]),
@@ -386,6 +393,15 @@ function storedEpochMs(raw: string | null): number | null {
 /** D22: the caller's project, and the caller's kind of post (test or live); the other kind is not found. */
 function postScope(access: ProjectAccess): PostScope {
   return { projectId: access.project.id, test: access.test };
+}
+
+/**
+ * The one-statement insert failed because a channel's account it refers to was deleted while it
+ * ran: a refusal like any other, which the checked insert explains.
+ */
+function refusedWhenGone(error: unknown): null {
+  if (isForeignKeyViolation(error)) return null;
+  throw error;
 }
 
 function postNotFound(): AppError {
