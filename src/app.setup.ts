@@ -9,6 +9,7 @@ import { AppModule } from './app.module';
 import { AppConfig } from './config/config';
 import { sendError, toAppError } from './errors/all-exceptions.filter';
 import { createValidationPipe } from './errors/validation';
+import { HeraldExpressAdapter } from './http/express-adapter';
 import { jsonBody } from './input/json-body';
 import { ROOT_LOGGER } from './logging/logging.module';
 import { httpMetrics } from './metrics/http-metrics';
@@ -19,10 +20,11 @@ import { InFlightRequests } from './shutdown/in-flight-requests';
 
 /** Builds the HTTP application exactly as production runs it; tests call this too. */
 export async function createHttpApp(config: AppConfig): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
-    bodyParser: false,
-    bufferLogs: true,
-  });
+  const app = await NestFactory.create<NestExpressApplication>(
+    AppModule.forRoot(config),
+    new HeraldExpressAdapter(),
+    { bodyParser: false, bufferLogs: true },
+  );
   configureApp(app, config);
   return app;
 }

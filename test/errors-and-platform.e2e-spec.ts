@@ -1,3 +1,5 @@
+import type { Express } from 'express';
+import { IncomingMessage, type Server, ServerResponse } from 'node:http';
 import { DataSource } from 'typeorm';
 import { buildDataSourceOptions } from '../src/database/data-source';
 import { Factory, SignedInUser } from './support/factories';
@@ -161,6 +163,30 @@ describe('Errors, OpenAPI, health and schema', () => {
         .expect(200);
       expect(res.headers['content-type']).toMatch(/application\/json/);
       expect(res.body).toEqual({ items: [], count: 0 });
+    });
+  });
+
+  describe('the HTTP server (issue 14)', () => {
+    it('builds each request and answer on Express’s prototypes, so Express never changes them', async () => {
+      const server = t.app.getHttpServer() as Server;
+      const express = t.app.getHttpAdapter().getInstance() as Express;
+      const built: { request?: object; response?: object } = {};
+      // Runs before Express's own listener: what the server built, before Express touches it.
+      const probe = (req: IncomingMessage, res: ServerResponse) => {
+        built.request = Object.getPrototypeOf(req) as object;
+        built.response = Object.getPrototypeOf(res) as object;
+      };
+      server.prependListener('request', probe);
+      try {
+        await t.http.get('/health/live').expect(200);
+      } finally {
+        server.removeListener('request', probe);
+      }
+      expect(built.request).toBe(express.request);
+      expect(built.response).toBe(express.response);
+      // Still Node's own kinds, with Express's methods.
+      expect(express.request).toBeInstanceOf(IncomingMessage);
+      expect(express.response).toBeInstanceOf(ServerResponse);
     });
   });
 });
