@@ -85,9 +85,10 @@ describe('Posts written while their channels are deleted (D8, D18)', () => {
 
   const countPosts = async () =>
     (
-      await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM posts WHERE project_id = $1', [
-        project.id,
-      ])
+      await t.db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM posts WHERE project_id = $1',
+        [project.id],
+      )
     ).rows[0].n;
 
   const expectChannelNotFound = (
@@ -162,7 +163,11 @@ describe('Posts written while their channels are deleted (D8, D18)', () => {
     const refused = await t.http
       .post(posts())
       .set('Authorization', bearer())
-      .send({ text: 'With media', media_ids: [2147483000], targets: [{ channel_ref: channel.id }] });
+      .send({
+        text: 'With media',
+        media_ids: [2147483000],
+        targets: [{ channel_ref: channel.id }],
+      });
     expect(refused.status).toBe(400);
     expect(refused.body.error.code).toBe('media_not_found');
     const deleted = await t.http
