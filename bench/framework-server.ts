@@ -4,10 +4,13 @@
  * baseline (bench/floor-work.ts), in a controller, and nothing else: no guards, interceptors,
  * pipes, logging or rate limits. Herald's own cost per request is what it spends above this.
  * Started by bench/read-api.ts; configured by PORT, DATABASE_URL and APP_SECRET.
+ * BENCH_FRAMEWORK_PROTOTYPES=1 gives it Herald's HTTP server (src/http/express-adapter.ts), which
+ * builds requests on Express's prototypes: the floor then no longer pays for Express changing them.
  */
 import 'reflect-metadata';
 import { Controller, Get, Headers, HttpException, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { HeraldExpressAdapter } from '../src/http/express-adapter';
 import { authenticate, projects, usage } from './floor-work';
 
 const UNAUTHORIZED = { error: { code: 'unauthorized', message: 'Invalid API key' } };
@@ -38,7 +41,10 @@ class FloorController {
 class FloorModule {}
 
 async function main(): Promise<void> {
-  const app = await NestFactory.create(FloorModule, { logger: false });
+  const app =
+    process.env.BENCH_FRAMEWORK_PROTOTYPES === '1'
+      ? await NestFactory.create(FloorModule, new HeraldExpressAdapter(), { logger: false })
+      : await NestFactory.create(FloorModule, { logger: false });
   await app.listen(Number(process.env.PORT ?? 3002), '127.0.0.1');
 }
 
