@@ -10,6 +10,7 @@
 import 'reflect-metadata';
 import { Controller, Get, Headers, HttpException, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { ExpressAdapter } from '@nestjs/platform-express';
 import { HeraldExpressAdapter } from '../src/http/express-adapter';
 import { authenticate, projects, usage } from './floor-work';
 
@@ -41,10 +42,12 @@ class FloorController {
 class FloorModule {}
 
 async function main(): Promise<void> {
-  const app =
+  // Nest's default is a plain ExpressAdapter.
+  const adapter =
     process.env.BENCH_FRAMEWORK_PROTOTYPES === '1'
-      ? await NestFactory.create(FloorModule, new HeraldExpressAdapter(), { logger: false })
-      : await NestFactory.create(FloorModule, { logger: false });
+      ? new HeraldExpressAdapter()
+      : new ExpressAdapter();
+  const app = await NestFactory.create(FloorModule, adapter, { logger: false });
   await app.listen(Number(process.env.PORT ?? 3002), '127.0.0.1');
 }
 

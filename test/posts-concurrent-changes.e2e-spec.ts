@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { waitFor } from './support/expectations';
 import { Factory, SignedInUser, TestChannel, TestProject } from './support/factories';
 import { startWithTelegram, TelegramWorld } from './support/telegram-world';
 import { TestApp } from './support/test-app';
@@ -61,7 +62,7 @@ describe('Posts written while their channels are deleted (D8, D18)', () => {
       await deleter.query('DELETE FROM accounts WHERE id = $1', [channel.account_id]);
       // Started now (a supertest request leaves only when awaited), answered after the commit.
       const answer = (async () => await request())();
-      await untilABackendWaitsForALock(deleter);
+      await waitFor(requestWaitsForALock, 10_000);
       await deleter.query('COMMIT');
       return await answer;
     } finally {
@@ -69,19 +70,14 @@ describe('Posts written while their channels are deleted (D8, D18)', () => {
     }
   }
 
-  async function untilABackendWaitsForALock(deleter: Client): Promise<void> {
-    const own = await deleter.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-    for (let i = 0; i < 400; i++) {
-      const { rows } = await t.db.query<{ n: number }>(
+  /** The request waits for the deleter's lock (the deleter itself waits for nothing). */
+  const requestWaitsForALock = async () =>
+    (
+      await t.db.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM pg_stat_activity
-          WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> $1`,
-        [own.rows[0].pid],
-      );
-      if (rows[0].n > 0) return;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    throw new Error('No request ever waited for the deleted account’s lock');
-  }
+          WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+      )
+    ).rows[0].n > 0;
 
   const countPosts = async () =>
     (

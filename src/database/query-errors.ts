@@ -17,7 +17,7 @@ function sqlState(error: unknown): string | undefined {
 
 /** Whether a query failed because a unique constraint already holds that value. */
 export function isUniqueViolation(error: unknown): boolean {
-  return error instanceof QueryFailedError && sqlState(error) === UNIQUE_VIOLATION;
+  return sqlState(error) === UNIQUE_VIOLATION;
 }
 
 /** Whether a query failed because a row it refers to was deleted meanwhile. */

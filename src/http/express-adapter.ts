@@ -2,7 +2,6 @@ import type { NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { Express } from 'express';
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 
 /**
  * Nest's Express adapter with an HTTP server that builds every request and answer on Express's
@@ -28,8 +27,8 @@ export class HeraldExpressAdapter extends ExpressAdapter {
     const app = this.getInstance<Express>();
     this.httpServer = createServer(
       {
-        IncomingMessage: requestClass(app.request),
-        ServerResponse: responseClass(app.response),
+        IncomingMessage: onPrototype(IncomingMessage, app.request),
+        ServerResponse: onPrototype(ServerResponse, app.response),
       },
       app,
     );
@@ -37,32 +36,18 @@ export class HeraldExpressAdapter extends ExpressAdapter {
 }
 
 /**
- * A constructor of `IncomingMessage`s whose prototype is `prototype` (Express's `app.request`,
- * itself an `IncomingMessage.prototype` descendant). Node's own constructors are plain functions,
- * so they initialise an object built on another prototype.
+ * A constructor that builds its objects on `prototype` (Express's `app.request` or `app.response`,
+ * descendants of `base.prototype`) and initialises them with `base`: Node's `IncomingMessage` and
+ * `ServerResponse` are plain functions, so they initialise an object built on another prototype.
  */
-function requestClass(prototype: object): typeof IncomingMessage {
-  function Request(this: IncomingMessage, socket: Socket) {
-    (IncomingMessage as unknown as (this: IncomingMessage, socket: Socket) => void).call(
-      this,
-      socket,
-    );
+function onPrototype<T extends typeof IncomingMessage | typeof ServerResponse>(
+  base: T,
+  prototype: object,
+): T {
+  const init = base as unknown as (this: object, ...args: unknown[]) => void;
+  function Built(this: object, ...args: unknown[]) {
+    init.apply(this, args);
   }
-  Request.prototype = prototype;
-  return Request as unknown as typeof IncomingMessage;
-}
-
-/** The same for `ServerResponse`s, on Express's `app.response`. */
-function responseClass(prototype: object): typeof ServerResponse {
-  function Response(this: ServerResponse, req: IncomingMessage, options?: object) {
-    (
-      ServerResponse as unknown as (
-        this: ServerResponse,
-        req: IncomingMessage,
-        options?: object,
-      ) => void
-    ).call(this, req, options);
-  }
-  Response.prototype = prototype;
-  return Response as unknown as typeof ServerResponse;
+  Built.prototype = prototype;
+  return Built as unknown as T;
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { In, Repository } from 'typeorm';
+import { EntityManager, In, Repository } from 'typeorm';
 import { formatTimestamp } from '../database/timestamps';
 import { STORAGE_DRIVER, type StorageDriver } from '../storage/storage-driver';
 import type { MediaAssetDto, MediaAssetListDto } from './dto/media-asset.dto';
@@ -27,7 +27,8 @@ export type MediaUploadInput =
 /**
  * The media library of a project (D10). Public API for other modules (exported by MediaModule):
  * - `storeStream(projectId, userId, stream, filenameHint)`: sniff, limit, store, create the row.
- * - `findForProject(projectId, ids)`: a project's assets by id (posts check `media_ids` with it).
+ * - `findForProject(projectId, ids, m?)`: a project's assets by id (posts check `media_ids` with it),
+ *   in the transaction `m` when given.
  * - `openRead(asset)`: the stored bytes.
  * - `toDto(asset)`: the MediaAsset answer of SERVICE.md.
  */
@@ -93,9 +94,14 @@ export class MediaService {
   }
 
   /** A project's assets among `ids`, in the order of `ids`; ids of other projects are left out. */
-  async findForProject(projectId: number, ids: readonly number[]): Promise<MediaAsset[]> {
+  async findForProject(
+    projectId: number,
+    ids: readonly number[],
+    m?: EntityManager,
+  ): Promise<MediaAsset[]> {
     if (ids.length === 0) return [];
-    const found = await this.assets.findBy({ projectId, id: In([...ids]) });
+    const assets = m?.getRepository(MediaAsset) ?? this.assets;
+    const found = await assets.findBy({ projectId, id: In([...ids]) });
     const byId = new Map(found.map((asset) => [asset.id, asset]));
     return ids.flatMap((id) => byId.get(id) ?? []);
   }

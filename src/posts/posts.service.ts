@@ -132,7 +132,7 @@ export class PostsService implements OnModuleInit {
   ): Promise<PostRow> {
     return this.posts.transaction(async (m) => {
       await this.resolveTargets(projectId, dto.targets ?? [], publishing, m);
-      await this.resolveMedia(projectId, dto.media_ids ?? []);
+      await this.resolveMedia(projectId, dto.media_ids ?? [], m);
       const post = await this.posts.insertPost(input, m);
       if (!post) throw new Error('The post was refused although its checks passed');
       return post;
@@ -284,7 +284,7 @@ export class PostsService implements OnModuleInit {
         input.targets !== undefined || status === 'scheduled'
           ? await this.resolveTargets(projectId, refs, status === 'scheduled', m)
           : null;
-      if (input.media_ids !== undefined) await this.resolveMedia(projectId, input.media_ids);
+      if (input.media_ids !== undefined) await this.resolveMedia(projectId, input.media_ids, m);
       await this.posts.updatePost(m, postId, {
         text: input.text ?? null,
         status,
@@ -364,10 +364,13 @@ export class PostsService implements OnModuleInit {
     return channels;
   }
 
-  /** D8: each id a media asset of this project (400 media_not_found). */
-  private async resolveMedia(projectId: number, ids: number[]): Promise<void> {
+  /**
+   * D8: each id a media asset of this project (400 media_not_found). Read in the transaction `m`,
+   * on its connection: a request that holds one never waits for a second from the pool.
+   */
+  private async resolveMedia(projectId: number, ids: number[], m: EntityManager): Promise<void> {
     const found = new Set(
-      (await this.media.findForProject(projectId, ids)).map((asset) => asset.id),
+      (await this.media.findForProject(projectId, ids, m)).map((asset) => asset.id),
     );
     const missing = ids.filter((id) => !found.has(id));
     if (missing.length > 0)
