@@ -31,6 +31,7 @@
  * `bench/pipeline.ts ceiling`: delivery at Telegram's own limits instead (see ceilingMain).
  */
 import {
+  compiledForBench,
   cpuSeconds,
   cpuSecondsOfCommand,
   freePort,
@@ -487,20 +488,15 @@ async function loadReads(base: string, key: string, pid?: number, ms = 3_000) {
  */
 async function bareFloor(databaseUrl: string, key: string) {
   const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    ['-r', 'ts-node/register/transpile-only', join(__dirname, 'baseline-server.ts')],
-    {
-      env: {
-        ...process.env,
-        PORT: String(port),
-        DATABASE_URL: databaseUrl,
-        APP_SECRET: TEST_APP_SECRET,
-        TS_NODE_TRANSPILE_ONLY: 'true',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
+  const child = spawn(process.execPath, [benchFiles().baselineServer], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      DATABASE_URL: databaseUrl,
+      APP_SECRET: TEST_APP_SECRET,
     },
-  );
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const base = `http://127.0.0.1:${port}`;
   try {
     await waitUntilAnswers(`${base}/health/live`, child, 'Bare floor');
@@ -679,6 +675,20 @@ async function untilSettled(child: ChildProcess): Promise<void> {
   }
 }
 
+let compiled: { baselineServer: string; roundTripCounter: string } | undefined;
+
+/** The bench's own code that runs inside measured processes, as plain JavaScript (compiledForBench). */
+function benchFiles() {
+  if (!compiled) {
+    const [baselineServer, roundTripCounter] = compiledForBench([
+      join(__dirname, 'baseline-server.ts'),
+      join(__dirname, 'count-round-trips.ts'),
+    ]);
+    compiled = { baselineServer, roundTripCounter };
+  }
+  return compiled;
+}
+
 /** Starts `src/main.ts`; waits for its HTTP port, or (a worker, `port` null) a moment to boot. */
 async function startHerald(
   env: Record<string, string>,
@@ -690,11 +700,13 @@ async function startHerald(
       ...(process.env.BENCH_CPU_PROF
         ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
         : []),
-      '-r',
-      'ts-node/register/transpile-only',
-      '-r',
-      join(__dirname, 'count-round-trips.ts'),
-      DIST_DIR ? join(DIST_DIR, 'src', 'main.js') : join(__dirname, '..', 'src', 'main.ts'),
+      // A build runs as it does in production; the sources need ts-node (and pay for its hook).
+      ...(DIST_DIR
+        ? ['-r', benchFiles().roundTripCounter, join(DIST_DIR, 'src', 'main.js')]
+        : [
+            ...['-r', 'ts-node/register/transpile-only', '-r', benchFiles().roundTripCounter],
+            join(__dirname, '..', 'src', 'main.ts'),
+          ]),
     ],
     {
       env: {

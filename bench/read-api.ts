@@ -17,7 +17,7 @@
  *
  * See bench/README.md for the knobs (BENCH_* variables) and how to profile.
  */
-import { cpuSeconds, freePort, waitUntilAnswers, withDatabase } from './support';
+import { compiledForBench, cpuSeconds, freePort, waitUntilAnswers, withDatabase } from './support';
 import autocannon from 'autocannon';
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -125,6 +125,8 @@ async function main(): Promise<void> {
   ]) {
     if (!existsSync(file)) throw new Error(`${file} is missing: run npm run build first`);
   }
+  // The floors run as plain JavaScript, as Herald's build does (see compiledForBench).
+  const [baselineServer, frameworkServer] = compiledForBench([BASELINE_SERVER, FRAMEWORK_SERVER]);
   const databaseUrl = withDatabase(settings.adminDatabaseUrl, settings.databaseName);
   const appSecret = randomBytes(32).toString('hex');
   const redisKeyPrefix = `herald-bench-${process.pid}`;
@@ -171,33 +173,20 @@ async function main(): Promise<void> {
   try {
     if (settings.read) {
       servers.push(
-        startServer(
-          'baseline',
-          baselinePort,
-          process.execPath,
-          ['-r', 'ts-node/register/transpile-only', BASELINE_SERVER],
-          {
-            ...env,
-            PORT: String(baselinePort),
-            DATABASE_URL: databaseUrl,
-            APP_SECRET: appSecret,
-            TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'),
-          },
-        ),
+        startServer('baseline', baselinePort, process.execPath, [baselineServer], {
+          ...env,
+          PORT: String(baselinePort),
+          DATABASE_URL: databaseUrl,
+          APP_SECRET: appSecret,
+        }),
       );
       servers.push(
         startServer(
           'framework',
           frameworkPort,
           process.execPath,
-          serverArgs('framework', FRAMEWORK_SERVER, ['-r', 'ts-node/register/transpile-only']),
-          {
-            ...env,
-            PORT: String(frameworkPort),
-            DATABASE_URL: databaseUrl,
-            APP_SECRET: appSecret,
-            TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'),
-          },
+          serverArgs('framework', frameworkServer),
+          { ...env, PORT: String(frameworkPort), DATABASE_URL: databaseUrl, APP_SECRET: appSecret },
         ),
       );
     }

@@ -1,5 +1,8 @@
-import type { ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const ROOT = join(__dirname, '..');
 
 /** Linux's USER_HZ: /proc times are in these ticks. */
 const CLOCK_TICKS_PER_SECOND = 100;
@@ -32,6 +35,32 @@ export function cpuSecondsOfCommand(comm: string): number {
 }
 
 export { freePort } from '../test/support/free-port';
+
+/**
+ * The given TypeScript files of the checkout (and what they import of it) compiled to plain
+ * JavaScript; returns each one's compiled path, in order. A process measured by a benchmark must
+ * not run through ts-node: its register hook loads Node's `domain` module, which from then on
+ * defines an own `domain` property on every EventEmitter the process creates (every request,
+ * answer, socket and pg query) and routes every emit and native callback through domain code, a
+ * cost a production process (`node dist/src/main.js`) never pays. Written under
+ * `node_modules/.cache`, from where the compiled files still find the checkout's packages.
+ */
+export function compiledForBench(files: string[]): string[] {
+  const outDir = join(ROOT, 'node_modules', '.cache', 'herald-bench');
+  execFileSync(
+    process.execPath,
+    [
+      join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+      ...['--outDir', outDir, '--rootDir', ROOT, '--noCheck', '--skipLibCheck', '--ignoreConfig'],
+      ...['--module', 'node16', '--moduleResolution', 'node16', '--target', 'ES2022'],
+      ...['--experimentalDecorators', '--emitDecoratorMetadata', '--esModuleInterop'],
+      ...['--types', 'node'],
+      ...files,
+    ],
+    { stdio: 'inherit' },
+  );
+  return files.map((file) => join(outDir, relative(ROOT, file)).replace(/\.ts$/, '.js'));
+}
 
 /**
  * A POST of a JSON body to `base`, which must answer 201; the answer's JSON. For seeding a bench
