@@ -34,6 +34,7 @@ import { TemplatesModule } from './templates/templates.module';
 import { TelegramModule } from './telegram/telegram.module';
 import { UsageModule } from './usage/usage.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { AnnouncementsModule } from './redis/announcements';
 
 @Module({})
 export class AppModule {
@@ -47,6 +48,7 @@ export class AppModule {
         MetricsModule,
         DatabaseModule,
         RedisModule,
+        AnnouncementsModule,
         RateLimitModule,
         CryptoModule,
         IdempotencyModule,

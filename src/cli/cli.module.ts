@@ -10,6 +10,7 @@ import { DatabaseModule } from '../database/database.module';
 import { MembersModule } from '../members/members.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { TelegramModule } from '../telegram/telegram.module';
+import { AnnouncementsModule } from '../redis/announcements';
 
 /** The domain services the CLI commands need, without HTTP, queues or workers. */
 @Module({})
@@ -20,6 +21,7 @@ export class CliModule {
       imports: [
         ConfigModule.forRoot(config),
         DatabaseModule,
+        AnnouncementsModule,
         CryptoModule,
         TelegramModule,
         AuthModule,

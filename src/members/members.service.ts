@@ -5,6 +5,7 @@ import { formatTimestamp } from '../database/timestamps';
 import { isUniqueViolation } from '../database/query-errors';
 import { AppError } from '../errors/error-codes';
 import type { ProjectAccess } from '../projects/project-access';
+import { ProjectsService } from '../projects/projects.service';
 import { User } from '../users/user.entity';
 import { normalizeEmail } from '../users/users.service';
 import { MemberDto, MemberListDto, PermissionsInputDto } from './dto/member.dto';
@@ -27,6 +28,7 @@ export class MembersService {
   constructor(
     @InjectRepository(ProjectMember) private readonly members: Repository<ProjectMember>,
     @InjectRepository(User) private readonly users: Repository<User>,
+    private readonly projects: ProjectsService,
   ) {}
 
   /** The project's members (never the owner, who is not a member), oldest first. */
@@ -66,6 +68,7 @@ export class MembersService {
       }
       throw error;
     }
+    await this.projects.changed(projectId);
     // The INSERT returned created_at (as the database's text) into `member`.
     member.user = user;
     return toMemberDto(member);
@@ -93,6 +96,7 @@ export class MembersService {
     member.role = role;
     applyPermissions(member, permissions);
     await this.members.save(member);
+    await this.projects.changed(projectId);
     return toMemberDto(member);
   }
 
@@ -113,6 +117,7 @@ export class MembersService {
       );
     }
     await this.members.delete({ projectId, userId });
+    await this.projects.changed(projectId);
   }
 
   /** The member with its user, ready for `toMemberDto`. */

@@ -80,9 +80,16 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly projectAccessLookupsTotal = new Counter({
+    name: 'herald_project_access_lookups_total',
+    help: "Users' access to a project checked, by where it was found: this process's memory or the database",
+    labelNames: ['source'] as const,
+    registers: [this.registry],
+  });
+
   private readonly apiKeyRevocationsListening = new Gauge({
     name: 'herald_api_key_revocations_listening',
-    help: '1 while this process hears key revocations and may authenticate keys from memory',
+    help: '1 while this process hears key revocations and project changes, and may use its memory of keys and accesses',
     registers: [this.registry],
   });
 
@@ -140,6 +147,10 @@ export class Metrics {
   /** The counter of one source, to increment on the request path without a label lookup. */
   apiKeyLookups(source: 'memory' | 'database'): { inc(): void } {
     return this.apiKeyLookupsTotal.labels({ source });
+  }
+
+  projectAccessLookups(source: 'memory' | 'database'): { inc(): void } {
+    return this.projectAccessLookupsTotal.labels({ source });
   }
 
   apiKeyRevocationsHeard(listening: boolean): void {

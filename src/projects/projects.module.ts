@@ -2,13 +2,14 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Project } from './project.entity';
 import { ProjectsController } from './projects.controller';
+import { ProjectAccessCache } from './project-access-cache';
 import { ProjectsService } from './projects.service';
 import { PublicProjectsController } from './public-projects.controller';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Project])],
   controllers: [PublicProjectsController, ProjectsController],
-  providers: [ProjectsService],
+  providers: [ProjectsService, ProjectAccessCache],
   exports: [ProjectsService],
 })
 export class ProjectsModule {}

@@ -11,6 +11,7 @@ import {
 } from '../members/permissions';
 import { Project } from './project.entity';
 import { ProjectAccess } from './project-access';
+import { ProjectAccessCache } from './project-access-cache';
 
 interface AccessRow {
   id: number;
@@ -54,7 +55,10 @@ export interface ProjectSettings {
 
 @Injectable()
 export class ProjectsService {
-  constructor(@InjectRepository(Project) private readonly projects: Repository<Project>) {}
+  constructor(
+    @InjectRepository(Project) private readonly projects: Repository<Project>,
+    private readonly cache: ProjectAccessCache,
+  ) {}
 
   /** Every project the user owns or is a member of, oldest first. */
   async listAccessible(userId: number): Promise<ProjectAccess[]> {
@@ -62,15 +66,33 @@ export class ProjectsService {
     return rows.map((row) => toAccess(row, userId));
   }
 
-  /** The user's access to one project, or null when the project is missing or not theirs. */
+  /**
+   * The user's access to one project, or null when the project is missing or not theirs; from
+   * this process's memory when it may be trusted (project-access-cache.ts). Frozen.
+   */
   async findAccess(userId: number, projectId: number): Promise<ProjectAccess | null> {
+    const remembered = this.cache.get(userId, projectId);
+    if (remembered) return remembered;
+    const ticket = this.cache.ticket();
+    const access = await this.readAccess(userId, projectId);
+    if (access) this.cache.put(ticket, userId, access);
+    return access;
+  }
+
+  /** Announced after every change of a project's row or members (ProjectAccessCache). */
+  changed(projectId: number): Promise<void> {
+    return this.cache.changed(projectId);
+  }
+
+  /** The user's access as the database has it now. */
+  private async readAccess(userId: number, projectId: number): Promise<ProjectAccess | null> {
     const [row] = await rowsOf<AccessRow>(this.projects.manager, FIND_ACCESS, [userId, projectId]);
     return row ? toAccess(row, userId) : null;
   }
 
   async create(ownerId: number, name: string, timezone: string): Promise<ProjectAccess> {
     const saved = await this.projects.save(this.projects.create({ ownerId, name, timezone }));
-    const access = await this.findAccess(ownerId, saved.id);
+    const access = await this.readAccess(ownerId, saved.id);
     if (!access) throw new Error('Created project is not accessible to its owner');
     return access;
   }
@@ -83,9 +105,11 @@ export class ProjectsService {
     const changes = Object.fromEntries(
       Object.entries(settings).filter(([, value]) => value !== undefined),
     );
-    if (Object.keys(changes).length > 0)
+    if (Object.keys(changes).length > 0) {
       await this.projects.update({ id: access.project.id }, changes);
-    return (await this.findAccess(userId, access.project.id)) ?? access;
+      await this.changed(access.project.id);
+    }
+    return (await this.readAccess(userId, access.project.id)) ?? access;
   }
 }
 
