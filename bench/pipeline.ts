@@ -134,12 +134,11 @@ async function main(): Promise<void> {
     // 0. Reference: what the simplest authenticated route does on this machine right now, on
     // Herald and on the bare floor (node:http + pg doing the same work): the machine factor.
     const read = await loadReads(base, key);
-    const floor = await bareFloor(url, key);
+    const floor = await floorTracker(url, key);
     console.log(
       `reference: GET /projects ${read.perSecond.toFixed(0)} req/s with ${IN_FLIGHT} in flight; ` +
-        `bare floor ${floor.perSecond.toFixed(0)} req/s, ` +
-        `${floor.cpuMsPerRequest.toFixed(3)} ms CPU per request (the issue's machine: ${ISSUE_MACHINE_FLOOR_MS.toFixed(2)} ms; ` +
-        `machine factor ${(ISSUE_MACHINE_FLOOR_MS / floor.cpuMsPerRequest).toFixed(2)}) (machine load ${loadavg()[0].toFixed(2)})`,
+        `bare floor ${floor.last.toFixed(3)} ms CPU per request (the issue's machine: ` +
+        `${ISSUE_MACHINE_FLOOR_MS.toFixed(2)} ms) (machine load ${loadavg()[0].toFixed(2)})`,
     );
 
     // 1. Throughput, without webhooks, then with a receiver answering at once, then with one
@@ -161,7 +160,7 @@ async function main(): Promise<void> {
         single,
         db,
         database: name,
-        floorCpuMs: floor.cpuMsPerRequest,
+        floor,
       });
     const without = await run('plain');
     const throughput = without.outcome;
@@ -273,7 +272,7 @@ async function measureThroughput(ctx: {
   db: Client;
   database: string;
   /** The bare floor's CPU per GET /projects here (the machine factor's denominator). */
-  floorCpuMs: number;
+  floor: FloorTracker;
 }): Promise<ThroughputRun> {
   const { tag, api, telegram, refs, children, single } = ctx;
   telegram.reset();
@@ -364,9 +363,13 @@ async function measureThroughput(ctx: {
       `PostgreSQL ${database.toFixed(2)} (this database's backends; all of PostgreSQL ${others.PostgreSQL.toFixed(2)}) + ` +
       `Redis ${others.Redis.toFixed(2)}`,
   );
-  const factor = ISSUE_MACHINE_FLOOR_MS / ctx.floorCpuMs;
+  const floorBefore = ctx.floor.last;
+  const floorAfter = await ctx.floor.measure();
+  const floorCpuMs = (floorBefore + floorAfter) / 2;
+  const factor = ISSUE_MACHINE_FLOOR_MS / floorCpuMs;
   console.log(
-    `  scaled to the issue's machine (× ${ISSUE_MACHINE_FLOOR_MS.toFixed(2)} ms / bare floor's ${ctx.floorCpuMs.toFixed(3)} ms here = × ${factor.toFixed(2)}): ` +
+    `  scaled to the issue's machine (× ${ISSUE_MACHINE_FLOOR_MS.toFixed(2)} ms / bare floor's ${floorCpuMs.toFixed(3)} ms here ` +
+      `(${floorBefore.toFixed(3)} before the run, ${floorAfter.toFixed(3)} after) = × ${factor.toFixed(2)}): ` +
       `${(posts * factor).toFixed(2)} ms (target ≤ ${CPU_PER_POST_TARGET_MS.toFixed(1)} ms) = ` +
       `${perPost.map((ms, i) => `${single ? 'all' : ['api', 'worker'][i]} ${(ms * factor).toFixed(2)}`).join(' + ')} + ` +
       `PostgreSQL ${(database * factor).toFixed(2)} + Redis ${(others.Redis * factor).toFixed(2)}`,
@@ -479,6 +482,28 @@ async function loadReads(base: string, key: string, pid?: number, ms = 3_000) {
     perSecond: done / seconds,
     cpuMsPerRequest: ((cpuSeconds(pid) - cpuBefore) * 1000) / done,
   };
+}
+
+interface FloorTracker {
+  /** The floor's CPU per request at its latest measurement. */
+  last: number;
+  /** Measures it again; becomes `last`. */
+  measure(): Promise<number>;
+}
+
+/**
+ * The bare floor measured now, and again after each run: the machine's speed drifts within
+ * minutes, so each run is scaled by the mean of the floor's figures right before and after it.
+ */
+async function floorTracker(databaseUrl: string, key: string): Promise<FloorTracker> {
+  const tracker: FloorTracker = {
+    last: (await bareFloor(databaseUrl, key)).cpuMsPerRequest,
+    async measure() {
+      tracker.last = (await bareFloor(databaseUrl, key)).cpuMsPerRequest;
+      return tracker.last;
+    },
+  };
+  return tracker;
 }
 
 /**
