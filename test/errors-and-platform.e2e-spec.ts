@@ -2,6 +2,7 @@ import type { Express } from 'express';
 import { IncomingMessage, type Server, ServerResponse } from 'node:http';
 import { DataSource } from 'typeorm';
 import { buildDataSourceOptions } from '../src/database/data-source';
+import { InFlightRequests } from '../src/shutdown/in-flight-requests';
 import { Factory, SignedInUser } from './support/factories';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -187,6 +188,23 @@ describe('Errors, OpenAPI, health and schema', () => {
       // Still Node's own kinds, with Express's methods.
       expect(express.request).toBeInstanceOf(IncomingMessage);
       expect(express.response).toBeInstanceOf(ServerResponse);
+    });
+
+    it('gives no answer an end() of its own: the count of requests in flight watches the prototype’s', async () => {
+      const server = t.app.getHttpServer() as Server;
+      const answers: ServerResponse[] = [];
+      const probe = (_req: IncomingMessage, res: ServerResponse) => answers.push(res);
+      server.prependListener('request', probe);
+      try {
+        await t.http.get('/health/live').expect(200);
+        await t.http.get('/api/public/v1/projects').expect(401);
+      } finally {
+        server.removeListener('request', probe);
+      }
+      expect(answers).toHaveLength(2);
+      for (const res of answers) expect(Object.hasOwn(res, 'end')).toBe(false);
+      // And each one, once ended, left the count.
+      expect(t.app.get(InFlightRequests).count).toBe(0);
     });
   });
 });
