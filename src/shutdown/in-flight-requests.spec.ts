@@ -35,7 +35,7 @@ describe('InFlightRequests (D18)', () => {
     await once(server, 'listening');
     port = (server.address() as AddressInfo).port;
     requests = new InFlightRequests({
-      httpAdapter: { getHttpServer: () => server },
+      httpAdapter: { getHttpServer: () => server, getInstance: () => app },
     } as unknown as HttpAdapterHost);
     app.use(requests.middleware());
     app.get('/work/:name', (req, res) => {
