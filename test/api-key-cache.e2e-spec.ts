@@ -1,15 +1,9 @@
 import { ApiKeyCache, KeyRecord } from '../src/api-keys/api-key-cache';
 import { Factory, SignedInUser } from './support/factories';
-import { metricSample, waitFor } from './support/expectations';
+import { waitFor } from './support/expectations';
+import { lookups as lookupsOf, REMEMBER } from './support/remembering';
 import { SwitchableRedis } from './support/switchable-redis';
 import { startTestApp, TestApp } from './support/test-app';
-
-const TOKEN = 'metrics-token-for-tests-0123456789';
-/**
- * Far longer than any test: a key these instances stop accepting was stopped by a revocation they
- * heard, or by reading the database, never by its memory running out.
- */
-const REMEMBER = { API_KEY_CACHE_MS: '300000', METRICS_TOKEN: TOKEN, RATE_LIMIT_OTHER: '100000' };
 
 /**
  * D3 keys authenticated from each process's memory (src/api-keys/api-key-cache.ts): a revocation
@@ -37,10 +31,8 @@ describe('API keys remembered by each API process', () => {
   const projects = (app: TestApp, key: string) =>
     app.http.get('/api/public/v1/projects').set('Authorization', `Bearer ${key}`);
 
-  const lookups = async (app: TestApp, source: 'memory' | 'database') => {
-    const res = await app.http.get('/metrics').set('Authorization', `Bearer ${TOKEN}`).expect(200);
-    return metricSample(res.text, 'herald_api_key_lookups_total', { source }) ?? 0;
-  };
+  const lookups = (app: TestApp, source: 'memory' | 'database') =>
+    lookupsOf(app, 'herald_api_key_lookups_total', source);
 
   /** Uses the key on `app` until one request was authenticated from memory. */
   const remembered = (app: TestApp, key: string) =>

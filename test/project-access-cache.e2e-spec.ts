@@ -1,14 +1,11 @@
 import { ProjectAccessCache } from '../src/projects/project-access-cache';
 import { ProjectsService } from '../src/projects/projects.service';
-import { metricSample, waitFor } from './support/expectations';
+import { waitFor } from './support/expectations';
 import { Factory, SignedInUser, TestProject } from './support/factories';
+import { lookups as lookupsOf, REMEMBER } from './support/remembering';
 import { SwitchableRedis } from './support/switchable-redis';
 import { addMember } from './support/team';
 import { startTestApp, TestApp } from './support/test-app';
-
-const TOKEN = 'metrics-token-for-tests-0123456789';
-/** Far longer than any test: what an instance stops allowing, it stopped on hearing a change. */
-const REMEMBER = { API_KEY_CACHE_MS: '300000', METRICS_TOKEN: TOKEN, RATE_LIMIT_OTHER: '100000' };
 
 /**
  * Users' access to projects remembered by each process (src/projects/project-access-cache.ts):
@@ -39,10 +36,8 @@ describe("Users' access to projects remembered by each API process", () => {
       .get(`/api/analytics/channels?project_id=${project.id}`)
       .set('Authorization', user.auth);
 
-  const lookups = async (app: TestApp, source: 'memory' | 'database') => {
-    const res = await app.http.get('/metrics').set('Authorization', `Bearer ${TOKEN}`).expect(200);
-    return metricSample(res.text, 'herald_project_access_lookups_total', { source }) ?? 0;
-  };
+  const lookups = (app: TestApp, source: 'memory' | 'database') =>
+    lookupsOf(app, 'herald_project_access_lookups_total', source);
 
   /** Repeats the request on `app` until its access was taken from memory. */
   const remembered = (app: TestApp, user: SignedInUser, project: TestProject) =>

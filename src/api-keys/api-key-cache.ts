@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { Metrics } from '../metrics/metrics.service';
@@ -33,7 +33,6 @@ export const API_KEY_CACHE_MAX_ENTRIES = 10_000;
  */
 @Injectable()
 export class ApiKeyCache {
-  private readonly logger = new Logger(ApiKeyCache.name);
   private readonly memory: AnnouncedMemory<KeyRecord>;
 
   constructor(
@@ -43,10 +42,10 @@ export class ApiKeyCache {
   ) {
     this.memory = new AnnouncedMemory(announcements, {
       channel: 'api-keys:revoked',
+      owner: ApiKeyCache.name,
       ttlMs: config.apiKeyCacheMs,
       maxEntries: API_KEY_CACHE_MAX_ENTRIES,
-      fromMemory: metrics?.apiKeyLookups('memory'),
-      fromDatabase: metrics?.apiKeyLookups('database'),
+      lookups: metrics && ((source) => metrics.apiKeyLookups(source)),
       onHearing: (now) => metrics?.apiKeyRevocationsHeard(now),
     });
   }
@@ -66,14 +65,7 @@ export class ApiKeyCache {
   }
 
   /** After a revocation is stored: evicts here, then tells every other process. */
-  async revoked(keyId: number, publicId: string): Promise<void> {
-    try {
-      await this.memory.changed(publicId);
-    } catch (error) {
-      this.logger.warn(
-        `Revocation of API key ${keyId} not announced (${(error as Error).message}); ` +
-          `other processes may accept it for up to ${this.memory.ttlMs} ms`,
-      );
-    }
+  revoked(keyId: number, publicId: string): Promise<void> {
+    return this.memory.changed(publicId, `Revocation of API key ${keyId}`);
   }
 }

@@ -68,7 +68,7 @@ export class MembersService {
       }
       throw error;
     }
-    await this.projects.changed(projectId);
+    // Nothing to announce: no process remembers that a user has no access (ProjectAccessCache).
     // The INSERT returned created_at (as the database's text) into `member`.
     member.user = user;
     return toMemberDto(member);

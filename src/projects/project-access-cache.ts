@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { Metrics } from '../metrics/metrics.service';
@@ -21,7 +21,6 @@ export const PROJECT_ACCESS_CACHE_MAX_ENTRIES = 10_000;
  */
 @Injectable()
 export class ProjectAccessCache {
-  private readonly logger = new Logger(ProjectAccessCache.name);
   private readonly memory: AnnouncedMemory<ProjectAccess>;
 
   constructor(
@@ -31,11 +30,11 @@ export class ProjectAccessCache {
   ) {
     this.memory = new AnnouncedMemory(announcements, {
       channel: 'projects:changed',
+      owner: ProjectAccessCache.name,
       ttlMs: config.apiKeyCacheMs,
       maxEntries: PROJECT_ACCESS_CACHE_MAX_ENTRIES,
       names: (projectId, key) => key.startsWith(`${projectId}:`),
-      fromMemory: metrics?.projectAccessLookups('memory'),
-      fromDatabase: metrics?.projectAccessLookups('database'),
+      lookups: metrics && ((source) => metrics.projectAccessLookups(source)),
     });
   }
 
@@ -55,14 +54,7 @@ export class ProjectAccessCache {
   }
 
   /** After a change to the project or its members is stored: forgotten here and everywhere. */
-  async changed(projectId: number): Promise<void> {
-    try {
-      await this.memory.changed(String(projectId));
-    } catch (error) {
-      this.logger.warn(
-        `Change of project ${projectId} not announced (${(error as Error).message}); ` +
-          `other processes may use what they remember of it for up to ${this.memory.ttlMs} ms`,
-      );
-    }
+  changed(projectId: number): Promise<void> {
+    return this.memory.changed(String(projectId), `Change of project ${projectId}`);
   }
 }

@@ -49,7 +49,7 @@ export class Announcements implements OnApplicationShutdown {
     return this.redis !== undefined;
   }
 
-  /** Registers a channel (named under the deployment's key prefix), before the first `hearing`. */
+  /** Registers a channel (named under the deployment's key prefix), before the first `listen`. */
   channel(name: string, listener: AnnouncementListener): string {
     if (this.subscriber) throw new Error(`Channel ${name} registered after subscribing`);
     const channel = `${this.config.redisKeyPrefix}:${name}`;
@@ -58,7 +58,7 @@ export class Announcements implements OnApplicationShutdown {
   }
 
   /** Whether every registered channel is heard right now; the first call starts subscribing. */
-  get hearing(): boolean {
+  listen(): boolean {
     if (!this.subscriber && this.redis) this.subscribe(this.redis);
     return this.subscribed;
   }
@@ -110,15 +110,16 @@ export class Announcements implements OnApplicationShutdown {
 export interface AnnouncedMemoryOptions {
   /** The channel's name under the deployment's key prefix. */
   channel: string;
+  /** The context of its warnings (the memory's owner). */
+  owner: string;
   /** How long an entry is used at most; 0: nothing is remembered. */
   ttlMs: number;
   /** Entries held at most; past it the oldest makes room (a bound on memory, not an LRU). */
   maxEntries: number;
   /** Whether a message names an entry's key; by default the message is the key. */
   names?: (message: string, key: string) => boolean;
-  /** Counted at every `get`: answered from memory, or left to the database. */
-  fromMemory?: { inc(): void };
-  fromDatabase?: { inc(): void };
+  /** Counted at every `get`, by where the value came from (a metric's counters). */
+  lookups?: (source: 'memory' | 'database') => { inc(): void };
   /** Told when hearing starts or stops (for a gauge). */
   onHearing?: (now: boolean) => void;
 }
@@ -138,20 +139,24 @@ export interface AnnouncedMemoryOptions {
  *   refused the PUBLISH) or that was written to the database by hand.
  */
 export class AnnouncedMemory<V> {
+  private readonly logger: Logger;
   private readonly entries = new Map<string, { value: V; until: number }>();
   private readonly channel: string;
-  private listening = false;
   /** Bumped whenever an entry may have become false: an announcement, hearing lost or won. */
   private generation = 0;
+  private readonly fromMemory?: { inc(): void };
+  private readonly fromDatabase?: { inc(): void };
 
   constructor(
     private readonly announcements: Announcements,
     private readonly options: AnnouncedMemoryOptions,
   ) {
+    this.logger = new Logger(options.owner);
+    this.fromMemory = options.lookups?.('memory');
+    this.fromDatabase = options.lookups?.('database');
     this.channel = announcements.channel(options.channel, {
       heard: (message) => this.forget(message),
       hearing: (now) => {
-        this.listening = now;
         this.generation++;
         this.entries.clear();
         options.onHearing?.(now);
@@ -166,17 +171,17 @@ export class AnnouncedMemory<V> {
 
   /** The remembered value if it may be trusted now; the first call starts hearing. */
   get(key: string): V | undefined {
-    if (this.ttlMs === 0 || !this.announcements.hearing) {
-      this.options.fromDatabase?.inc();
+    if (this.ttlMs === 0 || !this.announcements.listen()) {
+      this.fromDatabase?.inc();
       return undefined;
     }
     const entry = this.entries.get(key);
     if (entry && entry.until > Date.now()) {
-      this.options.fromMemory?.inc();
+      this.fromMemory?.inc();
       return entry.value;
     }
     if (entry) this.entries.delete(key);
-    this.options.fromDatabase?.inc();
+    this.fromDatabase?.inc();
     return undefined;
   }
 
@@ -187,7 +192,7 @@ export class AnnouncedMemory<V> {
 
   /** Remembers a value read after `ticket()`, for `ttlMs` and never past `until` (epoch ms). */
   put(ticket: number, key: string, value: V, until = Infinity): void {
-    if (!this.listening || ticket !== this.generation) return;
+    if (this.ttlMs === 0 || !this.announcements.listen() || ticket !== this.generation) return;
     if (this.entries.size >= this.options.maxEntries) {
       const oldest = this.entries.keys().next().value;
       if (oldest !== undefined) this.entries.delete(oldest);
@@ -197,12 +202,20 @@ export class AnnouncedMemory<V> {
 
   /**
    * After a change is stored: forgets here what `message` names, then tells every other process.
-   * Rejects when the announcement could not be made: the others then trust their memory of it
-   * for at most `ttlMs`, which the caller says in a warning.
+   * If Redis refuses, they trust their memory of it for at most `ttlMs`, and the warning about
+   * `what` (e.g. "Revocation of API key 7") says so; the change itself stands.
    */
-  async changed(message: string): Promise<void> {
+  async changed(message: string, what: string): Promise<void> {
     this.forget(message);
-    if (this.announcements.available) await this.announcements.announce(this.channel, message);
+    if (!this.announcements.available) return;
+    try {
+      await this.announcements.announce(this.channel, message);
+    } catch (error) {
+      this.logger.warn(
+        `${what} not announced (${(error as Error).message}); ` +
+          `other processes may use what they remember of it for up to ${this.ttlMs} ms`,
+      );
+    }
   }
 
   private forget(message: string): void {
