@@ -1,10 +1,11 @@
 import type Redis from 'ioredis';
 import { createHash } from 'node:crypto';
+import { coalesceWrites } from './coalesced-writes';
 
 /**
  * A Lua script run by its SHA1 (EVALSHA), so its text crosses the wire once per Redis server
  * rather than at every call; sent whole only when Redis does not know it yet (after a restart or
- * SCRIPT FLUSH).
+ * SCRIPT FLUSH). Scripts run in the same turn of the event loop leave in one write.
  */
 export class RedisScript {
   private readonly sha: string;
@@ -17,6 +18,7 @@ export class RedisScript {
   }
 
   async run(redis: Redis, keysAndArgs: (string | number)[]): Promise<unknown> {
+    coalesceWrites(redis);
     try {
       return await redis.evalsha(this.sha, this.numberOfKeys, ...keysAndArgs);
     } catch (error) {

@@ -16,9 +16,9 @@ export function createRedisClient(config: AppConfig): Redis {
     maxRetriesPerRequest: 1,
     // Fail fast instead of queueing commands while Redis is away (see the README on rate limits).
     enableOfflineQueue: false,
-    // Commands issued in the same turn of the event loop leave in one write: under load the rate
-    // limiter's scripts of many requests share a socket write instead of one each.
-    enableAutoPipelining: true,
+    // Scripts issued in the same turn of the event loop share a socket write (coalesceWrites),
+    // without the Pipeline object per turn that ioredis's auto-pipelining builds.
+    enableAutoPipelining: false,
     connectTimeout: 2_000,
   });
 }
