@@ -44,4 +44,6 @@ EXPOSE 3000
 # The worker serves no HTTP: docker-compose.yml turns this check off for it.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health/live').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-CMD ["node", "dist/src/main.js"]
+# A young generation of at most 16 MB (Node 20's default): Node 22 and later size it by the memory
+# they may use, and under load its larger collections held requests for 15–20 ms instead of 2–5.
+CMD ["node", "--max-semi-space-size=16", "dist/src/main.js"]

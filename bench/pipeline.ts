@@ -35,6 +35,7 @@ import {
   cpuSeconds,
   cpuSecondsOfCommand,
   freePort,
+  HERALD_NODE_FLAGS,
   postJson,
   sampleDatabaseBackends,
   waitUntilAnswers,
@@ -722,6 +723,7 @@ async function startHerald(
   const child = spawn(
     process.execPath,
     [
+      ...HERALD_NODE_FLAGS,
       ...(process.env.BENCH_CPU_PROF
         ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
         : []),

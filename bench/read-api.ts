@@ -17,7 +17,14 @@
  *
  * See bench/README.md for the knobs (BENCH_* variables) and how to profile.
  */
-import { compiledForBench, cpuSeconds, freePort, waitUntilAnswers, withDatabase } from './support';
+import {
+  compiledForBench,
+  cpuSeconds,
+  freePort,
+  HERALD_NODE_FLAGS,
+  waitUntilAnswers,
+  withDatabase,
+} from './support';
 import autocannon from 'autocannon';
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -325,9 +332,11 @@ const PROFILED: readonly ServerName[] = ['herald', 'framework', 'before'];
  * `--cpu-prof`, the profile named after the server, written when it exits on SIGUSR2.
  */
 function serverArgs(name: ServerName, main: string, preload: string[] = []): string[] {
-  if (!settings.cpuProfileDir || !PROFILED.includes(name)) return [...preload, main];
+  const flags = HERALDS.includes(name) ? HERALD_NODE_FLAGS : [];
+  if (!settings.cpuProfileDir || !PROFILED.includes(name)) return [...flags, ...preload, main];
   mkdirSync(settings.cpuProfileDir, { recursive: true });
   return [
+    ...flags,
     '--cpu-prof',
     '--cpu-prof-dir',
     settings.cpuProfileDir,

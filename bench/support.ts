@@ -36,6 +36,9 @@ export function cpuSecondsOfCommand(comm: string): number {
 
 export { freePort } from '../test/support/free-port';
 
+/** Node's flags for Herald's processes, as `npm start` and the image run them. */
+export const HERALD_NODE_FLAGS = ['--max-semi-space-size=16'];
+
 /**
  * The given TypeScript files of the checkout (and what they import of it) compiled to plain
  * JavaScript; returns each one's compiled path, in order. A process measured by a benchmark must
