@@ -7,8 +7,8 @@ import type Redis from 'ioredis';
  *
  * ioredis's own auto-pipelining batches the same way but builds a Pipeline per turn that copies
  * every command onto itself and stays reachable through a getter of its own; those Pipelines and
- * the answers awaiting them survived young-generation collections and doubled their pauses (issue 14:
- * the request path's tail). Corking the socket batches with no object per batch.
+ * the answers awaiting them survived young-generation collections and doubled their pauses
+ * (issue 14: the request path's tail). Corking the socket batches with no object per batch.
  */
 export function coalesceWrites(redis: Redis): void {
   const socket = redis.stream;
