@@ -35,7 +35,7 @@ import {
   cpuSeconds,
   cpuSecondsOfCommand,
   freePort,
-  HERALD_NODE_FLAGS,
+  heraldNodeFlags,
   postJson,
   sampleDatabaseBackends,
   waitUntilAnswers,
@@ -723,7 +723,7 @@ async function startHerald(
   const child = spawn(
     process.execPath,
     [
-      ...HERALD_NODE_FLAGS,
+      ...heraldNodeFlags(),
       ...(process.env.BENCH_CPU_PROF
         ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
         : []),

@@ -21,7 +21,7 @@ import {
   compiledForBench,
   cpuSeconds,
   freePort,
-  HERALD_NODE_FLAGS,
+  heraldNodeFlags,
   waitUntilAnswers,
   withDatabase,
 } from './support';
@@ -332,7 +332,7 @@ const PROFILED: readonly ServerName[] = ['herald', 'framework', 'before'];
  * `--cpu-prof`, the profile named after the server, written when it exits on SIGUSR2.
  */
 function serverArgs(name: ServerName, main: string, preload: string[] = []): string[] {
-  const flags = HERALDS.includes(name) ? HERALD_NODE_FLAGS : [];
+  const flags = HERALDS.includes(name) ? heraldNodeFlags() : [];
   if (!settings.cpuProfileDir || !PROFILED.includes(name)) return [...flags, ...preload, main];
   mkdirSync(settings.cpuProfileDir, { recursive: true });
   return [

@@ -36,8 +36,11 @@ export function cpuSecondsOfCommand(comm: string): number {
 
 export { freePort } from '../test/support/free-port';
 
-/** Node's flags for Herald's processes, as `npm start` and the image run them. */
-export const HERALD_NODE_FLAGS = ['--max-semi-space-size=16'];
+/** Node's flags for Herald's processes: those of `npm start` (the image's `CMD` has the same). */
+export function heraldNodeFlags(): string[] {
+  const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  return (scripts.start as string).split(' ').filter((word) => word.startsWith('--'));
+}
 
 /**
  * The given TypeScript files of the checkout (and what they import of it) compiled to plain

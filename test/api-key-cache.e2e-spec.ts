@@ -1,8 +1,7 @@
 import { ApiKeyCache, KeyRecord } from '../src/api-keys/api-key-cache';
 import { Factory, SignedInUser } from './support/factories';
 import { waitFor } from './support/expectations';
-import { lookups as lookupsOf, REMEMBER } from './support/remembering';
-import { SwitchableRedis } from './support/switchable-redis';
+import { instanceWithCuttableRedis, lookups as lookupsOf, REMEMBER } from './support/remembering';
 import { startTestApp, TestApp } from './support/test-app';
 
 /**
@@ -99,43 +98,31 @@ describe('API keys remembered by each API process', () => {
   });
 
   describe('an instance whose Redis goes away', () => {
-    let redis: SwitchableRedis;
-    let c: TestApp;
-
-    beforeAll(async () => {
-      redis = await new SwitchableRedis().start();
-      c = await startTestApp({ ...REMEMBER, REDIS_URL: redis.url }, { shareWith: a });
-    });
-
-    afterAll(async () => {
-      redis.up = true;
-      await c?.close();
-      await redis?.stop();
-    });
+    const cut = instanceWithCuttableRedis(() => a);
 
     it('forgets every key and reads the database while it cannot hear revocations, then listens again', async () => {
       const key = await make.apiKey(admin);
-      await remembered(c, key);
+      await remembered(cut.app, key);
 
-      redis.down();
+      cut.redis.down();
       // Revoked behind its back: only a database read can refuse it now.
       await a.db.query(`UPDATE api_keys SET revoked_at = now() WHERE public_id = $1`, [
         key.slice(10, 26),
       ]);
-      await refusedBy(c, key);
+      await refusedBy(cut.app, key);
 
       // A revocation it cannot announce is still stored and answered 204.
       const unannounced = await make.apiKey(admin);
-      await projects(c, unannounced).expect(200);
-      await revoke(c, unannounced);
-      await projects(c, unannounced).expect(401);
+      await projects(cut.app, unannounced).expect(200);
+      await revoke(cut.app, unannounced);
+      await projects(cut.app, unannounced).expect(401);
       await projects(a, unannounced).expect(401);
 
-      redis.up = true;
+      cut.redis.up = true;
       const next = await make.apiKey(admin);
-      await remembered(c, next);
+      await remembered(cut.app, next);
       await revoke(a, next);
-      await refusedBy(c, next);
+      await refusedBy(cut.app, next);
     });
   });
 

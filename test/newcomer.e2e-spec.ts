@@ -180,6 +180,23 @@ describe('A newcomer follows the README', () => {
     }
   }, 480_000);
 
+  it('npm start, the image and the README run Herald with the same flags to Node', () => {
+    // Issue 14: a young generation capped at 16 MB, whatever Node's version (bench/README.md).
+    const flags = (command: string) =>
+      command.split(/[\s",[\]]+/).filter((w) => w.startsWith('--'));
+    const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+    const start = flags(scripts.start);
+    expect(start).toEqual(['--max-semi-space-size=16']);
+    expect(flags(scripts['start:prod'])).toEqual(start);
+    const image = /^CMD (.*)$/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))?.[1];
+    expect(flags(image ?? '')).toEqual(start);
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8').match(
+      /^.* dist\/src\/main\.js.*$/gm,
+    );
+    expect(readme).toHaveLength(2);
+    for (const line of readme!) expect(flags(line.split('#')[0])).toEqual(start);
+  });
+
   it('every README command works in a new shell with no exported variables', async () => {
     // A setting of the reader's own: this Telegram is the local stand-in.
     appendFileSync(join(dir, '.env'), `TELEGRAM_API_BASE_URL=${telegram.url}\n`);

@@ -2,8 +2,7 @@ import { ProjectAccessCache } from '../src/projects/project-access-cache';
 import { ProjectsService } from '../src/projects/projects.service';
 import { waitFor } from './support/expectations';
 import { Factory, SignedInUser, TestProject } from './support/factories';
-import { lookups as lookupsOf, REMEMBER } from './support/remembering';
-import { SwitchableRedis } from './support/switchable-redis';
+import { instanceWithCuttableRedis, lookups as lookupsOf, REMEMBER } from './support/remembering';
 import { addMember } from './support/team';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -143,38 +142,26 @@ describe("Users' access to projects remembered by each API process", () => {
   });
 
   describe('an instance whose Redis goes away', () => {
-    let redis: SwitchableRedis;
-    let c: TestApp;
-
-    beforeAll(async () => {
-      redis = await new SwitchableRedis().start();
-      c = await startTestApp({ ...REMEMBER, REDIS_URL: redis.url }, { shareWith: a });
-    });
-
-    afterAll(async () => {
-      redis.up = true;
-      await c?.close();
-      await redis?.stop();
-    });
+    const cut = instanceWithCuttableRedis(() => a);
 
     it('forgets every access and reads the database while it cannot hear changes, then listens again', async () => {
       const editor = await make.user('Editor');
       const project = await projectWithEditor(editor);
-      await remembered(c, editor, project);
+      await remembered(cut.app, editor, project);
 
-      redis.down();
+      cut.redis.down();
       // Changed behind its back: only a database read can refuse it now.
       await a.db.query(
         `UPDATE project_members SET can_view_analytics = false WHERE project_id = $1 AND user_id = $2`,
         [project.id, editor.id],
       );
-      await refusedBy(c, editor, project, 403);
+      await refusedBy(cut.app, editor, project, 403);
 
-      redis.up = true;
+      cut.redis.up = true;
       const other = await projectWithEditor(editor);
-      await remembered(c, editor, other);
+      await remembered(cut.app, editor, other);
       await a.http.delete(member(other, editor)).set('Authorization', owner.auth).expect(204);
-      await refusedBy(c, editor, other, 404);
+      await refusedBy(cut.app, editor, other, 404);
     });
   });
 

@@ -1,5 +1,6 @@
 import { metricSample } from './expectations';
-import type { TestApp } from './test-app';
+import { SwitchableRedis } from './switchable-redis';
+import { startTestApp, TestApp } from './test-app';
 
 const METRICS_TOKEN = 'metrics-token-for-tests-0123456789';
 
@@ -25,4 +26,31 @@ export async function lookups(
     .set('Authorization', `Bearer ${METRICS_TOKEN}`)
     .expect(200);
   return metricSample(res.text, metric, { source }) ?? 0;
+}
+
+/** An instance of `REMEMBER` on a Redis of its own, which its test takes away and brings back. */
+export interface CuttableInstance {
+  app: TestApp;
+  redis: SwitchableRedis;
+}
+
+/**
+ * Registers, in the enclosing `describe`, an instance sharing `shareWith()`'s database but on a
+ * Redis of its own: started before the block's tests, stopped after them with its Redis back up.
+ */
+export function instanceWithCuttableRedis(shareWith: () => TestApp): CuttableInstance {
+  const instance = {} as CuttableInstance;
+  beforeAll(async () => {
+    instance.redis = await new SwitchableRedis().start();
+    instance.app = await startTestApp(
+      { ...REMEMBER, REDIS_URL: instance.redis.url },
+      { shareWith: shareWith() },
+    );
+  });
+  afterAll(async () => {
+    if (instance.redis) instance.redis.up = true;
+    await instance.app?.close();
+    await instance.redis?.stop();
+  });
+  return instance;
 }
