@@ -154,6 +154,29 @@ describe('Errors, OpenAPI, health and schema', () => {
         await source.destroy();
       }
     });
+
+    it('keeps no index whose columns lead another index of its table (issue 14)', async () => {
+      // Such an index answers no lookup the longer one does not, and every insert, and every
+      // update that is not HOT, writes both.
+      const source = new DataSource(buildDataSourceOptions(t.config.databaseUrl));
+      await source.initialize();
+      try {
+        const redundant: { index: string; servedBy: string }[] = await source.query(
+          `SELECT a.indexrelid::regclass::text AS "index", b.indexrelid::regclass::text AS "servedBy"
+             FROM pg_index a
+             JOIN pg_index b ON b.indrelid = a.indrelid AND b.indexrelid <> a.indexrelid
+             JOIN pg_class t ON t.oid = a.indrelid
+             JOIN pg_namespace n ON n.oid = t.relnamespace AND n.nspname = 'public'
+            WHERE NOT a.indisunique
+              AND a.indpred IS NULL AND b.indpred IS NULL
+              AND a.indexprs IS NULL AND b.indexprs IS NULL
+              AND (b.indkey::text || ' ') LIKE (a.indkey::text || ' %')`,
+        );
+        expect(redundant).toEqual([]);
+      } finally {
+        await source.destroy();
+      }
+    });
   });
 
   describe('public API with a valid key', () => {

@@ -1,12 +1,4 @@
-import {
-  Column,
-  Entity,
-  Index,
-  JoinColumn,
-  ManyToOne,
-  PrimaryGeneratedColumn,
-  Unique,
-} from 'typeorm';
+import { Column, Entity, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique } from 'typeorm';
 import { Account } from '../accounts/account.entity';
 import { Channel } from '../channels/channel.entity';
 import { TimestampColumn, type DbTimestamp } from '../database/timestamps';
@@ -20,7 +12,7 @@ export class PostTarget {
   @PrimaryGeneratedColumn()
   id!: number;
 
-  @Index()
+  /** Looked up through the unique index, which leads with it. */
   @Column({ type: 'int' })
   postId!: number;
 
