@@ -85,12 +85,14 @@ describe('Publication pacing against a rate-enforcing Telegram (issue 14)', () =
    * api app and the stand-in) leave their paced sends whenever that loop gets to them, and a loop
    * held up for a few hundred ms on a busy machine bunches sends that left Redis's pacing well
    * spaced into a burst the stand-in rightly refuses.
-   * Returns how many targets each worker published.
+   * Returns how many targets each worker published. `workersFirst`: the workers are up before
+   * the posts are created, instead of after.
    */
   async function deliverWith(
     workers: number,
     channels: number,
     posts: (channels: TestChannel[]) => { text: string; channel: TestChannel }[],
+    { workersFirst = false } = {},
   ): Promise<number[]> {
     const api = await startTestApp({
       ...ENV,
@@ -101,11 +103,16 @@ describe('Publication pacing against a rate-enforcing Telegram (issue 14)', () =
     try {
       const world = await setUp(api, channels);
       const texts = posts(world.channels);
-      // The whole backlog is queued before a worker starts: the sends all want to go at once.
+      const startWorkers = async () => {
+        for (let i = 0; i < workers; i++)
+          started.push(spawnHerald('worker', await freePort(), workerEnv(api)));
+        await Promise.all(started.map((worker) => heraldReady(worker, 120_000, METRICS_TOKEN)));
+      };
+      if (workersFirst) await startWorkers();
+      // Otherwise the whole backlog is queued before a worker starts: the sends all want to go
+      // at once.
       const ids = await publishAll(api, world, texts);
-      for (let i = 0; i < workers; i++)
-        started.push(spawnHerald('worker', await freePort(), workerEnv(api)));
-      await Promise.all(started.map((worker) => heraldReady(worker, 120_000, METRICS_TOKEN)));
+      if (!workersFirst) await startWorkers();
       await expectDeliveredOnceWithout429(
         api,
         ids,
@@ -155,8 +162,15 @@ describe('Publication pacing against a rate-enforcing Telegram (issue 14)', () =
   }, 180_000);
 
   it("two workers share one bot's budget through Redis: both deliver, no 429", async () => {
-    const counts = await deliverWith(2, 12, (channels) =>
-      Array.from({ length: 30 }, (_, i) => ({ text: `shared ${i}`, channel: channels[i % 12] })),
+    // Both workers wait for jobs before the posts come (30 in 5 a time, six times what the bot's
+    // second allows). With the backlog queued first, the worker that started first could deliver
+    // all of it before the other was up, on a busy machine (seen in CI).
+    const counts = await deliverWith(
+      2,
+      12,
+      (channels) =>
+        Array.from({ length: 30 }, (_, i) => ({ text: `shared ${i}`, channel: channels[i % 12] })),
+      { workersFirst: true },
     );
     // Both workers published, so the bot's budget was shared, not one worker's alone.
     expect(counts[0]).toBeGreaterThan(0);
