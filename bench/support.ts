@@ -35,12 +35,7 @@ export function cpuSecondsOfCommand(comm: string): number {
 }
 
 export { freePort } from '../test/support/free-port';
-
-/** Node's flags for Herald's processes: those of `npm start` (the image's `CMD` has the same). */
-export function heraldNodeFlags(): string[] {
-  const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-  return (scripts.start as string).split(' ').filter((word) => word.startsWith('--'));
-}
+export { heraldNodeFlags } from '../test/support/node-flags';
 
 /**
  * The given TypeScript files of the checkout (and what they import of it) compiled to plain

@@ -158,27 +158,21 @@ describe('Errors, OpenAPI, health and schema', () => {
     it('keeps no index whose columns lead another index of its table (issue 14)', async () => {
       // Such an index (of the same kind, with the same operator classes) answers no lookup the
       // longer one does not, while every insert, and every update that is not HOT, writes both.
-      const source = new DataSource(buildDataSourceOptions(t.config.databaseUrl));
-      await source.initialize();
-      try {
-        const redundant: { index: string; servedBy: string }[] = await source.query(
-          `SELECT a.indexrelid::regclass::text AS "index", b.indexrelid::regclass::text AS "servedBy"
-             FROM pg_index a
-             JOIN pg_index b ON b.indrelid = a.indrelid AND b.indexrelid <> a.indexrelid
-             JOIN pg_class t ON t.oid = a.indrelid
-             JOIN pg_namespace n ON n.oid = t.relnamespace AND n.nspname = 'public'
-             JOIN pg_class ai ON ai.oid = a.indexrelid
-             JOIN pg_class bi ON bi.oid = b.indexrelid AND bi.relam = ai.relam
-            WHERE NOT a.indisunique
-              AND a.indpred IS NULL AND b.indpred IS NULL
-              AND a.indexprs IS NULL AND b.indexprs IS NULL
-              AND (b.indkey::text || ' ') LIKE (a.indkey::text || ' %')
-              AND (b.indclass::text || ' ') LIKE (a.indclass::text || ' %')`,
-        );
-        expect(redundant).toEqual([]);
-      } finally {
-        await source.destroy();
-      }
+      const { rows: redundant } = await t.db.query(
+        `SELECT a.indexrelid::regclass::text AS "index", b.indexrelid::regclass::text AS "servedBy"
+           FROM pg_index a
+           JOIN pg_index b ON b.indrelid = a.indrelid AND b.indexrelid <> a.indexrelid
+           JOIN pg_class t ON t.oid = a.indrelid
+           JOIN pg_namespace n ON n.oid = t.relnamespace AND n.nspname = 'public'
+           JOIN pg_class ai ON ai.oid = a.indexrelid
+           JOIN pg_class bi ON bi.oid = b.indexrelid AND bi.relam = ai.relam
+          WHERE NOT a.indisunique
+            AND a.indpred IS NULL AND b.indpred IS NULL
+            AND a.indexprs IS NULL AND b.indexprs IS NULL
+            AND (b.indkey::text || ' ') LIKE (a.indkey::text || ' %')
+            AND (b.indclass::text || ' ') LIKE (a.indclass::text || ' %')`,
+      );
+      expect(redundant).toEqual([]);
     });
   });
 

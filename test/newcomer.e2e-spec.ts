@@ -16,6 +16,7 @@ import { TelegramStandIn } from './support/telegram-stand-in';
 import { deleteRedisKeys } from './support/redis-keys';
 import { TEST_REDIS_URL } from './support/test-app';
 import { freePort } from './support/free-port';
+import { heraldNodeFlags, nodeFlags } from './support/node-flags';
 
 const ROOT = join(__dirname, '..');
 
@@ -182,19 +183,17 @@ describe('A newcomer follows the README', () => {
 
   it('npm start, the image and the README run Herald with the same flags to Node', () => {
     // Issue 14: a young generation capped at 16 MB, whatever Node's version (bench/README.md).
-    const flags = (command: string) =>
-      command.split(/[\s",[\]]+/).filter((w) => w.startsWith('--'));
     const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-    const start = flags(scripts.start);
+    const start = heraldNodeFlags();
     expect(start).toEqual(['--max-semi-space-size=16']);
-    expect(flags(scripts['start:prod'])).toEqual(start);
+    expect(nodeFlags(scripts['start:prod'])).toEqual(start);
     const image = /^CMD (.*)$/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))?.[1];
-    expect(flags(image ?? '')).toEqual(start);
+    expect(nodeFlags(image ?? '')).toEqual(start);
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8').match(
       /^.* dist\/src\/main\.js.*$/gm,
     );
     expect(readme).toHaveLength(2);
-    for (const line of readme!) expect(flags(line.split('#')[0])).toEqual(start);
+    for (const line of readme!) expect(nodeFlags(line.split('#')[0])).toEqual(start);
   });
 
   it('every README command works in a new shell with no exported variables', async () => {

@@ -109,8 +109,8 @@ describe('Publication pacing against a rate-enforcing Telegram (issue 14)', () =
         await Promise.all(started.map((worker) => heraldReady(worker, 120_000, METRICS_TOKEN)));
       };
       if (workersFirst) await startWorkers();
-      // Otherwise the whole backlog is queued before a worker starts: the sends all want to go
-      // at once.
+      // Unless workersFirst, the whole backlog is queued before a worker starts: its sends all
+      // want to go at once.
       const ids = await publishAll(api, world, texts);
       if (!workersFirst) await startWorkers();
       await expectDeliveredOnceWithout429(
