@@ -1,7 +1,9 @@
 import { Client } from 'pg';
+import { PostsRepository } from '../src/posts/posts.repository';
 import { waitFor } from './support/expectations';
 import { Factory, SignedInUser, TestChannel, TestProject } from './support/factories';
 import { startWithTelegram, TelegramWorld } from './support/telegram-world';
+import { newDraft } from './support/new-post';
 import { TestApp } from './support/test-app';
 
 /**
@@ -145,6 +147,35 @@ describe('Posts written while their channels are deleted (D8, D18)', () => {
       [id],
     );
     expect(rows).toEqual([{ text: 'A draft', targets: 0 }]);
+  });
+
+  it('posts inserted in one statement with a post to the deleted channel: that one is refused, the others are stored (issue 14)', async () => {
+    const doomed = await freshChannel();
+    const kept = await freshChannel();
+    const repository = t.app.get(PostsRepository);
+    const draft = (text: string, targets: TestChannel[] = []) =>
+      repository.insertPost(newDraft(project, owner, text, targets));
+    // The first goes at once, alone; the other two wait for it and then share one statement,
+    // which runs into the deletion's lock and fails when the deletion commits.
+    const [, stored, gone] = await whileAccountIsDeleted(doomed, () =>
+      Promise.all([
+        draft('Before the shared statement'),
+        draft('Beside the deleted channel', [kept]),
+        draft('To the deleted channel', [doomed]),
+      ]),
+    );
+    expect(gone).toBeNull();
+    const { rows } = await t.db.query<{ text: string; channel_id: number }>(
+      `SELECT p.text, t.channel_id FROM posts p JOIN post_targets t ON t.post_id = p.id
+        WHERE p.project_id = $1 AND p.text LIKE '%the deleted channel'`,
+      [project.id],
+    );
+    const { rows: channels } = await t.db.query<{ id: number }>(
+      'SELECT id FROM channels WHERE account_id = $1',
+      [kept.account_id],
+    );
+    expect(rows).toEqual([{ text: 'Beside the deleted channel', channel_id: channels[0].id }]);
+    expect(stored?.id).toBeDefined();
   });
 
   it('a request whose channels stay answers as before: the lock is released at commit', async () => {
