@@ -170,11 +170,9 @@ describe('Posts written while their channels are deleted (D8, D18)', () => {
         WHERE p.project_id = $1 AND p.text LIKE '%the deleted channel'`,
       [project.id],
     );
-    const { rows: channels } = await t.db.query<{ id: number }>(
-      'SELECT id FROM channels WHERE account_id = $1',
-      [kept.account_id],
-    );
-    expect(rows).toEqual([{ text: 'Beside the deleted channel', channel_id: channels[0].id }]);
+    expect(rows).toEqual([
+      { text: 'Beside the deleted channel', channel_id: await make.channelRowId(kept) },
+    ]);
     expect(stored?.text).toBe('Beside the deleted channel');
   });
 

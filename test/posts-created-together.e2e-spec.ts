@@ -130,7 +130,10 @@ describe('Posts created at the same moment (D8, issue 14)', () => {
       expect(post.scheduled_at?.toISOString() ?? null).toBe(want.scheduled_at ?? null);
       expect(targets).toEqual(
         await Promise.all(
-          want.targets.map(async (c, position) => ({ channel_id: await channelId(c), position })),
+          want.targets.map(async (c, position) => ({
+            channel_id: await make.channelRowId(c),
+            position,
+          })),
         ),
       );
       expect(media).toEqual(
@@ -144,15 +147,6 @@ describe('Posts created at the same moment (D8, issue 14)', () => {
       expect(await postsWithText(body.text)).toBe(0);
     }
   });
-
-  /** The channel's row id. */
-  async function channelId(c: TestChannel): Promise<number> {
-    const { rows } = await t.db.query<{ id: number }>(
-      'SELECT id FROM channels WHERE platform = $1 AND account_id = $2 AND channel_id = $3',
-      [c.platform, c.account_id, c.channel_id],
-    );
-    return rows[0].id;
-  }
 
   const draft = (text: string, targets: TestChannel[] = []) =>
     newDraft(project, owner, text, targets);
@@ -180,11 +174,11 @@ describe('Posts created at the same moment (D8, issue 14)', () => {
     expect(inserted[0].created_at).not.toEqual(first!.created_at);
     expect(new Set([first!.id, ...inserted.map((p) => p.id)]).size).toBe(4);
     expect((await stored(inserted[0].id)).targets).toEqual([
-      { channel_id: await channelId(channel), position: 0 },
+      { channel_id: await make.channelRowId(channel), position: 0 },
     ]);
     expect((await stored(inserted[1].id)).targets).toEqual([
-      { channel_id: await channelId(other), position: 0 },
-      { channel_id: await channelId(channel), position: 1 },
+      { channel_id: await make.channelRowId(other), position: 0 },
+      { channel_id: await make.channelRowId(channel), position: 1 },
     ]);
     expect((await stored(inserted[2].id)).targets).toEqual([]);
     expect(await postsWithText('batched 2')).toBe(0);

@@ -141,6 +141,15 @@ export class Factory {
     return res.body as TestChannel;
   }
 
+  /** The channel's row id (`post_targets.channel_id`), which the API shows only as its ref. */
+  async channelRowId(channel: TestChannel): Promise<number> {
+    const { rows } = await this.t.db.query<{ id: number }>(
+      'SELECT id FROM channels WHERE platform = $1 AND account_id = $2 AND channel_id = $3',
+      [channel.platform, channel.account_id, channel.channel_id],
+    );
+    return rows[0].id;
+  }
+
   private requireTelegram(): TelegramStandIn {
     if (!this.telegram) throw new Error('This factory was built without a Telegram stand-in');
     return this.telegram;
