@@ -6,6 +6,7 @@ import { MediaModule } from '../media/media.module';
 import { PostsRepository } from './posts.repository';
 import { PostsService } from './posts.service';
 import { PublicPostsController } from './public-posts.controller';
+import { ConfirmedSends } from './publication/confirmed-sends';
 import { PLATFORM_PUBLISHERS } from './publication/platform-publisher';
 import { PublicationProcessor } from './publication/publication.processor';
 import {
@@ -48,6 +49,7 @@ import { TelegramPublisher } from './publication/telegram-publisher';
     PublicationService,
     PublicationProcessor,
     PublicationSweeper,
+    ConfirmedSends,
     TelegramPacing,
     TelegramPublisher,
     {

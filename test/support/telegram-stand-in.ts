@@ -44,6 +44,8 @@ export interface ScriptedAnswer {
   hang?: boolean;
   /** Answer (normally, or with `status`) only after this many milliseconds. */
   delayMs?: number;
+  /** Answer only once this settles: the test decides what happens before the answer arrives. */
+  until?: Promise<unknown>;
 }
 
 interface Bot {
@@ -191,6 +193,7 @@ export class TelegramStandIn {
       return;
     }
     if (scripted?.delayMs) await new Promise((resolve) => setTimeout(resolve, scripted.delayMs));
+    if (scripted?.until) await scripted.until;
     if (scripted && scripted.status !== 200) {
       return this.reply(res, scripted.status, {
         ok: false,

@@ -78,7 +78,8 @@ export async function startTestApp(
 ): Promise<TestApp> {
   const shared = options.shareWith;
   const { name, url } = shared
-    ? { name: shared.databaseName, url: shared.config.databaseUrl }
+    ? // The database itself, even when the first app reaches it through a proxy (databasePort).
+      { name: shared.databaseName, url: databaseUrl(shared.databaseName) }
     : await createMigratedDatabase();
   const mediaDir = shared?.mediaDir ?? mkdtempSync(join(tmpdir(), 'herald-media-'));
   const s3 =

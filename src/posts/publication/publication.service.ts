@@ -3,6 +3,7 @@ import type { AppConfig } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
 import { SecretsService } from '../../crypto/secrets.service';
 import { Metrics } from '../../metrics/metrics.service';
+import { ConfirmedSends } from './confirmed-sends';
 import {
   DeliveryError,
   PLATFORM_PUBLISHERS,
@@ -58,6 +59,7 @@ export class PublicationService {
     @InjectConfig() private readonly config: AppConfig,
     @Inject(PLATFORM_PUBLISHERS) publishers: PlatformPublisher[],
     private readonly metrics: Metrics,
+    private readonly confirmed: ConfirmedSends,
   ) {
     this.publishers = new Map(publishers.map((p) => [p.platform, p]));
     this.simulated = new Map(publishers.map((p) => [p.platform, new SimulatedPublisher(p)]));
@@ -82,8 +84,13 @@ export class PublicationService {
     if (status) this.logger.log(`Post ${postId} ${status}`);
   }
 
-  /** The job's safety net ran out (e.g. the database kept failing): fail what is left. */
+  /**
+   * The job's safety net ran out (e.g. the database kept failing): what the platforms confirmed is
+   * written first, then what is left fails.
+   */
   async giveUp(postId: number, attempt: number, reason: string): Promise<void> {
+    for (const send of this.confirmed.ofPost(postId))
+      await this.writeStep({ postId, attempt }, send.targetId, send.last);
     await this.repo.giveUp(postId, attempt, `Publication gave up: ${reason}`);
   }
 
@@ -94,14 +101,24 @@ export class PublicationService {
     media: OutgoingMedia[],
     target: DeliveryTarget,
   ): Promise<TargetOutcome> {
+    let firstStep = target.steps_done;
     if (target.sending_since !== null) {
-      // A worker died (or lost its job) between sending and recording the answer.
-      await this.repo.failTarget(
-        target.id,
-        'delivery_unconfirmed',
-        'A send to this channel was interrupted and its outcome is unknown; publish again to retry',
-      );
-      return DONE;
+      // A send whose answer was never written: a run that could not write it (the database was
+      // away), or a worker that died or lost its job. Only a confirmed answer kept for it counts.
+      const steps = publishers.get(target.platform)?.plan(text, media);
+      const kept = await this.confirmed.find(target.id, target.steps_done);
+      if (!kept || !steps) {
+        await this.repo.failTarget(
+          target.id,
+          'delivery_unconfirmed',
+          'A send to this channel was interrupted and its outcome is unknown; publish again to retry',
+        );
+        return DONE;
+      }
+      const last = target.steps_done === steps.length - 1;
+      if (await this.writeStep(job, target.id, last)) return { done: true, postPublished: true };
+      if (last) return DONE;
+      firstStep++;
     }
     if (target.needs_reconnect) {
       await this.repo.failTarget(
@@ -132,7 +149,7 @@ export class PublicationService {
     }
     // The claim may have marked the first send in flight already.
     let marked = target.marked;
-    for (let step = target.steps_done; step < steps.length;) {
+    for (let step = firstStep; step < steps.length;) {
       const cost = steps[step].cost;
       // A bot that had room at its last send here likely has room now: the send is marked in
       // flight first (by the claim, or here), and its slot and its departure are one Redis call
@@ -174,15 +191,24 @@ export class PublicationService {
       }
       holdsChat = false;
       if (!(await this.startSendAt(target, step, cost, slot))) return DONE; // another run has it
+      let messageIds: number[];
       try {
-        const ids = await publisher.send(credentials, target.chat_id, steps[step]);
-        const last = step === steps.length - 1;
-        const postPublished = await this.repo.stepSent({ id: target.id, ...job }, ids, last);
-        if (last) this.metrics.publicationTarget(target.platform, 'published', null);
-        if (postPublished) return { done: true, postPublished: true };
+        messageIds = await publisher.send(credentials, target.chat_id, steps[step]);
       } catch (error) {
         return this.failed(target, error);
       }
+      // Delivered: from here on the answer is kept until it is written (a failed write is no
+      // failed send: the job goes back to the queue and the answer waits for it).
+      const last = step === steps.length - 1;
+      this.confirmed.keep({
+        targetId: target.id,
+        postId: job.postId,
+        platform: target.platform,
+        step,
+        last,
+        messageIds,
+      });
+      if (await this.writeStep(job, target.id, last)) return { done: true, postPublished: true };
       step++;
     }
     return DONE;
@@ -219,6 +245,33 @@ export class PublicationService {
       wait = await this.pacing.depart(target.account_id, target.chat_id, cost);
     }
     return true;
+  }
+
+  /**
+   * Writes the kept answer of the target's send; true when that published the post. When the
+   * database refuses it, the answer is also put where another worker finds it, and the job fails
+   * so that it is retried.
+   */
+  private async writeStep(
+    job: { postId: number; attempt: number },
+    targetId: number,
+    last: boolean,
+  ): Promise<boolean> {
+    const send = this.confirmed.get(targetId);
+    if (!send) throw new Error(`Target ${targetId}: no confirmed send to write`);
+    let postPublished: boolean;
+    try {
+      postPublished = await this.repo.stepSent({ id: targetId, ...job }, send.messageIds, last);
+    } catch (error) {
+      await this.confirmed.writeFailed(targetId);
+      this.logger.warn(
+        `Target ${targetId}: delivered, but its message ids could not be written (${(error as Error).message}); kept until they are`,
+      );
+      throw error;
+    }
+    this.confirmed.written(targetId);
+    if (last) this.metrics.publicationTarget(send.platform, 'published', null);
+    return postPublished;
   }
 
   private async openCredentials(target: DeliveryTarget): Promise<string> {

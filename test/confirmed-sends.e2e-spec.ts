@@ -1,0 +1,120 @@
+import { getQueueToken } from '@nestjs/bull';
+import type { Queue } from 'bull';
+import { Factory } from './support/factories';
+import { waitFor } from './support/expectations';
+import { targetsOf, waitForPostStatus } from './support/publication';
+import { TcpProxy } from './support/tcp-proxy';
+import { TelegramStandIn } from './support/telegram-stand-in';
+import { startTestApp, TestApp } from './support/test-app';
+
+const FAST = {
+  PUBLICATION_ENQUEUE_TIMEOUT_MS: '300',
+  PUBLICATION_SWEEP_INTERVAL_MS: '300',
+  PUBLICATION_RETRY_BASE_MS: '50',
+  TELEGRAM_CHAT_MESSAGES_PER_MINUTE: '6000',
+};
+
+/**
+ * A send the platform confirmed is never reported failed or unconfirmed because the database
+ * could not take its answer at that moment: the answer is kept until it is written.
+ */
+describe('A confirmed send survives a database outage', () => {
+  let telegram: TelegramStandIn;
+  let proxy: TcpProxy;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    telegram = await new TelegramStandIn().start();
+    proxy = await new TcpProxy('127.0.0.1', 5432).start();
+    t = await startTestApp(
+      { ...FAST, TELEGRAM_API_BASE_URL: telegram.url },
+      { databasePort: proxy.port },
+    );
+  });
+  afterAll(async () => {
+    proxy?.restore();
+    await t?.close();
+    await proxy?.stop();
+    await telegram?.stop();
+  });
+
+  /** A post to two channels whose first send is answered only once `release` is called. */
+  async function publishHeldPost(name: string) {
+    const { project, key, channels } = await new Factory(t, telegram).ownerWithChannels(name, 2);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const chat = { id: Number(channels[0].channel_id), type: 'channel', title: 'first' };
+    telegram.script('sendMessage', {
+      status: 200,
+      until: released,
+      result: { message_id: 4242, date: Math.floor(Date.now() / 1000), chat },
+    });
+    const created = await t.http
+      .post(`/api/public/v1/projects/${project.id}/posts`)
+      .set('Authorization', `Bearer ${key}`)
+      .send({
+        text: name,
+        targets: channels.map((c) => ({ channel_ref: c.id })),
+        publish_now: true,
+      })
+      .expect(201);
+    await waitFor(() => telegram.callsOf('sendMessage').length === 1);
+    return { postId: created.body.id as number, channels, release };
+  }
+
+  /** Counts the runs of this app's publication jobs that failed (the write did). */
+  function failedRuns(app: TestApp): string[] {
+    const failed: string[] = [];
+    app.app
+      .get<Queue>(getQueueToken('publication'))
+      .on('failed', (_job, error: Error) => failed.push(error.message));
+    return failed;
+  }
+
+  async function expectPublishedOnce(postId: number, channels: { channel_id: string }[]) {
+    expect((await waitForPostStatus(t, postId)).status).toBe('published');
+    const targets = await targetsOf(t, postId);
+    expect(targets.map((target) => [target.status, target.error_code])).toEqual([
+      ['published', null],
+      ['published', null],
+    ]);
+    expect(targets[0].message_ids).toEqual([4242]);
+    expect(targets[1].message_ids).toEqual([expect.any(Number)]);
+    const sentTo = telegram.callsOf('sendMessage').map((call) => String(call.params.chat_id));
+    expect(sentTo.sort()).toEqual(channels.map((c) => String(c.channel_id)).sort());
+  }
+
+  beforeEach(() => telegram.reset());
+
+  it('the database cut between the answer and its write: published with its ids once it is back, each channel sent to once', async () => {
+    const failed = failedRuns(t);
+    const { postId, channels, release } = await publishHeldPost('Delivered during an outage');
+    proxy.cut('refuse');
+    release();
+    // The run that got the answer could not write it, and a retry found the database still away.
+    await waitFor(() => failed.length >= 2, 15_000);
+    proxy.restore();
+
+    await expectPublishedOnce(postId, channels);
+  }, 60_000);
+
+  it('a worker that could not write the answer leaves it in Redis: another worker writes it', async () => {
+    const failed = failedRuns(t);
+    const { postId, channels, release } = await publishHeldPost('Written by another worker');
+    proxy.cut('refuse');
+    release();
+    await waitFor(() => failed.length >= 1, 15_000);
+    // This worker never reaches the database again; another, which never saw the answer, runs
+    // the job's next retry.
+    const other = await startTestApp(
+      { ...FAST, TELEGRAM_API_BASE_URL: telegram.url },
+      { shareWith: t },
+    );
+    try {
+      await expectPublishedOnce(postId, channels);
+    } finally {
+      await other.close();
+      proxy.restore();
+    }
+  }, 60_000);
+});
