@@ -1,7 +1,9 @@
+import { appRoutes } from '@bull-board/api/dist/routes.js';
 import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
 import type { AddressInfo } from 'node:net';
 import { Browser, chromium } from 'playwright-core';
+import type request from 'supertest';
 import { SESSION_COOKIE } from '../src/admin/admin-session.service';
 import { Factory, SignedInUser } from './support/factories';
 import { startTestApp, TestApp } from './support/test-app';
@@ -20,12 +22,13 @@ const CHROMIUM = {
 const PASSWORD = 'correct horse battery';
 const FAILED_REASON = 'Telegram said no to this job';
 
-/** D23: the queue dashboard, for administrators only, reached through /admin/login. */
+/** The queue dashboard, for operators only, reached through /admin/login. */
 describe('Queue dashboard at /admin/queues (D23)', () => {
   let t: TestApp;
   let make: Factory;
   let base: string;
-  let admin: SignedInUser;
+  let operator: SignedInUser;
+  /** An administrator (may create API keys) who is no operator. */
   let member: SignedInUser;
   let apiKey: string;
   let browser: Browser;
@@ -36,8 +39,8 @@ describe('Queue dashboard at /admin/queues (D23)', () => {
     await t.app.listen(0, '127.0.0.1');
     base = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
     make = new Factory(t);
-    ({ owner: admin, key: apiKey } = await make.owner('Dashboard'));
-    member = await make.user('Not an admin');
+    operator = await make.operator();
+    ({ owner: member, key: apiKey } = await make.owner('Dashboard'));
     // A failed publication job (the pipeline removes its own failed jobs; Bull keeps this one).
     const queue = t.app.get<Queue>(getQueueToken('publication'));
     await queue.add({ postId: 424242, attempt: 1 }, { jobId: 'post:424242:1' });
@@ -68,9 +71,9 @@ describe('Queue dashboard at /admin/queues (D23)', () => {
       },
     );
 
-    it('a signed-in non-administrator: 403', async () => {
+    it('a signed-in administrator who is no operator: 403', async () => {
       const res = await t.http.get('/admin/queues').set('Authorization', member.auth).expect(403);
-      expect(res.text).toContain('administrators only');
+      expect(res.text).toContain('operators only');
       const api = await t.http
         .get('/admin/queues/api/queues')
         .set('Authorization', member.auth)
@@ -78,11 +81,47 @@ describe('Queue dashboard at /admin/queues (D23)', () => {
       expect(api.body.error.code).toBe('forbidden');
     });
 
-    it('an administrator’s session as Bearer: the board, with every registered queue', async () => {
-      await t.http.get('/admin/queues').set('Authorization', admin.auth).expect(200);
+    it('every action of the board’s API is refused to an administrator who is no operator, and works for an operator', async () => {
+      // Tenant A's post scheduled two hours ahead, as a delayed job, and the queue running.
+      const queue = t.app.get<Queue>(getQueueToken('publication'));
+      const delayed = await queue.add(
+        { postId: 171717, attempt: 1 },
+        { jobId: 'post:171717:1', delay: 2 * 3_600_000 },
+      );
+      const concrete = (route: string) =>
+        route
+          .replace(':queueName', 'publication')
+          .replace(':jobId', String(delayed.id))
+          .replace(':queueStatus', 'delayed')
+          .replace(':schedulerId', 'none');
+      const routes = (appRoutes.api as { method: string; route: string }[]).map(
+        ({ method, route }) => ({ method, path: `/admin/queues${concrete(route)}` }),
+      );
+      expect(routes.filter((r) => r.method !== 'get').length).toBeGreaterThan(20);
+      for (const { method, path } of routes) {
+        const call = (t.http as unknown as Record<string, (url: string) => request.Test>)[method];
+        const refused = await call(path).set('Authorization', member.auth).send({});
+        expect([method, path, refused.status]).toEqual([method, path, 403]);
+        expect(refused.body.error.code).toBe('forbidden');
+        const anonymous = await call(path).send({});
+        expect([method, path, anonymous.status]).toEqual([method, path, 401]);
+      }
+      expect(await (await queue.getJob(delayed.id))?.getState()).toBe('delayed');
+      expect(await queue.isPaused()).toBe(false);
+
+      await t.http
+        .put(`/admin/queues/api/queues/publication/${delayed.id}/promote`)
+        .set('Authorization', operator.auth)
+        .expect(204);
+      expect(await (await queue.getJob(delayed.id))?.getState()).toBe('waiting');
+      await (await queue.getJob(delayed.id))?.remove();
+    });
+
+    it('an operator’s session as Bearer: the board, with every registered queue', async () => {
+      await t.http.get('/admin/queues').set('Authorization', operator.auth).expect(200);
       const res = await t.http
         .get('/admin/queues/api/queues?activeQueue=publication&status=failed&page=1')
-        .set('Authorization', admin.auth)
+        .set('Authorization', operator.auth)
         .expect(200);
       const names = (res.body.queues as { name: string }[]).map((q) => q.name);
       expect(names).toEqual(expect.arrayContaining(['publication', 'webhooks']));
@@ -96,7 +135,7 @@ describe('Queue dashboard at /admin/queues (D23)', () => {
         const req = t.http.post('/admin/login').set('Cookie', cookie).type('form').send(fields);
         return origin ? req.set('Origin', origin) : req;
       };
-      const credentials = { email: admin.email, password: PASSWORD };
+      const credentials = { email: operator.email, password: PASSWORD };
       expect((await post(credentials)).status).toBe(403);
       expect((await post({ ...credentials, csrf: `${csrf}x` })).status).toBe(403);
       expect((await post({ ...credentials, csrf }, 'https://evil.example')).status).toBe(403);
@@ -112,28 +151,28 @@ describe('Queue dashboard at /admin/queues (D23)', () => {
   });
 
   describe('in a real browser (headless Chromium)', () => {
-    const sessionsOfAdmin = async () =>
+    const sessionsOfOperator = async () =>
       (
         await t.db.query<{ n: number }>(
           'SELECT count(*)::int AS n FROM sessions s JOIN users u ON u.id = s.user_id WHERE u.email = $1',
-          [admin.email],
+          [operator.email],
         )
       ).rows[0].n;
-    it('an administrator signs in, sees the publication queue and its failed job, and signs out', async () => {
+    it('an operator signs in, sees the publication queue and its failed job, and signs out', async () => {
       const context = await browser.newContext();
       try {
-        const before = await sessionsOfAdmin();
+        const before = await sessionsOfOperator();
         const page = await context.newPage();
         await page.goto(`${base}/admin/queues`);
         expect(new URL(page.url()).pathname).toBe('/admin/login');
 
-        await page.fill('#email', admin.email);
+        await page.fill('#email', operator.email);
         await page.fill('#password', PASSWORD);
         await Promise.all([page.waitForURL(`${base}/admin/queues`), page.click('button')]);
         const [cookie] = (await context.cookies()).filter((c) => c.name === SESSION_COOKIE);
         expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/admin' });
         await page.getByText('publication').first().waitFor();
-        expect(await sessionsOfAdmin()).toBe(before + 1);
+        expect(await sessionsOfOperator()).toBe(before + 1);
 
         await page.goto(`${base}/admin/queues/queue/publication?status=failed`);
         await page.getByText(FAILED_REASON).first().waitFor();
@@ -142,7 +181,7 @@ describe('Queue dashboard at /admin/queues (D23)', () => {
         await page.goto(`${base}/admin/logout`);
         await Promise.all([page.waitForURL(`${base}/admin/login`), page.click('button')]);
         expect((await context.cookies()).map((c) => c.name)).not.toContain(SESSION_COOKIE);
-        expect(await sessionsOfAdmin()).toBe(before); // the browser's session is closed
+        expect(await sessionsOfOperator()).toBe(before); // the browser's session is closed
         await page.goto(`${base}/admin/queues`);
         expect(new URL(page.url()).pathname).toBe('/admin/login');
       } finally {
@@ -150,7 +189,7 @@ describe('Queue dashboard at /admin/queues (D23)', () => {
       }
     }, 60_000);
 
-    it('a non-administrator is refused: no session from the form, 403 with one from the app', async () => {
+    it('a non-operator is refused: no session from the form, 403 with one from the app', async () => {
       const context = await browser.newContext();
       try {
         const page = await context.newPage();
@@ -164,7 +203,7 @@ describe('Queue dashboard at /admin/queues (D23)', () => {
           page.click('button'),
         ]);
         expect(answer.status()).toBe(403);
-        await page.getByText('administrators only').waitFor();
+        await page.getByText('operators only').waitFor();
         expect((await context.cookies()).map((c) => c.name)).not.toContain(SESSION_COOKIE);
 
         // Even holding a session of the application, the dashboard stays closed.
@@ -173,7 +212,7 @@ describe('Queue dashboard at /admin/queues (D23)', () => {
         ]);
         const refused = await page.goto(`${base}/admin/queues`);
         expect(refused?.status()).toBe(403);
-        await page.getByText('administrators only').waitFor();
+        await page.getByText('operators only').waitFor();
         expect(await page.content()).not.toContain(FAILED_REASON);
       } finally {
         await context.close();

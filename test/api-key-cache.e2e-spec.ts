@@ -162,6 +162,7 @@ function keyRecord(publicId: string, expiresAtMs: number | null): KeyRecord {
     email: 'a@example.com',
     name: 'A',
     is_admin: false,
+    is_operator: false,
     expires_at_ms: expiresAtMs,
   };
 }

@@ -29,7 +29,13 @@ describe('Application API: sessions, projects, Telegram accounts (D13)', () => {
         .expect(201);
       expect(reg.body).toEqual({
         token: expect.any(String),
-        user: { id: expect.any(Number), email: 'ada@example.com', name: 'Ada', is_admin: false },
+        user: {
+          id: expect.any(Number),
+          email: 'ada@example.com',
+          name: 'Ada',
+          is_admin: false,
+          is_operator: false,
+        },
       });
 
       const login = await t.http

@@ -138,6 +138,7 @@ describe('Outages (D18)', () => {
       async (mode) => {
         const make = new Factory(t, telegram);
         const { owner, project, key } = await make.owner('Redis outage');
+        const operator = await make.operator();
         const account = await make.telegramAccount(owner, project);
         const channel = await make.channel(owner, account.id);
         const posts = `${PUBLIC}/projects/${project.id}/posts`;
@@ -156,7 +157,7 @@ describe('Outages (D18)', () => {
         expectUnavailable(
           await t.http
             .get('/admin/queues/api/queues')
-            .set('Authorization', owner.auth)
+            .set('Authorization', operator.auth)
             .timeout(ANSWER_WITHIN_MS),
         );
         const list = await t.http
@@ -183,7 +184,7 @@ describe('Outages (D18)', () => {
         proxy.restore();
         await eventually(() => t.http.get('/health/ready'), 200);
         await eventually(
-          () => t.http.get('/admin/queues/api/queues').set('Authorization', owner.auth),
+          () => t.http.get('/admin/queues/api/queues').set('Authorization', operator.auth),
           200,
         );
         const healed = await eventually(() => t.http.get(posts).set('Authorization', bearer), 200);

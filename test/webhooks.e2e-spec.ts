@@ -49,10 +49,10 @@ describe('Webhooks (D21)', () => {
   const api = (path: string) => `/api/public/v1/projects/${project.id}${path}`;
 
   /** Creates an endpoint at a fresh path of the receiver, which learns its secret. */
-  async function endpoint(events: string[], path = `/hook-${++seq}`) {
+  async function endpoint(events: string[], path = `/hook-${++seq}`, withKey = key) {
     const res = await t.http
       .post(api('/webhooks'))
-      .set('Authorization', `Bearer ${key}`)
+      .set('Authorization', `Bearer ${withKey}`)
       .send({ url: receiver.url(path), events })
       .expect(201);
     receiver.expect(path, res.body.secret as string);
@@ -92,12 +92,92 @@ describe('Webhooks (D21)', () => {
 
   beforeEach(() => telegram.reset());
 
-  afterEach(() => {
+  afterEach(async () => {
     // Every delivery must pass the third-party verifier.
     expect(receiver.rejected).toEqual([]);
+    // A project holds at most ten webhooks: each test starts with none.
+    const { body } = await t.http.get(api('/webhooks')).set('Authorization', `Bearer ${key}`);
+    for (const { id } of body.items as { id: number }[])
+      await t.http
+        .delete(api(`/webhooks/${id}`))
+        .set('Authorization', `Bearer ${key}`)
+        .expect(204);
   });
 
   describe('management', () => {
+    it('holds at most ten webhooks per project, test and live together, even when made at once', async () => {
+      const testKey = await make.apiKey(owner, { mode: 'test' });
+      await endpoint(['post.published'], `/hook-${++seq}`, testKey);
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, () =>
+          t.http
+            .post(api('/webhooks'))
+            .set('Authorization', `Bearer ${key}`)
+            .send({ url: receiver.url(`/hook-${++seq}`), events: ['post.published'] }),
+        ),
+      );
+      const statuses = answers.map((res) => res.status).sort();
+      expect(statuses).toEqual([...Array(9).fill(201), 409, 409, 409]);
+      const refused = answers.find((res) => res.status === 409);
+      expect(refused?.body.error).toEqual({
+        code: 'limit_reached',
+        message: 'A project holds at most 10 webhooks; delete one first',
+      });
+      const { rows } = await t.db.query(
+        'SELECT count(*)::int AS n FROM webhooks WHERE project_id = $1',
+        [project.id],
+      );
+      expect(rows[0].n).toBe(10);
+      const tests = await t.http.get(api('/webhooks')).set('Authorization', `Bearer ${testKey}`);
+      for (const { id } of tests.body.items as { id: number }[])
+        await t.http
+          .delete(api(`/webhooks/${id}`))
+          .set('Authorization', `Bearer ${testKey}`)
+          .expect(204);
+    });
+
+    it('a test key makes, lists and deletes test webhooks only; a live key never sees them', async () => {
+      const live = await endpoint(['post.published']);
+      const testKey = await make.apiKey(owner, { mode: 'test' });
+      const made = await t.http
+        .post(api('/webhooks'))
+        .set('Authorization', `Bearer ${testKey}`)
+        .send({ url: receiver.url(`/hook-${++seq}`), events: ['post.published'] })
+        .expect(201);
+      expect(made.body.test).toBe(true);
+      const asTest = await t.http.get(api('/webhooks')).set('Authorization', `Bearer ${testKey}`);
+      expect(asTest.body.items.map((w: { id: number }) => w.id)).toEqual([made.body.id]);
+      const asLive = await t.http.get(api('/webhooks')).set('Authorization', `Bearer ${key}`);
+      expect(asLive.body.items.map((w: { id: number }) => w.id)).toEqual([live.id]);
+      const asApp = await t.http
+        .get(`/api/projects/${project.id}/webhooks`)
+        .set('Authorization', owner.auth);
+      expect(asApp.body.items.map((w: { id: number }) => w.id)).toEqual([live.id]);
+
+      // The other mode's webhook is not there, for every operation.
+      for (const [who, id] of [
+        [testKey, live.id],
+        [key, made.body.id],
+      ] as const) {
+        const auth = `Bearer ${who}`;
+        for (const res of [
+          await t.http.delete(api(`/webhooks/${id}`)).set('Authorization', auth),
+          await t.http.get(api(`/webhooks/${id}/deliveries`)).set('Authorization', auth),
+          await t.http.post(api(`/webhooks/${id}/test`)).set('Authorization', auth),
+        ]) {
+          expect([res.status, res.body.error.code]).toEqual([404, 'webhook_not_found']);
+        }
+      }
+      await t.http
+        .delete(api(`/webhooks/${made.body.id}`))
+        .set('Authorization', `Bearer ${testKey}`)
+        .expect(204);
+      const { rows } = await t.db.query('SELECT id FROM webhooks WHERE project_id = $1', [
+        project.id,
+      ]);
+      expect(rows).toEqual([{ id: live.id }]);
+    });
+
     it('creates an endpoint: the secret is shown once and stored sealed', async () => {
       const path = `/hook-${++seq}`;
       const res = await t.http
@@ -111,6 +191,7 @@ describe('Webhooks (D21)', () => {
         events: ['post.published', 'post.failed'],
         enabled: true,
         disabled_reason: null,
+        test: false,
         secret: expect.stringMatching(SECRET),
         created_at: expect.stringMatching(MICROS),
       });
@@ -339,17 +420,18 @@ describe('Webhooks (D21)', () => {
       expect(receiver.of(hook.path)).toHaveLength(1);
     });
 
-    it('a test-mode post: the same event, its post object with test: true; live ones say false', async () => {
+    it('a test-mode post: its event, with test: true, reaches test webhooks only; live events reach live ones only', async () => {
       const hook = await endpoint(['post.published']);
       const testKey = await make.apiKey(owner, { mode: 'test' });
+      const testHook = await endpoint(['post.published'], `/hook-${++seq}`, testKey);
       const res = await t.http
         .post(api('/posts'))
         .set('Authorization', `Bearer ${testKey}`)
         .send({ text: 'Sandbox', targets: [{ channel_ref: channel.id }], publish_now: true })
         .expect(201);
       expect((await waitForPostStatus(t, res.body.id)).status).toBe('published');
-      await waitFor(() => receiver.of(hook.path).length === 1);
-      expect(receiver.of(hook.path)[0].payload.data).toMatchObject({
+      await waitFor(() => receiver.of(testHook.path).length === 1);
+      expect(receiver.of(testHook.path)[0].payload.data).toMatchObject({
         id: res.body.id,
         status: 'published',
         test: true,
@@ -357,8 +439,24 @@ describe('Webhooks (D21)', () => {
       expect(telegram.callsOf('sendMessage')).toEqual([]);
 
       const live = await publishNow('Live one');
-      await waitFor(() => receiver.of(hook.path).length === 2);
-      expect(receiver.of(hook.path)[1].payload.data).toMatchObject({ id: live, test: false });
+      await waitFor(() => receiver.of(hook.path).length === 1);
+      expect(receiver.of(hook.path)[0].payload.data).toMatchObject({ id: live, test: false });
+      await sleep(400); // nothing crosses over
+      expect(receiver.of(hook.path)).toHaveLength(1);
+      expect(receiver.of(testHook.path)).toHaveLength(1);
+      const { rows } = await t.db.query(
+        `SELECT e.post_id, e.test, s.webhook_id FROM webhook_events e
+           JOIN webhook_sends s ON s.event_id = e.id WHERE e.post_id = ANY($1) ORDER BY e.post_id`,
+        [[res.body.id, live]],
+      );
+      expect(rows).toEqual([
+        { post_id: res.body.id, test: true, webhook_id: testHook.id },
+        { post_id: live, test: false, webhook_id: hook.id },
+      ]);
+      await t.http
+        .delete(api(`/webhooks/${testHook.id}`))
+        .set('Authorization', `Bearer ${testKey}`)
+        .expect(204);
     });
 
     it('post.failed: carries each target error; an endpoint not subscribed gets nothing', async () => {

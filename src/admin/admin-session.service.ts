@@ -1,12 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import type { CookieOptions, Request, Response } from 'express';
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { bearerToken } from '../api-keys/api-key-format';
 import type { Principal } from '../auth/principal';
 import { SessionsService } from '../auth/sessions.service';
 import type { AppConfig } from '../config/config';
 import { InjectConfig } from '../config/config.module';
 import { AppError } from '../errors/error-codes';
+import { SecretsService } from '../crypto/secrets.service';
+import { SignInLimiter } from '../rate-limit/sign-in-limiter';
 import { UsersService } from '../users/users.service';
 
 export const SESSION_COOKIE = 'herald_admin_session';
@@ -17,8 +19,8 @@ const SESSION_COOKIE_MAX_AGE_MS = 30 * 24 * 60 * 60 * 1000;
 /** What the admin pages know about a caller. */
 export type AdminCaller =
   | { kind: 'anonymous' }
-  | { kind: 'admin'; principal: Principal }
-  | { kind: 'not_admin'; principal: Principal };
+  | { kind: 'operator'; principal: Principal }
+  | { kind: 'not_operator'; principal: Principal };
 
 /**
  * Sign-in for the operator console (D23): the application's own sessions, carried by an
@@ -31,6 +33,8 @@ export class AdminSessionService {
   constructor(
     private readonly sessions: SessionsService,
     private readonly users: UsersService,
+    private readonly signInLimits: SignInLimiter,
+    private readonly secrets: SecretsService,
     @InjectConfig() private readonly config: AppConfig,
   ) {}
 
@@ -40,23 +44,28 @@ export class AdminSessionService {
     if (token === null) return { kind: 'anonymous' };
     try {
       const principal = await this.sessions.authenticate(token);
-      return { kind: principal.user.isAdmin ? 'admin' : 'not_admin', principal };
+      return { kind: principal.user.isOperator ? 'operator' : 'not_operator', principal };
     } catch (error) {
       if (error instanceof AppError && error.code === 'unauthorized') return { kind: 'anonymous' };
       throw error;
     }
   }
 
-  /** Checks the email and password; opens a session only for an administrator. */
+  /**
+   * Checks the email and password under the sign-in limits (a refusal throws); opens a session
+   * only for an operator.
+   */
   async signIn(
     email: string,
     password: string,
     res: Response,
     req: Request,
-  ): Promise<'signed_in' | 'wrong' | 'not_admin'> {
-    const user = await this.users.verifyCredentials(email, password);
+  ): Promise<'signed_in' | 'wrong' | 'not_operator'> {
+    const user = await this.signInLimits.attempt(req, email, () =>
+      this.users.verifyCredentials(email, password),
+    );
     if (!user) return 'wrong';
-    if (!user.isAdmin) return 'not_admin';
+    if (!user.isOperator) return 'not_operator';
     const token = await this.sessions.open(user.id);
     res.cookie(SESSION_COOKIE, token, {
       ...this.cookieOptions(req),
@@ -95,9 +104,7 @@ export class AdminSessionService {
   }
 
   private sign(nonce: string): string {
-    return createHmac('sha256', this.config.appSecret)
-      .update(`admin-csrf:${nonce}`)
-      .digest('base64url');
+    return this.secrets.formToken(nonce);
   }
 
   private cookieOptions(req: Request): CookieOptions {

@@ -6,7 +6,7 @@ import { loginPage, logoutPage, refusedPage } from './admin-pages';
 import { AdminSessionService } from './admin-session.service';
 
 export const QUEUES_PATH = '/admin/queues';
-const NOT_ADMIN = 'The queue dashboard is for administrators only';
+const NOT_OPERATOR = 'The queue dashboard is for operators only';
 const REFUSED_FORM = 'This form has expired or did not come from this site; reload the page';
 
 /**
@@ -22,7 +22,7 @@ export class AdminController {
   @Get('login')
   async loginForm(@Req() req: Request, @Res() res: Response): Promise<void> {
     const caller = await this.admin.caller(req);
-    if (caller.kind === 'admin') return res.redirect(303, QUEUES_PATH);
+    if (caller.kind === 'operator') return res.redirect(303, QUEUES_PATH);
     html(res, 200, loginPage(this.admin.csrfToken(req, res)));
   }
 
@@ -36,7 +36,7 @@ export class AdminController {
         ? await this.admin.signIn(email, password, res, req)
         : 'wrong';
     if (outcome === 'signed_in') return res.redirect(303, QUEUES_PATH);
-    if (outcome === 'not_admin') return html(res, 403, refusedPage(NOT_ADMIN));
+    if (outcome === 'not_operator') return html(res, 403, refusedPage(NOT_OPERATOR));
     html(res, 401, loginPage(this.admin.csrfToken(req, res), 'Wrong email or password'));
   }
 

@@ -23,8 +23,8 @@ const ANSWER_DEADLINE_MS = 8_000;
 
 /**
  * Bull Board at /admin/queues (D23), over every queue the application registered. Express-level,
- * in front of Nest's router: the board is an Express router of its own. Administrators only; a
- * browser without a session is sent to the sign-in page, a signed-in non-administrator gets 403.
+ * in front of Nest's router: the board is an Express router of its own. Operators only; a browser
+ * without a session is sent to the sign-in page, a signed-in non-operator gets 403.
  */
 @Injectable()
 export class QueueBoard {
@@ -54,14 +54,14 @@ export class QueueBoard {
   private async guard(req: Request, res: Response, next: NextFunction): Promise<void> {
     try {
       const caller = await this.admin.caller(req);
-      if (caller.kind === 'admin') return next();
+      if (caller.kind === 'operator') return next();
       const page = req.method === 'GET' && !req.path.startsWith('/api/');
       if (caller.kind === 'anonymous') {
         if (page) return res.redirect(303, '/admin/login');
         res.status(401).json({ error: { code: 'unauthorized', message: 'Sign in first' } });
         return;
       }
-      const message = 'The queue dashboard is for administrators only';
+      const message = 'The queue dashboard is for operators only';
       if (page) res.status(403).type('html').send(refusedPage(message));
       else res.status(403).json({ error: { code: 'forbidden', message } });
     } catch (error) {

@@ -1,11 +1,13 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import type { Response } from 'express';
 import { SessionAuth } from '../auth/decorators';
 import { Principal } from '../auth/principal';
 import { ApiErrors } from '../errors/api-errors.decorator';
 import { MediaAssetDto } from '../media/dto/media-asset.dto';
 import { CurrentProject, RequirePermission } from '../members/require-permission';
 import type { ProjectAccess } from '../projects/project-access';
+import { AiQuota } from '../rate-limit/ai-quota';
 import { AiService } from './ai.service';
 import { GenerateDto, GeneratedTextDto } from './dto/ai.dto';
 
@@ -18,29 +20,46 @@ import { GenerateDto, GeneratedTextDto } from './dto/ai.dto';
   'validation_failed',
   'ai_failed',
   'ai_unavailable',
+  'rate_limit_exceeded',
 )
 export class AiController {
-  constructor(private readonly ai: AiService) {}
+  constructor(
+    private readonly ai: AiService,
+    private readonly quota: AiQuota,
+  ) {}
 
   @Post('generate-post')
   @HttpCode(200)
   @RequirePermission('can_use_ai')
-  @ApiOperation({ summary: 'Write a post text with AI' })
+  @ApiOperation({
+    summary: 'Write a post text with AI',
+    description: 'Counts against the user’s hourly AI quota (AI_GENERATIONS_PER_HOUR, 30).',
+  })
   @ApiOkResponse({ type: GeneratedTextDto })
-  generatePost(@Body() dto: GenerateDto): Promise<GeneratedTextDto> {
+  async generatePost(
+    @Principal() who: Principal,
+    @Body() dto: GenerateDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<GeneratedTextDto> {
+    await this.quota.consume(who.user.id, res);
     return this.ai.generatePost(dto.prompt);
   }
 
   @Post('generate-image')
   @RequirePermission('can_use_ai')
-  @ApiOperation({ summary: 'Draw an image with AI; stored as a MediaAsset of the project' })
+  @ApiOperation({
+    summary: 'Draw an image with AI; stored as a MediaAsset of the project',
+    description: 'Counts against the user’s hourly AI quota (AI_GENERATIONS_PER_HOUR, 30).',
+  })
   @ApiCreatedResponse({ type: MediaAssetDto })
   @ApiErrors('unsupported_media_type')
-  generateImage(
+  async generateImage(
     @Principal() who: Principal,
     @CurrentProject() project: ProjectAccess,
     @Body() dto: GenerateDto,
+    @Res({ passthrough: true }) res: Response,
   ): Promise<MediaAssetDto> {
+    await this.quota.consume(who.user.id, res);
     return this.ai.generateImage(project.project.id, who.user.id, dto.prompt);
   }
 }

@@ -21,6 +21,7 @@ interface ChannelStatsRow {
  * Per-channel counts, from each post's targets: `scheduled` counts posts in state scheduled,
  * `published` and `failed` count the target's own delivery result (D7), so a post that reached
  * one channel and failed on another counts as published on the first and failed on the second.
+ * Test posts never reached a platform, so only live posts count.
  */
 @Injectable()
 export class AnalyticsService {
@@ -35,7 +36,7 @@ export class AnalyticsService {
          FROM channels c
          JOIN accounts a ON a.id = c.account_id
          LEFT JOIN post_targets t ON t.channel_id = c.id
-         LEFT JOIN posts p ON p.id = t.post_id AND p.project_id = c.project_id
+         LEFT JOIN posts p ON p.id = t.post_id AND p.project_id = c.project_id AND NOT p.test
         WHERE c.project_id = $1
         GROUP BY c.id, a.needs_reconnect
         ORDER BY c.account_id, c.id`,

@@ -17,6 +17,7 @@ export interface KeyRecord {
   email: string;
   name: string;
   is_admin: boolean;
+  is_operator: boolean;
   /** The key's `expires_at` in epoch milliseconds; null when it never expires. */
   expires_at_ms: number | null;
 }

@@ -23,7 +23,7 @@ import { Scope, SCOPES } from './scopes';
 const FIND_KEY = new Statement(
   `SELECT k.id, k.public_id, k.secret_hash, k.scopes, k.mode, k.user_id,
           (extract(epoch FROM k.expires_at) * 1000)::float8 AS expires_at_ms,
-          u.email, u.name, u.is_admin
+          u.email, u.name, u.is_admin, u.is_operator
      FROM api_keys k JOIN users u ON u.id = k.user_id
     WHERE k.public_id = $1 AND k.revoked_at IS NULL
       AND (k.expires_at IS NULL OR k.expires_at > now())`,
@@ -133,6 +133,7 @@ export class ApiKeysService {
       email: row.email,
       name: row.name,
       isAdmin: row.is_admin,
+      isOperator: row.is_operator,
     };
     return {
       kind: 'api_key',

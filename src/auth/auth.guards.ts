@@ -32,13 +32,14 @@ export class ApiKeyGuard implements CanActivate {
   }
 
   private async authenticate(request: HeraldRequest): Promise<boolean> {
-    // Failed authentications are limited per client IP (SERVICE.md 8): 429 once over the limit.
-    this.authFailures.assertNotBlocked(request);
+    // Failed authentications are limited per client address: 429 once over the limit. A valid
+    // key always passes, so clients behind one address (a NAT) never lock each other out.
     try {
       request.principal = await this.apiKeys.authenticate(
         bearerToken(request.headers.authorization),
       );
     } catch (error) {
+      this.authFailures.assertNotBlocked(request);
       throw await this.authFailures.failed(request, error);
     }
     return true;

@@ -1,15 +1,11 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { User } from '../users/user.entity';
-import { UsersService } from '../users/users.service';
+import { UsersModule } from '../users/users.module';
 import { AuthController } from './auth.controller';
-import { Session } from './session.entity';
-import { SessionsService } from './sessions.service';
 
+/** Registration, sign-in and sessions on the application API. */
 @Module({
-  imports: [TypeOrmModule.forFeature([User, Session])],
+  imports: [UsersModule],
   controllers: [AuthController],
-  providers: [UsersService, SessionsService],
-  exports: [UsersService, SessionsService],
+  exports: [UsersModule],
 })
 export class AuthModule {}

@@ -9,6 +9,7 @@ export interface AuthUser {
   email: string;
   name: string;
   isAdmin: boolean;
+  isOperator: boolean;
 }
 
 /** Who is calling: a user, through an API key (public API) or a session (application API). */

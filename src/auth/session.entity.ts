@@ -25,4 +25,8 @@ export class Session {
 
   @TimestampColumn({ nullable: false })
   expiresAt!: DbTimestamp;
+
+  /** Moved forward at most once an hour; a session unused for a week ends. */
+  @TimestampColumn({ nullable: false, default: () => 'now()' })
+  lastUsedAt!: DbTimestamp;
 }

@@ -8,7 +8,10 @@ import { AppError } from '../errors/error-codes';
 import type { Principal } from './principal';
 import { Session } from './session.entity';
 
+/** A session ends this long after it was opened, however much it is used. */
 const SESSION_TTL_DAYS = 30;
+/** A session unused this long ends. */
+export const SESSION_IDLE_DAYS = 7;
 
 interface SessionRow {
   id: number;
@@ -16,12 +19,24 @@ interface SessionRow {
   email: string;
   name: string;
   is_admin: boolean;
+  is_operator: boolean;
 }
 
+/**
+ * Finds a live session and notes its use. The use is written at most once an hour, so a busy
+ * session costs no write per request; an idle week is measured to within that hour.
+ */
 const FIND_SESSION = new Statement(
-  `SELECT s.id, s.user_id, u.email, u.name, u.is_admin
-     FROM sessions s JOIN users u ON u.id = s.user_id
-    WHERE s.token_hash = $1 AND s.expires_at > now()`,
+  `WITH found AS (
+     SELECT s.id, s.user_id, s.last_used_at
+       FROM sessions s
+      WHERE s.token_hash = $1 AND s.expires_at > now()
+        AND s.last_used_at > now() - make_interval(days => ${SESSION_IDLE_DAYS})),
+   touched AS (
+     UPDATE sessions SET last_used_at = now()
+      WHERE id = (SELECT id FROM found) AND last_used_at < now() - interval '1 hour')
+   SELECT f.id, f.user_id, u.email, u.name, u.is_admin, u.is_operator
+     FROM found f JOIN users u ON u.id = f.user_id`,
 );
 
 @Injectable()
@@ -51,11 +66,25 @@ export class SessionsService {
     return {
       kind: 'session',
       sessionId: row.id,
-      user: { id: row.user_id, email: row.email, name: row.name, isAdmin: row.is_admin },
+      user: {
+        id: row.user_id,
+        email: row.email,
+        name: row.name,
+        isAdmin: row.is_admin,
+        isOperator: row.is_operator,
+      },
     };
   }
 
   async close(sessionId: number): Promise<void> {
     await this.sessions.delete({ id: sessionId });
+  }
+
+  /** Ends every session of the user but `keep` (the one that asked), or all of them. */
+  async closeAllOf(userId: number, keep?: number): Promise<void> {
+    await this.sessions.query(
+      `DELETE FROM sessions WHERE user_id = $1 AND ($2::int IS NULL OR id <> $2)`,
+      [userId, keep ?? null],
+    );
   }
 }

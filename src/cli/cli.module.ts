@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
 import { ApiKeysModule } from '../api-keys/api-keys.module';
-import { AuthModule } from '../auth/auth.module';
+import { UsersModule } from '../users/users.module';
 import { ChannelsModule } from '../channels/channels.module';
 import { AppConfig } from '../config/config';
 import { ConfigModule } from '../config/config.module';
@@ -24,7 +24,7 @@ export class CliModule {
         AnnouncementsModule,
         CryptoModule,
         TelegramModule,
-        AuthModule,
+        UsersModule,
         ApiKeysModule,
         ProjectsModule,
         MembersModule,

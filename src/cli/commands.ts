@@ -7,7 +7,7 @@ import { ChannelsService } from '../channels/channels.service';
 import { AppConfig } from '../config/config';
 import { ProjectsService } from '../projects/projects.service';
 import { AppError } from '../errors/error-codes';
-import { UsersService } from '../users/users.service';
+import { GlobalRole, UsersService } from '../users/users.service';
 import { CliModule } from './cli.module';
 
 export const DEMO_EMAIL = 'demo@herald.local';
@@ -18,9 +18,22 @@ export interface CliOutput {
 }
 
 export const USAGE = `Usage: npm run cli -- <command>
-  grant-admin <email>   make an existing user an administrator (may create API keys)
-  seed-demo             create (once) a demo user, project, Telegram account and channels,
-                        and print a new live API key and a new test key with curl lines`;
+  grant-admin <email>      make an existing user an administrator (may create API keys)
+  revoke-admin <email>     take that back
+  grant-operator <email>   make an existing user an operator (runs the queue dashboard and its
+                           actions over every project)
+  revoke-operator <email>  take that back
+  seed-demo                create (once) a demo user (administrator and operator), project,
+                           Telegram account and channels, and print a new live API key and a
+                           new test key with curl lines`;
+
+/** The commands that grant or revoke a global role, and what each says once done. */
+const ROLE_COMMANDS: Record<string, { role: GlobalRole; granted: boolean; done: string }> = {
+  'grant-admin': { role: 'admin', granted: true, done: 'is an administrator' },
+  'revoke-admin': { role: 'admin', granted: false, done: 'is no longer an administrator' },
+  'grant-operator': { role: 'operator', granted: true, done: 'is an operator' },
+  'revoke-operator': { role: 'operator', granted: false, done: 'is no longer an operator' },
+};
 
 /** Runs one CLI command against the configured database; returns the exit code. */
 export async function runCli(
@@ -29,7 +42,8 @@ export async function runCli(
   output: CliOutput,
 ): Promise<number> {
   const [command, ...rest] = args;
-  if (command !== 'grant-admin' && command !== 'seed-demo') {
+  const roleCommand = ROLE_COMMANDS[command ?? ''] as (typeof ROLE_COMMANDS)[string] | undefined;
+  if (!roleCommand && command !== 'seed-demo') {
     output.out(USAGE);
     return command === undefined || command === 'help' ? 0 : 2;
   }
@@ -37,26 +51,28 @@ export async function runCli(
     logger: ['error'],
   });
   try {
-    if (command === 'grant-admin') return await grantAdmin(context, rest, output);
+    if (roleCommand) return await setRole(context, command, roleCommand, rest, output);
     return await seedDemo(context, config, output);
   } finally {
     await context.close();
   }
 }
 
-async function grantAdmin(
+async function setRole(
   context: INestApplicationContext,
+  command: string,
+  { role, granted, done }: (typeof ROLE_COMMANDS)[string],
   args: string[],
   output: CliOutput,
 ): Promise<number> {
   const [email] = args;
   if (!email || args.length !== 1) {
-    output.out('Usage: npm run cli -- grant-admin <email>');
+    output.out(`Usage: npm run cli -- ${command} <email>`);
     return 2;
   }
   try {
-    const user = await context.get(UsersService).grantAdmin(email);
-    output.out(`${user.email} is an administrator`);
+    const user = await context.get(UsersService).setRole(email, role, granted);
+    output.out(`${user.email} ${done}`);
     return 0;
   } catch (error) {
     if (!(error instanceof AppError) || error.code !== 'user_not_found') throw error;
@@ -81,7 +97,8 @@ async function seedDemo(
   } else {
     output.out(`User ${DEMO_EMAIL} exists; its password is unchanged`);
   }
-  await users.grantAdmin(DEMO_EMAIL);
+  await users.setRole(DEMO_EMAIL, 'admin', true);
+  await users.setRole(DEMO_EMAIL, 'operator', true);
 
   let project = (await projects.listAccessible(user.id)).find(
     (access) => access.project.name === DEMO_PROJECT,

@@ -77,8 +77,44 @@ describe('loadConfig (D17)', () => {
     });
   });
 
+  it('reads the sign-in, application API and password settings, with their defaults', () => {
+    expect(loadConfig(base)).toMatchObject({
+      passwordHashLog2N: 17,
+      rateLimits: {
+        signInWindowMs: 900_000,
+        signInFailuresPerAccount: 10,
+        signInFailuresPerAddress: 30,
+        registrationsPerAddressPerHour: 10,
+        appRequestsPerMinute: 300,
+        aiGenerationsPerHour: 30,
+      },
+    });
+    const config = loadConfig({
+      ...base,
+      PASSWORD_HASH_LOG2_N: '14',
+      SIGNIN_WINDOW_MS: '2000',
+      SIGNIN_FAILURES_PER_ACCOUNT: '3',
+      SIGNIN_FAILURES_PER_ADDRESS: '5',
+      REGISTRATIONS_PER_ADDRESS_PER_HOUR: '2',
+      APP_RATE_LIMIT_PER_MINUTE: '7',
+      AI_GENERATIONS_PER_HOUR: '1',
+    });
+    expect(config).toMatchObject({
+      passwordHashLog2N: 14,
+      rateLimits: {
+        signInWindowMs: 2000,
+        signInFailuresPerAccount: 3,
+        signInFailuresPerAddress: 5,
+        registrationsPerAddressPerHour: 2,
+        appRequestsPerMinute: 7,
+        aiGenerationsPerHour: 1,
+      },
+    });
+  });
+
   it.each([
     [{ DATABASE_URL: '' }, 'DATABASE_URL is required'],
+    [{ PASSWORD_HASH_LOG2_N: '12' }, 'PASSWORD_HASH_LOG2_N must be a whole number from 14 to 20'],
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL must be a URL'],
     [{ APP_SECRET: 'short' }, 'APP_SECRET must be at least 32 characters long'],
     [{ PORT: 'eighty' }, 'PORT must be a whole number'],

@@ -15,7 +15,18 @@ export interface RateLimitConfig {
   other: number;
   /** Failed authentications allowed per client IP and window. */
   authFailuresPerIp: number;
-  /** `RATE_LIMIT_ENABLED=false` turns the public API limits off; for benchmarks only. */
+  /** Password sign-in: the window failures are counted in (15 minutes in production). */
+  signInWindowMs: number;
+  /** Failed sign-ins allowed per account, and per client address, in one window. */
+  signInFailuresPerAccount: number;
+  signInFailuresPerAddress: number;
+  /** Registrations allowed per client address in an hour. */
+  registrationsPerAddressPerHour: number;
+  /** Application API requests allowed per user and minute. */
+  appRequestsPerMinute: number;
+  /** AI generations allowed per user and hour. */
+  aiGenerationsPerHour: number;
+  /** `RATE_LIMIT_ENABLED=false` turns every request limit off; for benchmarks only. */
   enabled: boolean;
 }
 
@@ -94,6 +105,16 @@ export interface WebhookConfig {
   timeoutMs: number;
   /** Deliveries one worker process runs at once. */
   concurrency: number;
+  /**
+   * Deliveries to one endpoint a worker process runs at once: an endpoint that hangs holds no more
+   * than this, and the others' deliveries go on in the rest.
+   */
+  endpointConcurrency: number;
+  /**
+   * A worker's hold on a delivery attempt (its queue job's lock): the attempt of a worker that died
+   * is made again by another within about twice this.
+   */
+  lockMs: number;
   /** How often the sweep enqueues what Redis missed and purges the old delivery log. */
   sweepIntervalMs: number;
 }
@@ -139,6 +160,8 @@ export interface AppConfig {
   logLevel: LogLevel;
   /** Express `trust proxy`: which hops' X-Forwarded-For to believe for the client address. */
   trustProxy: string;
+  /** scrypt's cost for new password hashes, as log2(N); older hashes are upgraded at sign-in. */
+  passwordHashLog2N: number;
   /**
    * How long a process may authenticate a key from memory; revocations reach every process at
    * once through Redis, so this bounds only one whose announcement was lost. 0: every request
@@ -227,6 +250,7 @@ export function loadConfig(env: Env): AppConfig {
     appRole: read.oneOf('APP_ROLE', 'all', APP_ROLES),
     logLevel: read.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
     trustProxy: read.pattern('TRUST_PROXY', 'loopback', /^[A-Za-z0-9.:/, ]{1,500}$/),
+    passwordHashLog2N: read.integer('PASSWORD_HASH_LOG2_N', 17, 14, 20),
     apiKeyCacheMs: read.integer('API_KEY_CACHE_MS', 10_000, 0, 300_000),
     rateLimits: {
       windowMs: read.integer('RATE_LIMIT_WINDOW_MS', 60_000, 100, 3_600_000),
@@ -235,6 +259,17 @@ export function loadConfig(env: Env): AppConfig {
       publish: read.integer('RATE_LIMIT_PUBLISH', 10, 1, 1_000_000_000),
       other: read.integer('RATE_LIMIT_OTHER', 30, 1, 1_000_000_000),
       authFailuresPerIp: read.integer('RATE_LIMIT_AUTH_FAILURES', 60, 1, 1_000_000_000),
+      signInWindowMs: read.integer('SIGNIN_WINDOW_MS', 15 * 60_000, 100, 24 * 3_600_000),
+      signInFailuresPerAccount: read.integer('SIGNIN_FAILURES_PER_ACCOUNT', 10, 1, 1_000_000),
+      signInFailuresPerAddress: read.integer('SIGNIN_FAILURES_PER_ADDRESS', 30, 1, 1_000_000),
+      registrationsPerAddressPerHour: read.integer(
+        'REGISTRATIONS_PER_ADDRESS_PER_HOUR',
+        10,
+        1,
+        1_000_000_000,
+      ),
+      appRequestsPerMinute: read.integer('APP_RATE_LIMIT_PER_MINUTE', 300, 1, 1_000_000_000),
+      aiGenerationsPerHour: read.integer('AI_GENERATIONS_PER_HOUR', 30, 1, 1_000_000_000),
       enabled: read.oneOf('RATE_LIMIT_ENABLED', 'true', ['true', 'false']) === 'true',
     },
     publication: {
@@ -269,6 +304,8 @@ export function loadConfig(env: Env): AppConfig {
       disableAfterEvents: read.integer('WEBHOOK_DISABLE_AFTER_EVENTS', 20, 1, 100_000),
       timeoutMs: read.integer('WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
       concurrency: read.integer('WEBHOOK_CONCURRENCY', 50, 1, 1000),
+      endpointConcurrency: read.integer('WEBHOOK_ENDPOINT_CONCURRENCY', 10, 1, 1000),
+      lockMs: read.integer('WEBHOOK_LOCK_MS', 15_000, 1_000, 600_000),
       sweepIntervalMs: read.integer('WEBHOOK_SWEEP_INTERVAL_MS', 10_000, 100, 3_600_000),
     },
   };

@@ -21,7 +21,10 @@ const scryptAsync = promisify(scrypt) as (
 ) => Promise<Buffer>;
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-const SCRYPT = { N: 16384, r: 8, p: 1, keylen: 32 };
+/** scrypt's block size, parallelism and output length; N comes from configuration. */
+const SCRYPT = { r: 8, p: 1, keylen: 32 };
+/** scrypt needs 128 × N × r bytes; this allows N up to 2^20 with r = 8. */
+const SCRYPT_MAXMEM = 1100 * 1024 * 1024;
 const SEALED_VERSION = 'v1';
 
 /**
@@ -33,11 +36,20 @@ export class SecretsService {
   private readonly hashKey: Buffer;
   private readonly sealKey: Buffer;
   private readonly tokenKey: Buffer;
+  private readonly formKey: Buffer;
+  private readonly passwordN: number;
 
   constructor(@InjectConfig() config: AppConfig) {
     this.hashKey = derive(config.appSecret, 'herald/token-hash');
     this.sealKey = derive(config.appSecret, 'herald/seal');
     this.tokenKey = derive(config.appSecret, 'herald/signed-token');
+    this.formKey = derive(config.appSecret, 'herald/admin-csrf');
+    this.passwordN = 2 ** config.passwordHashLog2N;
+  }
+
+  /** The CSRF token of a form for `nonce`: an HMAC under a key of its own. */
+  formToken(nonce: string): string {
+    return createHmac('sha256', this.formKey).update(nonce).digest('base64url');
   }
 
   /** An opaque token that carries `data` and proves we made it (list cursors): not secret, not forgeable. */
@@ -96,10 +108,15 @@ export class SecretsService {
 
   async hashPassword(password: string): Promise<string> {
     const salt = randomBytes(16);
-    const hash = await scryptAsync(password, salt, SCRYPT.keylen, scryptOptions());
+    const hash = await scryptAsync(password, salt, SCRYPT.keylen, {
+      N: this.passwordN,
+      r: SCRYPT.r,
+      p: SCRYPT.p,
+      maxmem: SCRYPT_MAXMEM,
+    });
     return [
       'scrypt',
-      SCRYPT.N,
+      this.passwordN,
       SCRYPT.r,
       SCRYPT.p,
       salt.toString('base64url'),
@@ -115,14 +132,21 @@ export class SecretsService {
       N: Number(n),
       r: Number(r),
       p: Number(p),
-      maxmem: 64 * 1024 * 1024,
+      maxmem: SCRYPT_MAXMEM,
     });
     return timingSafeEqual(actual, expected);
   }
-}
 
-function scryptOptions() {
-  return { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p, maxmem: 64 * 1024 * 1024 };
+  /** A stored hash made at a lower cost than new ones get: rehash it at the next sign-in. */
+  needsRehash(stored: string): boolean {
+    const [kind, n, r, p] = stored.split('$');
+    return (
+      kind !== 'scrypt' ||
+      Number(n) < this.passwordN ||
+      Number(r) < SCRYPT.r ||
+      Number(p) < SCRYPT.p
+    );
+  }
 }
 
 function derive(secret: string, purpose: string): Buffer {

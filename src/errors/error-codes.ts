@@ -32,6 +32,7 @@ export const ERROR_STATUS = {
   email_taken: 409,
   member_exists: 409,
   idempotency_key_in_use: 409,
+  limit_reached: 409,
   payload_too_large: 413,
   file_too_large: 413,
   unsupported_media_type: 415,

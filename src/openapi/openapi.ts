@@ -90,12 +90,13 @@ function completeOperation(path: string, operation: OperationObject): void {
   // The body parser reads a JSON body on any method, and its errors are raised on any route.
   codes.push('invalid_json', 'payload_too_large', 'unsupported_media_type');
   if (secured) codes.push('unauthorized', 'forbidden');
-  if (isPublicApi) codes.push('insufficient_scope', 'rate_limit_exceeded');
+  if (isPublicApi) codes.push('insufficient_scope');
+  if (secured) codes.push('rate_limit_exceeded');
   if (secured && (hasPathId || !isPublicApi)) codes.push('project_not_found');
   if (hasPathId) codes.push('not_found');
   codes.push('internal_error', 'service_unavailable');
   addErrors(operation, codes);
-  if (isPublicApi) documentRateLimitHeaders(operation);
+  if (secured) documentRateLimitHeaders(operation);
   for (const [status, response] of Object.entries(operation.responses)) {
     if (status === '503' || status === '429') {
       (response as ResponseObject).headers = {
@@ -164,9 +165,10 @@ const RATE_LIMIT_HEADERS = {
 };
 
 /**
- * D11: every answer to an authenticated public request carries the X-RateLimit-* headers. Not on
- * 401 (no key yet), nor on outages, nor on the per-address 429 of failed authentications, nor
- * while the limiter's store is unreachable (it fails open): so they are documented, not required.
+ * D11: every answer to an authenticated request (a key or a session) carries the X-RateLimit-*
+ * headers. Not on 401 (no key yet), nor on outages, nor on the per-address 429 of failed
+ * authentications, nor while the limiter's store is unreachable (it fails open): so they are
+ * documented, not required.
  */
 function documentRateLimitHeaders(operation: OperationObject): void {
   for (const [status, response] of Object.entries(operation.responses) as [

@@ -23,8 +23,8 @@ const MAX_REMEMBERED_BLOCKS = 10_000;
 /**
  * SERVICE.md 8 / issue 5: failed authentications are counted per client IP in Redis (shared by
  * every instance); past the limit the answer is 429 instead of 401. Once an instance has seen an
- * address blocked, it refuses that address before checking any key until the window ends, so a
- * blocked client cannot keep testing guesses.
+ * address blocked, it answers that address's next failures with 429 from memory, without counting
+ * them in Redis, until the window ends. A valid key is never refused for its address.
  */
 @Injectable()
 export class AuthFailureLimiter {
@@ -84,7 +84,8 @@ export class AuthFailureLimiter {
   }
 }
 
-function clientAddress(request: Request): string {
+/** The client's address as limits count it: IPv4 whole, IPv6 per /64. */
+export function clientAddress(request: Request): string {
   const ip = request.ip ?? request.socket.remoteAddress ?? 'unknown';
   return normalizeIp(ip, IPV6_SUBNET_PREFIX);
 }

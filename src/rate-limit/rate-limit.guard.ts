@@ -22,6 +22,10 @@ import {
 
 export const RATE_LIMIT_MESSAGE =
   'Too many requests for this API key; retry after the window resets';
+export const APP_RATE_LIMIT_MESSAGE =
+  'Too many requests for this user; retry after the window resets';
+/** The `category` label of `herald_rate_limited_total` for the application API. */
+export const APP_RATE_LIMIT_CATEGORY = 'application';
 
 /** The headers of D11 for one category's window. */
 export function rateLimitHeaders(limit: number, record: RateLimitRecord): Record<string, string> {
@@ -38,6 +42,9 @@ export function rateLimitHeaders(limit: number, record: RateLimitRecord): Record
  * replaces what does not fit: the tracker is the key's public part, never the IP; the counter is
  * per category, not per route; headers carry no throttler suffix, `X-RateLimit-Reset` is an
  * epoch, and the 429 carries the headers too.
+ *
+ * The application API has one counter per signed-in user (APP_RATE_LIMIT_PER_MINUTE), with the
+ * same headers and answer; it runs after the session guard, which names the user.
  */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
@@ -53,24 +60,39 @@ export class RateLimitGuard extends ThrottlerGuard {
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     const rules = routeRules(this.reflector, context);
-    if (rules.authKind !== 'api_key') return true;
     if (!this.config.rateLimits.enabled) return true;
+    if (rules.authKind === 'session') return this.countUser(context);
+    if (rules.authKind !== 'api_key') return true;
     const category = rules.rateLimitCategory;
     const throttler = this.throttlers.find((candidate) => candidate.name === category);
     // Fail closed: a category without a configured limit is a programming error, not a free pass.
     if (!throttler) throw new Error(`No rate limit is configured for category "${category}"`);
-    return this.count(context, category, throttler.limit as number, throttler.ttl as number);
+    const key = this.generateKey(context, trackerOf(context.switchToHttp().getRequest()), category);
+    return this.count(context, key, category, throttler.limit as number, throttler.ttl as number);
+  }
+
+  private countUser(context: ExecutionContext): Promise<boolean> {
+    const userId = context.switchToHttp().getRequest<HeraldRequest>().principal?.user.id;
+    if (userId === undefined) throw AppError.unauthorized();
+    const { appRequestsPerMinute, windowMs } = this.config.rateLimits;
+    return this.count(
+      context,
+      `user:${APP_RATE_LIMIT_CATEGORY}:${userId}`,
+      APP_RATE_LIMIT_CATEGORY,
+      appRequestsPerMinute,
+      windowMs,
+    );
   }
 
   /** One atomic Redis script per request (D11), then the headers, then 429 past the limit. */
   private async count(
     context: ExecutionContext,
+    key: string,
     category: string,
     limit: number,
     ttl: number,
   ): Promise<boolean> {
     const http = context.switchToHttp();
-    const key = this.generateKey(context, trackerOf(http.getRequest()), category);
     let record: RateLimitRecord;
     try {
       record = await this.storage.increment(key, ttl, limit);
@@ -84,7 +106,9 @@ export class RateLimitGuard extends ThrottlerGuard {
       res.setHeader(name, value);
     if (record.isBlocked) {
       this.metrics.rateLimit(category);
-      throw new AppError('rate_limit_exceeded', RATE_LIMIT_MESSAGE, undefined, {
+      const message =
+        category === APP_RATE_LIMIT_CATEGORY ? APP_RATE_LIMIT_MESSAGE : RATE_LIMIT_MESSAGE;
+      throw new AppError('rate_limit_exceeded', message, undefined, {
         'Retry-After': String(retryAfterSeconds(record.msToReset)),
       });
     }

@@ -4,9 +4,11 @@ import type Redis from 'ioredis';
 import { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { REDIS } from '../redis/redis.module';
+import { AiQuota } from './ai-quota';
 import { AuthFailureLimiter } from './auth-failure-limiter';
 import { categoryLimits, RATE_LIMIT_CATEGORIES } from './rate-limit-category';
 import { RedisRateLimitStorage } from './redis-rate-limit.storage';
+import { SignInLimiter } from './sign-in-limiter';
 
 /**
  * Rate limits of the public API (SERVICE.md 8, D11): one named throttler per category, counted in
@@ -30,7 +32,7 @@ import { RedisRateLimitStorage } from './redis-rate-limit.storage';
       },
     }),
   ],
-  providers: [AuthFailureLimiter],
-  exports: [AuthFailureLimiter],
+  providers: [AuthFailureLimiter, SignInLimiter, AiQuota],
+  exports: [AuthFailureLimiter, SignInLimiter, AiQuota],
 })
 export class RateLimitModule {}

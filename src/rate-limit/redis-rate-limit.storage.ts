@@ -29,6 +29,13 @@ return { hits, ends - now, ends }
 
 const FIXED_WINDOW = new RedisScript(FIXED_WINDOW_SCRIPT, 1);
 
+/** Takes one hit back from a window that is still open; a window that ended stays ended. */
+const REFUND = new RedisScript(
+  `if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HINCRBY', KEYS[1], 'hits', -1) end
+   return 0`,
+  1,
+);
+
 /** A Redis that does not answer within this time counts as unreachable. */
 export const RATE_LIMIT_REDIS_TIMEOUT_MS = 1_000;
 /** At most one warning about an unreachable Redis in this period. */
@@ -90,6 +97,18 @@ export class RedisRateLimitStorage implements ThrottlerStorage {
       resetAtMs,
       msToReset,
     };
+  }
+
+  /** Takes back one hit of `increment` (a counted attempt that turned out not to count). */
+  async refund(key: string): Promise<void> {
+    try {
+      await withinTime(
+        REFUND.run(this.redis, [`${this.keyPrefix}:ratelimit:${key}`]),
+        RATE_LIMIT_REDIS_TIMEOUT_MS,
+      );
+    } catch (error) {
+      throw this.noteOutage(error as Error);
+    }
   }
 
   private async evaluate(key: string, windowMs: number): Promise<number[]> {

@@ -18,8 +18,13 @@ export class User {
   @Column({ type: 'varchar', length: 255 })
   passwordHash!: string;
 
+  /** May create API keys (the API keys menu is in beta). */
   @Column({ type: 'boolean', default: false })
   isAdmin!: boolean;
+
+  /** Runs the service: the queue dashboard and its actions over every tenant. */
+  @Column({ type: 'boolean', default: false })
+  isOperator!: boolean;
 
   @CreatedAtColumn()
   createdAt!: DbTimestamp;

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { SecretsService } from '../crypto/secrets.service';
@@ -11,18 +12,34 @@ export interface UserView {
   email: string;
   name: string;
   is_admin: boolean;
+  is_operator: boolean;
 }
 
-export function toUserView(user: Pick<User, 'id' | 'email' | 'name' | 'isAdmin'>): UserView {
-  return { id: user.id, email: user.email, name: user.name, is_admin: user.isAdmin };
+type ViewedUser = Pick<User, 'id' | 'email' | 'name' | 'isAdmin' | 'isOperator'>;
+
+export function toUserView(user: ViewedUser): UserView {
+  return {
+    id: user.id,
+    email: user.email,
+    name: user.name,
+    is_admin: user.isAdmin,
+    is_operator: user.isOperator,
+  };
 }
 
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
+/** The two global roles: administrators create API keys, operators run the service. */
+export type GlobalRole = 'admin' | 'operator';
+const ROLE_COLUMN = { admin: 'isAdmin', operator: 'isOperator' } as const;
+
 @Injectable()
 export class UsersService {
+  /** A hash of a random string at the current cost, so unknown emails cost as much as wrong passwords. */
+  private dummyHash?: Promise<string>;
+
   constructor(
     @InjectRepository(User) private readonly users: Repository<User>,
     private readonly secrets: SecretsService,
@@ -42,25 +59,43 @@ export class UsersService {
     }
   }
 
-  /** The user whose email and password match, or null; same time spent either way. */
+  /**
+   * The user whose email and password match, or null; same time spent either way. A hash made at
+   * a lower cost than new ones get is replaced by one at the current cost.
+   */
   async verifyCredentials(email: string, password: string): Promise<User | null> {
     const user = await this.findByEmail(email);
-    const ok = await this.secrets.verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
-    return user && ok ? user : null;
+    this.dummyHash ??= this.secrets.hashPassword(randomBytes(16).toString('base64url'));
+    const stored = user?.passwordHash ?? (await this.dummyHash);
+    const ok = await this.secrets.verifyPassword(password, stored);
+    if (!user || !ok) return null;
+    if (this.secrets.needsRehash(user.passwordHash)) await this.setPassword(user.id, password);
+    return user;
+  }
+
+  /** Checks the current password, then stores the new one; false when the current one is wrong. */
+  async changePassword(userId: number, current: string, next: string): Promise<boolean> {
+    const user = await this.users.findOneBy({ id: userId });
+    if (!user || !(await this.secrets.verifyPassword(current, user.passwordHash))) return false;
+    await this.setPassword(userId, next);
+    return true;
   }
 
   findByEmail(email: string): Promise<User | null> {
     return this.users.findOneBy({ email: normalizeEmail(email) });
   }
 
-  async grantAdmin(email: string): Promise<User> {
+  /** Grants or revokes a global role; the user as it now is. */
+  async setRole(email: string, role: GlobalRole, granted: boolean): Promise<User> {
     const user = await this.findByEmail(email);
     if (!user) throw new AppError('user_not_found', `No user with email ${normalizeEmail(email)}`);
-    if (!user.isAdmin) await this.users.update({ id: user.id }, { isAdmin: true });
-    return { ...user, isAdmin: true };
+    const column = ROLE_COLUMN[role];
+    if (user[column] !== granted) await this.users.update({ id: user.id }, { [column]: granted });
+    return { ...user, [column]: granted };
+  }
+
+  private async setPassword(userId: number, password: string): Promise<void> {
+    const passwordHash = await this.secrets.hashPassword(password);
+    await this.users.update({ id: userId }, { passwordHash });
   }
 }
-
-/** A valid scrypt hash of a random string, so unknown emails cost as much as wrong passwords. */
-const DUMMY_HASH =
-  'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$5jtmTnmvk3q8a1ZQvz1pC1mR9FCrd1j8u4XvU1fXk4Q';

@@ -32,14 +32,14 @@ export class AppWebhooksController {
     @CurrentProject() project: ProjectAccess,
     @Body() dto: CreateWebhookDto,
   ): Promise<WebhookCreatedDto> {
-    return this.webhooks.create(project.project.id, dto);
+    return this.webhooks.create(project, dto);
   }
 
   @Get()
   @RequirePermission('can_manage_settings', BY_PROJECT)
   @WebhookOperation.list()
   list(@CurrentProject() project: ProjectAccess): Promise<WebhookListDto> {
-    return this.webhooks.list(project.project.id);
+    return this.webhooks.list(project);
   }
 
   @Delete(':webhookId')
@@ -49,7 +49,7 @@ export class AppWebhooksController {
     @CurrentProject() project: ProjectAccess,
     @Param('webhookId', WebhookIdPipe) webhookId: number,
   ): Promise<void> {
-    return this.webhooks.remove(project.project.id, webhookId);
+    return this.webhooks.remove(project, webhookId);
   }
 
   @Get(':webhookId/deliveries')
@@ -60,7 +60,7 @@ export class AppWebhooksController {
     @Param('webhookId', WebhookIdPipe) webhookId: number,
     @Query() query: ListDeliveriesQuery,
   ): Promise<WebhookDeliveryListDto> {
-    return this.webhooks.deliveries(project.project.id, webhookId, query.limit);
+    return this.webhooks.deliveries(project, webhookId, query.limit);
   }
 
   @Post(':webhookId/test')
@@ -70,6 +70,6 @@ export class AppWebhooksController {
     @CurrentProject() project: ProjectAccess,
     @Param('webhookId', WebhookIdPipe) webhookId: number,
   ): Promise<WebhookTestDto> {
-    return this.webhooks.sendTest(project.project.id, webhookId);
+    return this.webhooks.sendTest(project, webhookId);
   }
 }

@@ -41,13 +41,13 @@ export class PublicWebhooksController {
     @CurrentProject() project: ProjectAccess,
     @Body() dto: CreateWebhookDto,
   ): Promise<WebhookCreatedDto> {
-    return this.webhooks.create(project.project.id, dto);
+    return this.webhooks.create(project, dto);
   }
 
   @Get()
   @WebhookOperation.list()
   list(@CurrentProject() project: ProjectAccess): Promise<WebhookListDto> {
-    return this.webhooks.list(project.project.id);
+    return this.webhooks.list(project);
   }
 
   @Delete(':webhookId')
@@ -56,7 +56,7 @@ export class PublicWebhooksController {
     @CurrentProject() project: ProjectAccess,
     @Param('webhookId', WebhookIdPipe) webhookId: number,
   ): Promise<void> {
-    return this.webhooks.remove(project.project.id, webhookId);
+    return this.webhooks.remove(project, webhookId);
   }
 
   @Get(':webhookId/deliveries')
@@ -66,7 +66,7 @@ export class PublicWebhooksController {
     @Param('webhookId', WebhookIdPipe) webhookId: number,
     @Query() query: ListDeliveriesQuery,
   ): Promise<WebhookDeliveryListDto> {
-    return this.webhooks.deliveries(project.project.id, webhookId, query.limit);
+    return this.webhooks.deliveries(project, webhookId, query.limit);
   }
 
   @Post(':webhookId/test')
@@ -76,6 +76,6 @@ export class PublicWebhooksController {
     @CurrentProject() project: ProjectAccess,
     @Param('webhookId', WebhookIdPipe) webhookId: number,
   ): Promise<WebhookTestDto> {
-    return this.webhooks.sendTest(project.project.id, webhookId);
+    return this.webhooks.sendTest(project, webhookId);
   }
 }

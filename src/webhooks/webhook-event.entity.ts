@@ -32,6 +32,10 @@ export class WebhookEvent {
   @Column({ type: 'jsonb', nullable: true })
   data!: Record<string, unknown> | null;
 
+  /** Events of test posts are test events, and go to test webhooks only. */
+  @Column({ type: 'boolean', default: false })
+  test!: boolean;
+
   @Index()
   @CreatedAtColumn()
   createdAt!: DbTimestamp;

@@ -32,9 +32,13 @@ export const WebhookOperation = {
     applyDecorators(
       ApiOperation({
         summary: 'Add a webhook endpoint; the answer holds its signing secret, shown only here',
+        description:
+          'A project holds at most 10 webhooks, test and live together (409 limit_reached). ' +
+          'A test key makes a test webhook, which receives the events of test posts only.',
       }),
       ApiCreatedResponse({ type: WebhookCreatedDto }),
       ApiErrors(
+        'limit_reached',
         'validation_failed',
         'invalid_json',
         'payload_too_large',

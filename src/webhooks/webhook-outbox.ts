@@ -5,7 +5,8 @@
  * endpoint subscribed to the event, so publication costs nothing more there.
  *
  * Each piece reads a CTE named by the caller and defines `webhook_event` and `webhook_event_sends`
- * (an event, and one send per subscribed endpoint, whose insert wakes the dispatcher).
+ * (an event, and one send per subscribed endpoint, whose insert wakes the dispatcher). An event
+ * has the mode of its post: test events go to test webhooks only, live events to live ones.
  */
 
 /** A new event id: `msg_` and 32 hex digits from PostgreSQL's random UUID. */
@@ -15,12 +16,17 @@ const SENDS = `webhook_event_sends AS (
      INSERT INTO webhook_sends (event_id, webhook_id)
      SELECT e.id, w.id
        FROM webhook_event e
-       JOIN webhooks w ON w.project_id = e.project_id AND w.enabled AND e.type = ANY(w.events))`;
+       JOIN webhooks w ON w.project_id = e.project_id AND w.test = e.test AND w.enabled
+                      AND e.type = ANY(w.events))`;
 
-function subscribed(projectId: string, type: string): string {
+function subscribed(projectId: string, test: string, type: string): string {
   return `EXISTS (SELECT 1 FROM webhooks w
-                   WHERE w.project_id = ${projectId} AND w.enabled AND ${type} = ANY(w.events))`;
+                   WHERE w.project_id = ${projectId} AND w.test = ${test} AND w.enabled
+                     AND ${type} = ANY(w.events))`;
 }
+
+/** Whether the post of a `changed` row is a test post (its mode never changes). */
+const POST_IS_TEST = `(SELECT p.test FROM posts p WHERE p.id = c.id)`;
 
 /**
  * `post.published` / `post.failed` for every row of `changed` (columns `id`, `project_id`,
@@ -29,17 +35,19 @@ function subscribed(projectId: string, type: string): string {
  */
 export function postEventOutbox(changed: string): string {
   return `webhook_event AS (
-     INSERT INTO webhook_events (id, project_id, type, post_id)
-     SELECT ${NEW_EVENT_ID}, c.project_id, 'post.' || c.status, c.id
+     INSERT INTO webhook_events (id, project_id, type, post_id, test)
+     SELECT ${NEW_EVENT_ID}, c.project_id, 'post.' || c.status, c.id, ${POST_IS_TEST}
        FROM ${changed} c
-      WHERE c.status IN ('published', 'failed') AND ${subscribed('c.project_id', `'post.' || c.status`)}
-     RETURNING id, project_id, type),
+      WHERE c.status IN ('published', 'failed')
+        AND ${subscribed('c.project_id', POST_IS_TEST, `'post.' || c.status`)}
+     RETURNING id, project_id, type, test),
    ${SENDS}`;
 }
 
 /**
  * `channel.needs_reconnect` for every row of `changed` (accounts: `id`, `project_id`) that has just
- * been flagged. `channel_refs` are toChannelRef()'s `{platform}:{account_id}:{channel_id}`.
+ * been flagged. `channel_refs` are toChannelRef()'s `{platform}:{account_id}:{channel_id}`. Only a
+ * live send reaches a platform, so these are live events.
  */
 export function reconnectEventOutbox(changed: string): string {
   return `webhook_event AS (
@@ -53,7 +61,7 @@ export function reconnectEventOutbox(changed: string): string {
                                   ORDER BY ch.id)
                    FROM channels ch WHERE ch.account_id = c.id), '[]'::jsonb))
        FROM ${changed} c
-      WHERE ${subscribed('c.project_id', `'channel.needs_reconnect'`)}
-     RETURNING id, project_id, type),
+      WHERE ${subscribed('c.project_id', 'false', `'channel.needs_reconnect'`)}
+     RETURNING id, project_id, type, test),
    ${SENDS}`;
 }

@@ -30,6 +30,13 @@ export class Webhook {
   @Column({ type: 'boolean', default: true })
   enabled!: boolean;
 
+  /**
+   * Made with a test key: it receives the events of test posts only, and only test keys see it.
+   * A live webhook (live key or application API) receives live events only.
+   */
+  @Column({ type: 'boolean', default: false })
+  test!: boolean;
+
   /** Why Herald disabled the endpoint; null while enabled. */
   @Column({ type: 'text', nullable: true })
   disabledReason!: string | null;

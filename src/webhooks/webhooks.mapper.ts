@@ -9,6 +9,7 @@ export function toWebhook(row: WebhookRow): WebhookDto {
     events: row.events,
     enabled: row.enabled,
     disabled_reason: row.disabled_reason,
+    test: row.test,
     created_at: formatTimestamp(row.created_at),
   };
 }

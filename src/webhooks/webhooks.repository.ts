@@ -12,8 +12,20 @@ export interface WebhookRow {
   events: SubscribableEvent[];
   enabled: boolean;
   disabled_reason: string | null;
+  test: boolean;
   created_at: DbTimestamp;
 }
+
+/** A project's webhooks of one mode: test webhooks are a test key's, live ones everyone else's. */
+export interface WebhookScope {
+  projectId: number;
+  test: boolean;
+}
+
+/** Webhooks a project may hold, test and live together. */
+export const MAX_WEBHOOKS_PER_PROJECT = 10;
+/** First key of the advisory lock that serialises webhook creation within a project. */
+const CREATE_LOCK = 0x77686b73; // "whks"
 
 export interface DeliveryRow {
   id: number;
@@ -40,6 +52,7 @@ export interface EventToFill {
 export interface SendToEnqueue {
   id: number;
   attempts: number;
+  webhook_id: number;
   /** Epoch milliseconds of next_attempt_at. */
   due_ms: number;
 }
@@ -58,49 +71,67 @@ export interface ClaimedSend {
   occurred_at: DbTimestamp;
 }
 
-const WEBHOOK_COLUMNS = `id, project_id, url, events, enabled, disabled_reason, created_at`;
+const WEBHOOK_COLUMNS = `id, project_id, url, events, enabled, disabled_reason, test, created_at`;
 
-/** How long a claimed send stays a worker's before another may take it (the worker died). */
-const CLAIM_MS = 60_000;
+/**
+ * What the delivery log says of an attempt whose worker stopped (killed, machine lost, or the
+ * database away when it came to record the outcome) before its outcome was written.
+ */
+export const LOST_ATTEMPT_ERROR =
+  'The outcome of this attempt was lost: the worker making it stopped before recording it; the receiver may or may not have got it';
 
 /** Every query of webhooks, scoped by project where a caller names one (STYLE 5). */
 @Injectable()
 export class WebhooksRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  async insert(input: {
-    projectId: number;
-    url: string;
-    events: SubscribableEvent[];
-    secretEncrypted: string;
-  }): Promise<WebhookRow> {
-    const rows = (await this.db.query(
-      `INSERT INTO webhooks (project_id, url, events, secret_encrypted)
-       VALUES ($1, $2, $3, $4) RETURNING ${WEBHOOK_COLUMNS}`,
-      [input.projectId, input.url, input.events, input.secretEncrypted],
-    )) as WebhookRow[];
-    return rows[0];
+  /**
+   * The new webhook, or null when the project already holds the most it may. Creations in one
+   * project take turns, so two at once never both take the last place.
+   */
+  async insert(
+    scope: WebhookScope,
+    input: { url: string; events: SubscribableEvent[]; secretEncrypted: string },
+  ): Promise<WebhookRow | null> {
+    return this.db.transaction(async (manager) => {
+      await manager.query(`SELECT pg_advisory_xact_lock($1, $2)`, [CREATE_LOCK, scope.projectId]);
+      const rows = (await manager.query(
+        `INSERT INTO webhooks (project_id, url, events, secret_encrypted, test)
+         SELECT $1, $2, $3, $4, $5
+          WHERE (SELECT count(*) FROM webhooks WHERE project_id = $1) < $6
+         RETURNING ${WEBHOOK_COLUMNS}`,
+        [
+          scope.projectId,
+          input.url,
+          input.events,
+          input.secretEncrypted,
+          scope.test,
+          MAX_WEBHOOKS_PER_PROJECT,
+        ],
+      )) as WebhookRow[];
+      return rows[0] ?? null;
+    });
   }
 
-  async list(projectId: number): Promise<WebhookRow[]> {
+  async list(scope: WebhookScope): Promise<WebhookRow[]> {
     return (await this.db.query(
-      `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE project_id = $1 ORDER BY id DESC`,
-      [projectId],
+      `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE project_id = $1 AND test = $2 ORDER BY id DESC`,
+      [scope.projectId, scope.test],
     )) as WebhookRow[];
   }
 
-  async exists(projectId: number, webhookId: number): Promise<boolean> {
-    const rows = (await this.db.query(`SELECT 1 FROM webhooks WHERE project_id = $1 AND id = $2`, [
-      projectId,
-      webhookId,
-    ])) as unknown[];
+  async exists(scope: WebhookScope, webhookId: number): Promise<boolean> {
+    const rows = (await this.db.query(
+      `SELECT 1 FROM webhooks WHERE project_id = $1 AND test = $2 AND id = $3`,
+      [scope.projectId, scope.test, webhookId],
+    )) as unknown[];
     return rows.length > 0;
   }
 
-  async delete(projectId: number, webhookId: number): Promise<boolean> {
+  async delete(scope: WebhookScope, webhookId: number): Promise<boolean> {
     const [, deleted] = (await this.db.query(
-      `DELETE FROM webhooks WHERE project_id = $1 AND id = $2`,
-      [projectId, webhookId],
+      `DELETE FROM webhooks WHERE project_id = $1 AND test = $2 AND id = $3`,
+      [scope.projectId, scope.test, webhookId],
     )) as [unknown, number];
     return deleted > 0;
   }
@@ -116,19 +147,20 @@ export class WebhooksRepository {
 
   /** A `webhook.test` event and its one send, to this endpoint only; null when it is not there. */
   async insertTestEvent(
-    projectId: number,
+    scope: WebhookScope,
     webhookId: number,
     type: string,
   ): Promise<string | null> {
     const rows = (await this.db.query(
-      `WITH w AS (SELECT id, project_id FROM webhooks WHERE project_id = $1 AND id = $2),
-            e AS (INSERT INTO webhook_events (id, project_id, type, data)
-                  SELECT ${NEW_EVENT_ID}, w.project_id, $3,
-                         jsonb_build_object('project_id', w.project_id, 'webhook_id', w.id)
+      `WITH w AS (SELECT id, project_id, test FROM webhooks
+                   WHERE project_id = $1 AND test = $2 AND id = $3),
+            e AS (INSERT INTO webhook_events (id, project_id, type, data, test)
+                  SELECT ${NEW_EVENT_ID}, w.project_id, $4,
+                         jsonb_build_object('project_id', w.project_id, 'webhook_id', w.id), w.test
                     FROM w RETURNING id),
             s AS (INSERT INTO webhook_sends (event_id, webhook_id) SELECT e.id, w.id FROM e, w)
        SELECT id FROM e`,
-      [projectId, webhookId, type],
+      [scope.projectId, scope.test, webhookId, type],
     )) as { id: string }[];
     return rows[0]?.id ?? null;
   }
@@ -152,7 +184,8 @@ export class WebhooksRepository {
   /** Pending sends whose current attempt has not been handed to the queue. */
   async sendsToEnqueue(afterId: number, limit: number): Promise<SendToEnqueue[]> {
     return (await this.db.query(
-      `SELECT s.id, s.attempts, (extract(epoch FROM s.next_attempt_at) * 1000)::float8 AS due_ms
+      `SELECT s.id, s.attempts, s.webhook_id,
+              (extract(epoch FROM s.next_attempt_at) * 1000)::float8 AS due_ms
          FROM webhook_sends s JOIN webhook_events e ON e.id = s.event_id
         WHERE s.status = 'pending' AND s.queued_attempt IS DISTINCT FROM s.attempts
           AND e.data IS NOT NULL AND s.id > $1
@@ -174,7 +207,8 @@ export class WebhooksRepository {
    */
   async overdueSends(graceMs: number, limit: number): Promise<SendToEnqueue[]> {
     return (await this.db.query(
-      `SELECT id, attempts, (extract(epoch FROM next_attempt_at) * 1000)::float8 AS due_ms
+      `SELECT id, attempts, webhook_id,
+              (extract(epoch FROM next_attempt_at) * 1000)::float8 AS due_ms
          FROM webhook_sends
         WHERE status = 'pending' AND queued_attempt = attempts
           AND next_attempt_at < now() - make_interval(secs => $1::float8 / 1000)
@@ -186,20 +220,36 @@ export class WebhooksRepository {
 
   /**
    * The state guard of every job (STYLE 11): only the attempt the job is for, only while pending
-   * and not held by another worker. Returns what the attempt needs, or null.
+   * and not held by another worker; held for `claimMs` then. Returns what the attempt needs, or
+   * null. A claim that lapsed (set, never cleared by an outcome) is an attempt whose outcome was
+   * lost: it is logged as such and counted, in the same statement, and the attempt made now is
+   * the next one.
    */
-  async claim(sendId: number, attempt: number): Promise<ClaimedSend | null> {
+  async claim(sendId: number, attempt: number, claimMs: number): Promise<ClaimedSend | null> {
     const rows = (await this.db.query(
-      `WITH c AS (
-         UPDATE webhook_sends
-            SET locked_until = now() + make_interval(secs => $3::float8 / 1000)
+      `WITH prior AS (
+         SELECT id, attempts, locked_until IS NOT NULL AS lost
+           FROM webhook_sends
           WHERE id = $1 AND attempts = $2 AND status = 'pending'
             AND (locked_until IS NULL OR locked_until < now())
-          RETURNING id, attempts, event_id, webhook_id)
+            FOR UPDATE),
+       c AS (
+         UPDATE webhook_sends s
+            SET locked_until = now() + make_interval(secs => $3::float8 / 1000),
+                attempts = s.attempts + CASE WHEN p.lost THEN 1 ELSE 0 END
+           FROM prior p
+          WHERE s.id = p.id
+          RETURNING s.id, s.attempts, s.event_id, s.webhook_id, p.lost),
+       lost AS (
+         INSERT INTO webhook_deliveries
+                (webhook_id, event_id, event_type, attempt, status_code, error, duration_ms)
+         SELECT c.webhook_id, c.event_id, e.type, c.attempts, NULL, $4, 0
+           FROM c JOIN webhook_events e ON e.id = c.event_id
+          WHERE c.lost)
        SELECT c.id, c.attempts, c.webhook_id, w.url, w.secret_encrypted, w.enabled,
               e.id AS event_id, e.type, e.data, e.created_at AS occurred_at
          FROM c JOIN webhooks w ON w.id = c.webhook_id JOIN webhook_events e ON e.id = c.event_id`,
-      [sendId, attempt, CLAIM_MS],
+      [sendId, attempt, claimMs, LOST_ATTEMPT_ERROR],
     )) as ClaimedSend[];
     return rows[0] ?? null;
   }

@@ -13,7 +13,12 @@ import { SUBSCRIBABLE_EVENTS, TEST_EVENT } from './webhook-events';
 import { WebhookSender } from './webhook-sender';
 import { generateWebhookSecret } from './webhook-signature';
 import { toDelivery, toWebhook } from './webhooks.mapper';
-import { WebhooksRepository } from './webhooks.repository';
+import {
+  MAX_WEBHOOKS_PER_PROJECT,
+  type WebhookScope,
+  WebhooksRepository,
+} from './webhooks.repository';
+import type { ProjectAccess } from '../projects/project-access';
 
 export const WEBHOOK_NOT_FOUND = {
   code: 'webhook_not_found',
@@ -29,44 +34,54 @@ export class WebhooksService {
     private readonly secrets: SecretsService,
   ) {}
 
-  async create(projectId: number, dto: CreateWebhookDto): Promise<WebhookCreatedDto> {
+  async create(project: ProjectAccess, dto: CreateWebhookDto): Promise<WebhookCreatedDto> {
     await this.sender.check(dto.url);
     const secret = generateWebhookSecret();
     const events = SUBSCRIBABLE_EVENTS.filter((event) => dto.events.includes(event));
-    const row = await this.repo.insert({
-      projectId,
+    const row = await this.repo.insert(scopeOf(project), {
       url: dto.url,
       events,
       secretEncrypted: this.secrets.seal(secret),
     });
+    if (row === null) {
+      throw new AppError(
+        'limit_reached',
+        `A project holds at most ${MAX_WEBHOOKS_PER_PROJECT} webhooks; delete one first`,
+      );
+    }
     return { ...toWebhook(row), secret };
   }
 
-  async list(projectId: number): Promise<WebhookListDto> {
-    const items = (await this.repo.list(projectId)).map(toWebhook);
+  async list(project: ProjectAccess): Promise<WebhookListDto> {
+    const items = (await this.repo.list(scopeOf(project))).map(toWebhook);
     return { items, count: items.length };
   }
 
-  async remove(projectId: number, webhookId: number): Promise<void> {
-    if (!(await this.repo.delete(projectId, webhookId))) throw webhookNotFound();
+  async remove(project: ProjectAccess, webhookId: number): Promise<void> {
+    if (!(await this.repo.delete(scopeOf(project), webhookId))) throw webhookNotFound();
   }
 
   async deliveries(
-    projectId: number,
+    project: ProjectAccess,
     webhookId: number,
     limit = DEFAULT_DELIVERY_LIST_LIMIT,
   ): Promise<WebhookDeliveryListDto> {
-    if (!(await this.repo.exists(projectId, webhookId))) throw webhookNotFound();
+    if (!(await this.repo.exists(scopeOf(project), webhookId))) throw webhookNotFound();
     const items = (await this.repo.deliveries(webhookId, limit)).map(toDelivery);
     return { items, count: items.length };
   }
 
   /** Records a `webhook.test` event for this endpoint; the worker delivers it like any other. */
-  async sendTest(projectId: number, webhookId: number): Promise<WebhookTestDto> {
-    const eventId = await this.repo.insertTestEvent(projectId, webhookId, TEST_EVENT);
+  async sendTest(project: ProjectAccess, webhookId: number): Promise<WebhookTestDto> {
+    const eventId = await this.repo.insertTestEvent(scopeOf(project), webhookId, TEST_EVENT);
     if (eventId === null) throw webhookNotFound();
     return { event_id: eventId };
   }
+}
+
+/** A test key manages test webhooks; a live key and the application API manage live ones. */
+function scopeOf(access: ProjectAccess): WebhookScope {
+  return { projectId: access.project.id, test: access.test };
 }
 
 function webhookNotFound(): AppError {

@@ -50,14 +50,23 @@ export class Factory {
     return { ...body.user, token: body.token, auth: `Bearer ${body.token}` };
   }
 
-  /** A user made administrator through `npm run cli -- grant-admin`. */
-  async admin(name = 'Admin user'): Promise<SignedInUser> {
+  /** A user made administrator (may create API keys) through `npm run cli -- grant-admin`. */
+  admin(name = 'Admin user'): Promise<SignedInUser> {
+    return this.userWithRole('grant-admin', name);
+  }
+
+  /** A user made operator (runs the queue dashboard) through `npm run cli -- grant-operator`. */
+  operator(name = 'Operator'): Promise<SignedInUser> {
+    return this.userWithRole('grant-operator', name);
+  }
+
+  private async userWithRole(command: string, name: string): Promise<SignedInUser> {
     const user = await this.user(name);
     const lines: string[] = [];
-    const code = await runCli(['grant-admin', user.email], this.t.config, {
+    const code = await runCli([command, user.email], this.t.config, {
       out: (line) => lines.push(line),
     });
-    if (code !== 0) throw new Error(`grant-admin failed: ${lines.join('\n')}`);
+    if (code !== 0) throw new Error(`${command} failed: ${lines.join('\n')}`);
     return user;
   }
 

@@ -96,6 +96,12 @@ export async function startTestApp(
     MEDIA_STORAGE_DIR: mediaDir,
     PUBLIC_BASE_URL: 'http://herald.test',
     TELEGRAM_API_BASE_URL: 'http://127.0.0.1:9',
+    // Every spec registers its users from one address, and most run many requests as one user:
+    // the specs of these limits set them low themselves. Passwords are hashed at the lowest cost
+    // the setting allows; the production cost and its upgrade have a spec of their own.
+    REGISTRATIONS_PER_ADDRESS_PER_HOUR: '1000000',
+    APP_RATE_LIMIT_PER_MINUTE: '1000000',
+    PASSWORD_HASH_LOG2_N: '14',
     ...s3?.env(),
     ...env,
   });

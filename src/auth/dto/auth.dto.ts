@@ -32,11 +32,26 @@ export class LoginDto {
   password!: string;
 }
 
+export class ChangePasswordDto {
+  @ApiProperty()
+  @IsString()
+  @MaxLength(200)
+  current_password!: string;
+
+  @ApiProperty({ minLength: 8, maxLength: 200 })
+  @IsString()
+  @MinLength(8)
+  @MaxLength(200)
+  new_password!: string;
+}
+
 export class UserDto {
   @ApiProperty() id!: number;
   @ApiProperty() email!: string;
   @ApiProperty() name!: string;
-  @ApiProperty() is_admin!: boolean;
+  @ApiProperty({ description: 'May create API keys' }) is_admin!: boolean;
+  @ApiProperty({ description: 'Runs the queue dashboard over every project' })
+  is_operator!: boolean;
 }
 
 export class SessionDto {

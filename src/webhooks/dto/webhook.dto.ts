@@ -44,6 +44,12 @@ export class WebhookDto {
   @ApiProperty({ description: 'False once deliveries kept failing; see disabled_reason' })
   enabled!: boolean;
   @ApiProperty({ type: String, nullable: true }) disabled_reason!: string | null;
+  @ApiProperty({
+    description:
+      'Made with a test key: receives the events of test posts only. Live webhooks (a live key ' +
+      'or the application API) receive live events only.',
+  })
+  test!: boolean;
   @ApiProperty({ example: '2026-11-23T08:00:00.123456' }) created_at!: string;
 }
 
