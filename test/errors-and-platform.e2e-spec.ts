@@ -174,6 +174,27 @@ describe('Errors, OpenAPI, health and schema', () => {
       );
       expect(redundant).toEqual([]);
     });
+
+    it('has an index leading with the columns of every foreign key', async () => {
+      // Deleting a referenced row (an account, a channel, a user) makes PostgreSQL find the rows
+      // that refer to it, to cascade, set null or refuse: without such an index, by reading every
+      // tenant's rows of the table, once per deleted row.
+      const { rows: unindexed } = await t.db.query(
+        `SELECT c.conrelid::regclass::text AS "table", c.conname AS "foreignKey",
+                c.confdeltype AS "onDelete"
+           FROM pg_constraint c
+           JOIN pg_namespace n ON n.oid = c.connamespace AND n.nspname = 'public'
+          WHERE c.contype = 'f'
+            AND NOT EXISTS (
+                  SELECT 1 FROM pg_index i
+                   WHERE i.indrelid = c.conrelid AND i.indisvalid AND i.indpred IS NULL
+                     AND i.indnkeyatts >= cardinality(c.conkey)
+                     AND (i.indkey::int2[])[0:cardinality(c.conkey) - 1] @> c.conkey
+                     AND (i.indkey::int2[])[0:cardinality(c.conkey) - 1] <@ c.conkey)
+          ORDER BY 1, 2`,
+      );
+      expect(unindexed).toEqual([]);
+    });
   });
 
   describe('public API with a valid key', () => {

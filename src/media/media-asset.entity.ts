@@ -20,6 +20,7 @@ export class MediaAsset {
   project?: Project;
 
   /** Who uploaded it; kept when the user is deleted. */
+  @Index()
   @Column({ type: 'int', nullable: true })
   uploadedById!: number | null;
 

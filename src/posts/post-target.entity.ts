@@ -1,4 +1,12 @@
-import { Column, Entity, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique } from 'typeorm';
+import {
+  Column,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryGeneratedColumn,
+  Unique,
+} from 'typeorm';
 import { Account } from '../accounts/account.entity';
 import { Channel } from '../channels/channel.entity';
 import { TimestampColumn, type DbTimestamp } from '../database/timestamps';
@@ -21,6 +29,7 @@ export class PostTarget {
   post?: Post;
 
   /** The channel row; null once the channel is removed (the target keeps its history). */
+  @Index()
   @Column({ type: 'int', nullable: true })
   channelId!: number | null;
 
@@ -31,6 +40,7 @@ export class PostTarget {
   @Column({ type: 'varchar', length: 32 })
   platform!: string;
 
+  @Index()
   @Column({ type: 'int' })
   accountId!: number;
 

@@ -17,6 +17,8 @@ import { PostTarget } from './post-target.entity';
 /** A post of a project (D7): its text, media, schedule and publication state. */
 @Entity('posts')
 @Index(['projectId', 'test', 'createdAt', 'id'])
+// The list filtered by status, in its date order: a page reads only the rows it shows.
+@Index(['projectId', 'test', 'status', 'createdAt', 'id'])
 @Index(['createdByUserId', 'createdAt'])
 export class Post {
   @PrimaryGeneratedColumn()

@@ -24,6 +24,7 @@ export class PostTemplate {
   text!: string;
 
   /** Who created it; kept when the user is deleted. */
+  @Index()
   @Column({ type: 'int', nullable: true })
   createdById!: number | null;
 
