@@ -169,11 +169,7 @@ async function main(): Promise<void> {
   );
   console.log(`Seeding database ${settings.databaseName} (migrations, then the CLI's seed-demo)`);
   await recreateDatabase(settings.adminDatabaseUrl, settings.databaseName);
-  run(
-    process.execPath,
-    [TYPEORM_CLI, 'migration:run', '-t', 'each', '-d', HERALD_ORMCONFIG],
-    heraldEnv,
-  );
+  run(process.execPath, [TYPEORM_CLI, 'migration:run', '-d', HERALD_ORMCONFIG], heraldEnv);
   const seedOutput = run(process.execPath, [HERALD_CLI, 'seed-demo'], heraldEnv);
   const key = /API key \(shown once\): (\S+)/.exec(seedOutput)?.[1];
   if (!key) throw new Error(`seed-demo printed no API key:\n${seedOutput}`);

@@ -23,6 +23,9 @@ export function buildDataSourceOptions(
     entities: ENTITIES,
     migrations: migrationsGlob ? [migrationsGlob] : [],
     migrationsTableName: 'migrations',
+    // Each migration in a transaction of its own, so that one building an index CONCURRENTLY on a
+    // big table (which cannot run in a transaction) may opt out, wherever migrations are run from.
+    migrationsTransactionMode: 'each',
     namingStrategy: new SnakeNamingStrategy(),
     synchronize: false,
     logging: false,
