@@ -10,6 +10,7 @@ import { PostTarget } from '../posts/post-target.entity';
 import { Post } from '../posts/post.entity';
 import { Project } from '../projects/project.entity';
 import { PostTemplate } from '../templates/post-template.entity';
+import { UserPostMonth } from '../usage/user-post-month.entity';
 import { User } from '../users/user.entity';
 import { WebhookDelivery } from '../webhooks/webhook-delivery.entity';
 import { WebhookEvent } from '../webhooks/webhook-event.entity';
@@ -30,6 +31,7 @@ export const ENTITIES = [
   Post,
   PostTarget,
   PostMedia,
+  UserPostMonth,
   IdempotencyKey,
   Webhook,
   WebhookEvent,
