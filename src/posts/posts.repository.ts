@@ -386,24 +386,30 @@ export class PostsRepository {
   /**
    * One page, newest first (D9: created_at desc, then id desc), with targets and media. `after`
    * is the last post of the previous page: a keyset, so a page never shifts when posts are added.
+   * Only the conditions asked for are written, so each page is a range of one index in its order
+   * (with a status, the index that leads with project, kind and status) and reads only its rows,
+   * whatever the project's history and however few posts have the status.
    */
   async list(
     scope: PostScope,
     page: { limit: number; status: PostStatus | null; after: PostKey | null },
   ): Promise<PostWithDetails[]> {
+    const values: unknown[] = [scope.projectId, scope.test, page.limit];
+    const where = ['p.project_id = $1', 'p.test = $2'];
+    if (page.status !== null) {
+      values.push(page.status);
+      where.push(`p.status = $${values.length}`);
+    }
+    if (page.after !== null) {
+      values.push(page.after.createdAt, page.after.id);
+      where.push(
+        `(p.created_at, p.id) < ($${values.length - 1}::timestamptz, $${values.length}::int)`,
+      );
+    }
     const posts = (await this.db.query(
-      `SELECT ${POST_COLUMNS} FROM posts p
-        WHERE p.project_id = $1 AND p.test = $6 AND ($2::text IS NULL OR p.status = $2)
-          AND ($3::timestamptz IS NULL OR (p.created_at, p.id) < ($3::timestamptz, $4::int))
-        ORDER BY p.created_at DESC, p.id DESC LIMIT $5`,
-      [
-        scope.projectId,
-        page.status,
-        page.after?.createdAt ?? null,
-        page.after?.id ?? null,
-        page.limit,
-        scope.test,
-      ],
+      `SELECT ${POST_COLUMNS} FROM posts p WHERE ${where.join(' AND ')}
+        ORDER BY p.created_at DESC, p.id DESC LIMIT $3`,
+      values,
     )) as PostRow[];
     return this.withDetails(posts);
   }

@@ -39,8 +39,14 @@ const ACCESS_SELECT = `
     FROM projects p
     LEFT JOIN project_members m ON m.project_id = p.id AND m.user_id = $1`;
 
+// The user's projects found through the owner and member indexes: an OR across the two tables
+// can only be answered by reading every project.
 const LIST_ACCESSIBLE = new Statement(
-  `${ACCESS_SELECT} WHERE p.owner_id = $1 OR m.user_id IS NOT NULL ORDER BY p.id`,
+  `${ACCESS_SELECT}
+    WHERE p.id IN (SELECT id FROM projects WHERE owner_id = $1
+                   UNION ALL
+                   SELECT project_id FROM project_members WHERE user_id = $1)
+    ORDER BY p.id`,
 );
 const FIND_ACCESS = new Statement(
   `${ACCESS_SELECT} WHERE p.id = $2 AND (p.owner_id = $1 OR m.user_id IS NOT NULL)`,
