@@ -265,4 +265,32 @@ describe('Test mode (D22)', () => {
       }
     });
   });
+
+  describe('analytics', () => {
+    it('counts live posts only: a published test post leaves every channel’s counts as they were', async () => {
+      const counts = async () =>
+        (
+          await t.http
+            .get(`/api/analytics/channels?project_id=${project.id}`)
+            .set('Authorization', owner.auth)
+            .expect(200)
+        ).body.items.find((item: { id: string }) => item.id === channel.id);
+      const before = await counts();
+      const sandbox = await create(testKey, {
+        text: 'Not counted',
+        targets: [{ channel_ref: channel.id }],
+        publish_now: true,
+      });
+      expect((await waitForPostStatus(t, sandbox.id)).status).toBe('published');
+      expect(await counts()).toEqual(before);
+
+      const live = await create(liveKey, {
+        text: 'Counted',
+        targets: [{ channel_ref: channel.id }],
+        publish_now: true,
+      });
+      expect((await waitForPostStatus(t, live.id)).status).toBe('published');
+      expect(await counts()).toEqual({ ...before, published: before.published + 1 });
+    });
+  });
 });
