@@ -4,9 +4,10 @@ import type { Queue } from 'bull';
 import type { AddressInfo } from 'node:net';
 import { Browser, chromium } from 'playwright-core';
 import type request from 'supertest';
-import { SESSION_COOKIE } from '../src/admin/admin-session.service';
+import { createHmac } from 'node:crypto';
+import { CSRF_COOKIE, SESSION_COOKIE } from '../src/admin/admin-session.service';
 import { Factory, SignedInUser } from './support/factories';
-import { startTestApp, TestApp } from './support/test-app';
+import { startTestApp, TEST_APP_SECRET, TestApp } from './support/test-app';
 
 /** Debian's chromium (`.ci/run` installs it when missing), driven by playwright-core. */
 const CHROMIUM = {
@@ -137,6 +138,15 @@ describe('Queue dashboard at /admin/queues (D23)', () => {
       };
       const credentials = { email: operator.email, password: PASSWORD };
       expect((await post(credentials)).status).toBe(403);
+      // A token keyed on APP_SECRET itself (not on the key derived for forms) is no token.
+      const nonce = cookie
+        .find((c) => c.startsWith(`${CSRF_COOKIE}=`))
+        ?.split(';')[0]
+        .slice(CSRF_COOKIE.length + 1) as string;
+      const keyedOnTheSecret = createHmac('sha256', TEST_APP_SECRET)
+        .update(`admin-csrf:${nonce}`)
+        .digest('base64url');
+      expect((await post({ ...credentials, csrf: keyedOnTheSecret })).status).toBe(403);
       expect((await post({ ...credentials, csrf: `${csrf}x` })).status).toBe(403);
       expect((await post({ ...credentials, csrf }, 'https://evil.example')).status).toBe(403);
       const ok = await post({ ...credentials, csrf }).expect(303);

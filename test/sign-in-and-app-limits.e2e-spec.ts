@@ -64,7 +64,9 @@ describe('Password sign-in limits, shared by every instance', () => {
       .type('form')
       .send({ email: user.email, password: PASSWORD, csrf });
     expect(console.status).toBe(429);
+    expect(console.headers['content-type']).toMatch(/^text\/html/);
     expect(console.text).toContain('Too many failed sign-ins');
+    expect(Number(console.headers['retry-after'])).toBeGreaterThanOrEqual(1);
 
     // Another account is not affected.
     const other = await make.user();

@@ -2,6 +2,7 @@ import { Controller, Get, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Public } from '../auth/decorators';
+import { AppError } from '../errors/error-codes';
 import { loginPage, logoutPage, refusedPage } from './admin-pages';
 import { AdminSessionService } from './admin-session.service';
 
@@ -31,10 +32,18 @@ export class AdminController {
     if (!this.admin.isGenuineForm(req))
       return html(res, 403, loginPage(this.admin.csrfToken(req, res), REFUSED_FORM));
     const { email, password } = (req.body ?? {}) as Record<string, unknown>;
-    const outcome =
-      typeof email === 'string' && typeof password === 'string'
-        ? await this.admin.signIn(email, password, res, req)
-        : 'wrong';
+    let outcome: Awaited<ReturnType<AdminSessionService['signIn']>>;
+    try {
+      outcome =
+        typeof email === 'string' && typeof password === 'string'
+          ? await this.admin.signIn(email, password, res, req)
+          : 'wrong';
+    } catch (error) {
+      // Too many failed sign-ins: the form again, with the wait, as the API answers it.
+      if (!(error instanceof AppError) || error.code !== 'rate_limit_exceeded') throw error;
+      res.setHeader('Retry-After', error.headers?.['Retry-After'] ?? '60');
+      return html(res, 429, loginPage(this.admin.csrfToken(req, res), error.message));
+    }
     if (outcome === 'signed_in') return res.redirect(303, QUEUES_PATH);
     if (outcome === 'not_operator') return html(res, 403, refusedPage(NOT_OPERATOR));
     html(res, 401, loginPage(this.admin.csrfToken(req, res), 'Wrong email or password'));
