@@ -9,12 +9,20 @@ import { WebhookProducer } from './webhook.queue';
 import { WebhooksRepository } from './webhooks.repository';
 
 /**
+ * How much longer than the receiver's time-out a claim lasts: the address check and the outcome's
+ * write come on top of the wait for the answer.
+ */
+const CLAIM_MARGIN_MS = 5_000;
+
+/**
  * Runs one attempt of one send (D21). Idempotent: the send is claimed for exactly the attempt the
  * job names, so a job that runs twice, or one superseded by the sweep, does nothing.
  */
 @Injectable()
 export class WebhookDeliveryService {
   private readonly logger = new Logger(WebhookDeliveryService.name);
+  /** An attempt's claim on its send: past it, the attempt's outcome counts as lost. */
+  private readonly claimMs: number;
 
   constructor(
     private readonly repo: WebhooksRepository,
@@ -23,10 +31,12 @@ export class WebhookDeliveryService {
     private readonly secrets: SecretsService,
     private readonly metrics: Metrics,
     @InjectConfig() private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.claimMs = config.webhooks.timeoutMs + CLAIM_MARGIN_MS;
+  }
 
   async run(sendId: number, attempt: number): Promise<void> {
-    const send = await this.repo.claim(sendId, attempt);
+    const send = await this.repo.claim(sendId, attempt, this.claimMs);
     if (!send) return;
     if (!send.enabled || send.data === null) {
       await this.repo.cancel(send.id);
@@ -62,7 +72,8 @@ export class WebhookDeliveryService {
     );
     if (retryInMs === null) return;
     const next = send.attempts + 1;
-    if (await this.producer.enqueue(send.id, next, Date.now() + retryInMs))
+    const job = { id: send.id, attempt: next, webhookId: send.webhook_id };
+    if (await this.producer.enqueue({ ...job, dueMs: Date.now() + retryInMs }))
       await this.repo.markQueued(send.id, next);
   }
 }

@@ -9,7 +9,7 @@ import type { AppConfig } from '../config/config';
 import { InjectConfig } from '../config/config.module';
 import { PostsService } from '../posts/posts.service';
 import { WebhookProducer } from './webhook.queue';
-import { WebhooksRepository, type EventToFill } from './webhooks.repository';
+import { WebhooksRepository, type EventToFill, type SendToEnqueue } from './webhooks.repository';
 
 const BATCH = 200;
 /** D21: the delivery log is kept this long. */
@@ -139,7 +139,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     for (;;) {
       const sends = await this.repo.sendsToEnqueue(afterId, BATCH);
       for (const send of sends) {
-        if (!(await this.producer.enqueue(send.id, send.attempts, send.due_ms))) return;
+        if (!(await this.producer.enqueue(toJob(send)))) return;
         await this.repo.markQueued(send.id, send.attempts);
       }
       if (sends.length < BATCH) return;
@@ -151,7 +151,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     const graceMs = this.config.publication.queueCallTimeoutMs + 1_000;
     for (const send of await this.repo.overdueSends(graceMs, BATCH)) {
       if (await this.producer.hasLiveJob(send.id, send.attempts)) continue;
-      if (await this.producer.enqueue(send.id, send.attempts, send.due_ms))
+      if (await this.producer.enqueue(toJob(send)))
         this.logger.log(`Webhook send ${send.id}: its lost job was enqueued again`);
     }
   }
@@ -182,4 +182,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       retry();
     }
   }
+}
+
+function toJob(send: SendToEnqueue) {
+  return { id: send.id, attempt: send.attempts, webhookId: send.webhook_id, dueMs: send.due_ms };
 }

@@ -4,6 +4,7 @@ import type { JobOptions, Queue } from 'bull';
 import type { AppConfig } from '../config/config';
 import { InjectConfig } from '../config/config.module';
 import { boundedQueueCall, hasLiveJob, logQueueErrors } from '../queues/bull-queue';
+import { EndpointBusy } from './endpoint-slots';
 
 /** Deliveries have a queue of their own: a slow receiver never holds up a publication. */
 export const WEBHOOK_QUEUE = 'webhooks';
@@ -11,6 +12,25 @@ export const WEBHOOK_QUEUE = 'webhooks';
 export interface WebhookJob {
   sendId: number;
   attempt: number;
+  /** The endpoint, whose share of a worker's slots the delivery takes (absent on older jobs). */
+  webhookId?: number;
+}
+
+/** Name of the custom Bull backoff: only a delivery turned away by its busy endpoint is retried. */
+export const WEBHOOK_BACKOFF = 'webhook';
+
+/**
+ * Bull's attempts only count the times a job was turned away by its busy endpoint (each delayed
+ * until a slot frees up); a delivery's own attempts are counted in the database.
+ */
+const JOB_ATTEMPTS = 100_000;
+
+/**
+ * The job waits as long as its EndpointBusy asks; any other failure (the database was away) is
+ * not retried by Bull: the sweep finds the send still pending once its claim lapses.
+ */
+export function webhookBackoff(_attemptsMade: number, error: unknown): number {
+  return error instanceof EndpointBusy ? error.delayMs : -1;
 }
 
 /** One job per send and attempt: adding it twice adds nothing (Bull keeps ids unique). */
@@ -35,17 +55,24 @@ export class WebhookProducer {
   }
 
   /** Adds the attempt's job, delayed until `dueMs`. False when Redis did not take it. */
-  async enqueue(sendId: number, attempt: number, dueMs: number): Promise<boolean> {
+  async enqueue(send: {
+    id: number;
+    attempt: number;
+    webhookId: number;
+    dueMs: number;
+  }): Promise<boolean> {
+    const { id: sendId, attempt, webhookId } = send;
     const options: JobOptions = {
       jobId: webhookJobId(sendId, attempt),
-      delay: Math.max(0, dueMs - Date.now()),
-      attempts: 1,
+      delay: Math.max(0, send.dueMs - Date.now()),
+      attempts: JOB_ATTEMPTS,
+      backoff: { type: WEBHOOK_BACKOFF },
       removeOnComplete: true,
       removeOnFail: true,
       stackTraceLimit: 1,
     };
     try {
-      await this.bounded(this.queue.add({ sendId, attempt }, options));
+      await this.bounded(this.queue.add({ sendId, attempt, webhookId }, options));
       return true;
     } catch (error) {
       this.logger.warn(

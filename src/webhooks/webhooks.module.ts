@@ -9,7 +9,7 @@ import { WebhookDeliveryService } from './webhook-delivery.service';
 import { WebhookSender } from './webhook-sender';
 import { WebhookDispatcher } from './webhook.dispatcher';
 import { WebhookProcessor } from './webhook.processor';
-import { WEBHOOK_QUEUE, WebhookProducer } from './webhook.queue';
+import { WEBHOOK_BACKOFF, WEBHOOK_QUEUE, WebhookProducer, webhookBackoff } from './webhook.queue';
 import { WebhooksRepository } from './webhooks.repository';
 import { WebhooksService } from './webhooks.service';
 
@@ -24,7 +24,16 @@ import { WebhooksService } from './webhooks.service';
     BullModule.registerQueueAsync({
       name: WEBHOOK_QUEUE,
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => ({ url: config.redisUrl, prefix: config.redisKeyPrefix }),
+      useFactory: (config: AppConfig) => ({
+        url: config.redisUrl,
+        prefix: config.redisKeyPrefix,
+        settings: {
+          // A dead worker's attempt is found stalled and made again within about twice this.
+          lockDuration: config.webhooks.lockMs,
+          stalledInterval: config.webhooks.lockMs,
+          backoffStrategies: { [WEBHOOK_BACKOFF]: webhookBackoff },
+        },
+      }),
     }),
   ],
   controllers: [PublicWebhooksController, AppWebhooksController],
