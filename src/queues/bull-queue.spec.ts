@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import Bull from 'bull';
 import Redis from 'ioredis';
 import { randomBytes } from 'node:crypto';
-import { startWorker } from './bull-queue';
+import { closeQueue, startWorker } from './bull-queue';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -58,5 +58,24 @@ describe('startWorker (real Redis)', () => {
     });
     expect(error.mock.calls[0][0]).toMatch(/^Test worker stopped: /);
     await queue.close().catch(() => undefined);
+  });
+
+  it('a clean close with Redis healthy is never taken for Redis away while Bull closes its own connections', async () => {
+    const queue = new Bull('clean-close', REDIS_URL, { prefix }) as Bull.Queue & {
+      disconnect(): Promise<void>;
+    };
+    const logger = new Logger('test');
+    const warn = jest.spyOn(logger, 'warn').mockImplementation(() => undefined);
+    await queue.isReady();
+    // Bull's last step closes its connections; here one is closed already while the rest take
+    // longer than the close's next check of Redis.
+    const disconnect = queue.disconnect.bind(queue);
+    jest.spyOn(queue, 'disconnect').mockImplementationOnce(async () => {
+      await queue.client.quit();
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      await disconnect();
+    });
+    await closeQueue(queue, logger, 1_000);
+    expect(warn).not.toHaveBeenCalled();
   });
 });

@@ -120,10 +120,34 @@ export async function closeQueue(queue: Queue, logger: Logger, limitMs: number):
   for (;;) {
     await Promise.race([closing, sleep(CLOSE_CHECK_INTERVAL_MS)]);
     if (closed) return closing;
-    if (await queueRedisAnswers(queue, limitMs)) continue;
+    if (await redisAnswersApart(queue, limitMs)) continue;
     if (!warned) logger.warn(`Queue ${queue.name}: Redis does not answer; closing without it`);
     warned = true;
     for (const client of queue.clients) endClient(client);
+  }
+}
+
+/**
+ * Whether Redis answers a PING on a connection of its own. Bull's own connections say nothing
+ * while it closes them, the last step of a clean close (a client it quits reads as closing, then
+ * ended), and taking that for Redis away ended the connections of a clean stop by force.
+ */
+async function redisAnswersApart(queue: Queue, limitMs: number): Promise<boolean> {
+  const probe = queue.client.duplicate({
+    lazyConnect: true,
+    enableOfflineQueue: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: limitMs,
+  });
+  probe.on('error', () => undefined);
+  try {
+    await boundedQueueCall(probe.ping(), limitMs);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    probe.disconnect();
   }
 }
 
