@@ -1,4 +1,6 @@
 import { Reflector } from '@nestjs/core';
+import type { Server } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import type { Response, Test } from 'supertest';
 import { AUTH_KIND, type AuthKind } from '../src/auth/decorators';
 import { PermissionMetadata, type PermissionRequirement } from '../src/members/require-permission';
@@ -299,6 +301,60 @@ describe('Hostile input (D5, D18)', () => {
         }
       }
       expect(wrong).toEqual([]);
+    });
+
+    it('refuses a body key __proto__, constructor or prototype at any depth, naming it', async () => {
+      // class-transformer dropped these silently, so the unknown-field check never saw them and a
+      // create answered 201. Logging out comes last: were it to run, the session would end.
+      const wrong: string[] = [];
+      const last = (r: WalkedRoute) => Number(r.path === '/api/auth/logout');
+      const bodyRoutes = routes.filter((r) => BODY_METHODS.includes(r.method));
+      for (const route of bodyRoutes.sort((a, b) => last(a) - last(b))) {
+        for (const [raw, field] of [
+          [
+            `{"project_id":${project.id},"text":"x","constructor":{"prototype":{"admin":true}}}`,
+            'constructor',
+          ],
+          [`{"project_id":${project.id},"text":"x","__proto__":{"admin":true}}`, '__proto__'],
+          [
+            `{"project_id":${project.id},"deep":{"list":[{"prototype":1}]}}`,
+            'deep.list.0.prototype',
+          ],
+        ] as const) {
+          const res = await authorize(send(t, route.method, urlOf(route)), route)
+            .set('Content-Type', 'application/json')
+            .send(raw);
+          if (!isFieldRefusal(res, field)) wrong.push(`${route.name} ${field} → ${shown(res)}`);
+        }
+      }
+      expect(wrong).toEqual([]);
+    });
+
+    it('refuses a JSON request without a body on every route that takes one', async () => {
+      // An empty PUT of a project or a template answered 200, a change of nothing.
+      const before = await rowsThatMustNotChange(t);
+      const wrong: string[] = [];
+      let checked = 0;
+      for (const route of routes.filter((r) => BODY_METHODS.includes(r.method))) {
+        if (!documentedOperation(document, route)?.requestBody?.content['application/json'])
+          continue;
+        checked++;
+        // Content-Length: 0 (supertest), and no Content-Length at all (curl -X PUT without -d).
+        const res = await authorize(send(t, route.method, urlOf(route)), route).set(
+          'Content-Type',
+          'application/json',
+        );
+        if (res.status !== 400 || res.body.error?.code !== 'validation_failed')
+          wrong.push(`${route.name} → ${shown(res)}`);
+        const auth =
+          route.kind === 'api_key' ? `Bearer ${key}` : route.kind === 'session' ? owner.auth : '';
+        const bare = await withoutContentLength(t, route.method, urlOf(route), auth);
+        if (bare.status !== 400 || bare.code !== 'validation_failed')
+          wrong.push(`${route.name} without Content-Length → ${bare.status} ${bare.code}`);
+      }
+      expect(checked).toBeGreaterThan(10);
+      expect(wrong).toEqual([]);
+      expect(await rowsThatMustNotChange(t)).toEqual(before);
     });
 
     it('refuses a NUL character in any query value, naming the parameter', async () => {
@@ -703,6 +759,36 @@ describe('Hostile input (D5, D18)', () => {
 });
 
 /** 400 validation_failed naming exactly this field: how unstorable text (NUL, half a surrogate pair) is refused. */
+/**
+ * A request with a JSON content type, no body and no Content-Length (as `curl -X PUT` without
+ * data sends it), which supertest cannot make: written on a socket of its own.
+ */
+async function withoutContentLength(
+  t: TestApp,
+  method: string,
+  path: string,
+  authorization: string,
+): Promise<{ status: number; code?: string }> {
+  const server = t.app.getHttpServer() as Server;
+  if (!server.listening)
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+  const headers = [
+    `${method} ${path} HTTP/1.1`,
+    'Host: herald.test',
+    'Content-Type: application/json',
+    ...(authorization ? [`Authorization: ${authorization}`] : []),
+    'Connection: close',
+  ];
+  socket.write(`${headers.join('\r\n')}\r\n\r\n`);
+  const chunks: Buffer[] = [];
+  for await (const chunk of socket) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]);
+  const code = /"code":"([a-z_]+)"/.exec(text)?.[1];
+  return { status, code };
+}
+
 function isFieldRefusal(res: Response, field: string): boolean {
   const error = (res.body as { error?: { code: string; details?: { field: string }[] } }).error;
   return (

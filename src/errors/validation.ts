@@ -60,10 +60,17 @@ export function validationFailed(details: ErrorDetail[]): AppError {
 /**
  * Path parameters are left as the text they arrived as: a `number`-typed id would otherwise be
  * converted with Number() before ParseIdPipe sees it, and `01` or ` 1` would name post 1 (D18).
+ * A route that takes a body requires one: no body at all (an empty request, or one that is not
+ * JSON) is refused like `null`, rather than read as an empty object whose optional fields all
+ * happen to be absent.
  */
 class BodyAndQueryValidationPipe extends ValidationPipe {
   override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'param') return Promise.resolve(value);
+    if (metadata.type === 'body' && metadata.data === undefined && value === undefined)
+      return Promise.reject(
+        new AppError('validation_failed', 'Request body must be a JSON object'),
+      );
     return super.transform(value, metadata) as Promise<unknown>;
   }
 }

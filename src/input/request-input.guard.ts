@@ -7,14 +7,14 @@ import { unstorableText } from './unstorable-text';
  * The last global guard: D5's last step begins here. The body's own errors, held by the body
  * parser, are raised only now that key, rate limit, scope, project and flag have passed (D18),
  * and text PostgreSQL cannot store (a NUL character, an unpaired surrogate) in any body or query
- * string is refused for every route.
+ * string is refused for every route, as is a body key that names the prototype (`__proto__`).
  */
 @Injectable()
 export class RequestInputGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest<BodyRequest>();
     if (request.heldBodyError) throw request.heldBodyError;
-    const unstorable = unstorableText(request.body) ?? unstorableText(request.query);
+    const unstorable = unstorableText(request.body, true) ?? unstorableText(request.query);
     if (unstorable) throw validationFailed([unstorable]);
     return true;
   }

@@ -12,11 +12,23 @@ function problemOf(text: string): string | null {
 }
 
 /**
+ * Keys that name JavaScript's prototype machinery. No body field is called so, and code that
+ * copies or merges a body (class-transformer drops them silently, so the unknown-field check never
+ * saw them) must never meet one: such a key is refused like any unknown field.
+ */
+const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+export const PROTOTYPE_KEY_MESSAGE = 'is not allowed';
+
+/**
  * The first string (value or key) of a parsed body or query that cannot be stored, with why: its
  * path dotted like validation details (`targets.0.channel_id`). D18 refuses such text up front for
- * every route. Walks with an explicit stack: no recursion.
+ * every route. With `prototypeKeys` (a JSON body), a key `__proto__`, `constructor` or `prototype`
+ * at any depth is refused too. Walks with an explicit stack: no recursion.
  */
-export function unstorableText(value: unknown): { field: string; message: string } | null {
+export function unstorableText(
+  value: unknown,
+  prototypeKeys = false,
+): { field: string; message: string } | null {
   const stack: Array<{ path: string; value: unknown }> = [{ path: '', value }];
   while (stack.length > 0) {
     const { path, value: current } = stack.pop()!;
@@ -32,7 +44,8 @@ export function unstorableText(value: unknown): { field: string; message: string
     for (let i = entries.length - 1; i >= 0; i--) {
       const [key, item] = entries[i];
       const childPath = path ? `${path}.${key}` : key;
-      const message = problemOf(key);
+      const message =
+        prototypeKeys && PROTOTYPE_KEYS.has(key) ? PROTOTYPE_KEY_MESSAGE : problemOf(key);
       if (message) return { field: childPath, message };
       stack.push({ path: childPath, value: item });
     }

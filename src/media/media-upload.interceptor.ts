@@ -50,6 +50,8 @@ class UploadStorageFailure extends Error {
  * bytes, never buffered whole), JSON is validated as `UploadByUrlDto`; any other type is 415.
  * The result reaches the handler through `@MediaUpload()`.
  */
+const JSON_TYPE = /^application\/json\s*(?:;|$)/i;
+
 @Injectable()
 export class MediaUploadInterceptor implements NestInterceptor {
   private readonly validation = createValidationPipe();
@@ -61,7 +63,8 @@ export class MediaUploadInterceptor implements NestInterceptor {
     const req = http.getRequest<UploadRequest>();
     if (req.is('multipart/form-data')) {
       req.mediaUpload = await this.receiveFile(req, http.getResponse<Response>());
-    } else if (req.is('application/json')) {
+    } else if (req.is('application/json') || JSON_TYPE.test(req.headers['content-type'] ?? '')) {
+      // req.is() answers null for a request without a body: that is a JSON request without one.
       req.mediaUpload = await this.readUrlBody(req.body);
     } else {
       throw new AppError(
