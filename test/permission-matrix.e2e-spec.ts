@@ -128,7 +128,20 @@ async function newTemplate(w: World): Promise<number> {
  */
 const RECEIVER = 'http://127.0.0.1:9';
 
+/** Deletes the project's webhooks: it holds at most ten, and every cell makes one. */
+async function deleteWebhooks(w: World): Promise<void> {
+  const hooks = w.t.http.get(`/api/projects/${w.project.id}/webhooks`);
+  const { body } = await hooks.set('Authorization', w.owner.auth).expect(200);
+  for (const { id } of body.items as { id: number }[])
+    await w.t.http
+      .delete(`/api/projects/${w.project.id}/webhooks/${id}`)
+      .set('Authorization', w.owner.auth)
+      .expect(204);
+}
+
+/** A fresh webhook of the project, the others deleted first. */
 async function newWebhook(w: World): Promise<number> {
+  await deleteWebhooks(w);
   const res = await w.t.http
     .post(`/api/projects/${w.project.id}/webhooks`)
     .set('Authorization', w.owner.auth)
@@ -291,7 +304,11 @@ const ROUTES: RouteCase[] = [
     flag: 'can_manage_settings',
     status: 201,
     notFound: 'project_not_found',
-    target: async () => `/created-${++seq}`,
+    target: async (w) => {
+      // Room for one more: the project holds at most ten webhooks.
+      await deleteWebhooks(w);
+      return `/created-${++seq}`;
+    },
     request: (w, path: string) =>
       w.t.http
         .post(`/api/projects/${w.project.id}/webhooks`)
@@ -584,7 +601,7 @@ const ROUTES: RouteCase[] = [
       }),
     state: postRow,
     effect: async (w, id, body) => {
-      expect(body).toEqual({ id, status: 'publishing' });
+      expect(body).toEqual({ id, status: 'publishing', test: false });
       const [row] = (await postRow(w, id)) as [{ status: string; targets: number }];
       expect(['publishing', 'published']).toContain(row.status);
       expect(row.targets).toBe(1);

@@ -94,9 +94,13 @@ describe('Posts written while their channels are deleted (D8, D18)', () => {
     channel: TestChannel,
   ) => {
     expect(res.status).toBe(400);
-    expect(res.body.error).toEqual({
+    const problem = {
       code: 'channel_not_found',
       message: `Channel ${channel.id} is not a channel of this project`,
+    };
+    expect(res.body.error).toEqual({
+      ...problem,
+      details: [{ ...problem, field: 'targets', channel_ref: channel.id }],
     });
   };
 

@@ -1,6 +1,5 @@
 import { type PostRow, PostsRepository } from '../src/posts/posts.repository';
 import { Factory, SignedInUser, TestChannel, TestProject } from './support/factories';
-import { fixture } from './support/media-helpers';
 import { newDraft } from './support/new-post';
 import { startWithTelegram, TelegramWorld } from './support/telegram-world';
 import { TestApp } from './support/test-app';
@@ -41,23 +40,14 @@ describe('Posts created at the same moment (D8, issue 14)', () => {
 
     const stranger = await make.ownerWithChannels('Someone else', 1);
     strangersChannel = stranger.channels[0];
-    strangersMedia = await upload(stranger.project, stranger.key, 'sample.png');
-    image = await upload(project, key, 'sample.png');
-    video = await upload(project, key, 'sample.mp4');
+    strangersMedia = await make.media(stranger.project, stranger.key, 'sample.png');
+    image = await make.media(project, key, 'sample.png');
+    video = await make.media(project, key, 'sample.mp4');
   });
 
   afterAll(async () => {
     await world?.close();
   });
-
-  async function upload(into: TestProject, apiKey: string, name: string): Promise<number> {
-    const res = await t.http
-      .post(`/api/public/v1/projects/${into.id}/media`)
-      .set('Authorization', `Bearer ${apiKey}`)
-      .attach('files', fixture(name), name)
-      .expect(201);
-    return (res.body as { items: { id: number }[] }).items[0].id;
-  }
 
   const create = (body: object) =>
     t.http

@@ -5,6 +5,18 @@ import { ERROR_STATUS, ErrorCode } from './error-codes';
 class ErrorDetailDto {
   @ApiProperty() field!: string;
   @ApiProperty() message!: string;
+  @ApiProperty({
+    required: false,
+    description: 'The problem’s own code, where the answer lists every problem of a post',
+  })
+  code?: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    required: false,
+    description: 'The target the problem is about; null when it is about the whole post',
+  })
+  channel_ref?: string | null;
 }
 
 class ErrorObjectDto {

@@ -52,6 +52,10 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 export interface ErrorDetail {
   field: string;
   message: string;
+  /** The problem's own code, where the answer lists several (a post's rules). */
+  code?: string;
+  /** The target a problem is about; null when it is about the post as a whole. */
+  channel_ref?: string | null;
 }
 
 /** A domain error: a code from the table above, a message for people, optional field details. */

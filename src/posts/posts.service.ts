@@ -31,11 +31,23 @@ import { formatTimestamp, parseInputTimestamp } from '../database/timestamps';
 import { AppError } from '../errors/error-codes';
 import { ProjectResolvers } from '../members/project-resolvers';
 import type { ProjectAccess } from '../projects/project-access';
-import type { CreatePostDto, PostTargetDto } from './dto/create-post.dto';
+import { plainToInstance } from 'class-transformer';
+import { validate } from 'class-validator';
+import { bodySetsAny } from '../auth/decorators';
+import { MAX_DB_ID } from '../errors/parse-id.pipe';
+import { flattenValidationErrors } from '../errors/validation';
+import type { MediaAsset } from '../media/media-asset.entity';
+import { CreatePostDto, MAX_CHANNEL_REF_LENGTH, type PostTargetDto } from './dto/create-post.dto';
+import {
+  type OutgoingMedia,
+  PLATFORM_PUBLISHERS,
+  type PlatformPublisher,
+} from './publication/platform-publisher';
 import type {
   PostCreatedDto,
   PostListDto,
   PostObjectDto,
+  PostValidationDto,
   PublishResultDto,
 } from './dto/post-response.dto';
 import type { PublishPostDto } from './dto/publish-post.dto';
@@ -61,6 +73,7 @@ import {
   PostsRepository,
   type ResolvedChannel,
 } from './posts.repository';
+import { mediaProblems, type PostProblem, refusal, targetProblems } from './post-rules';
 import { PublicationProducer } from './publication/publication.queue';
 
 /** The fields of an update (application API); absent fields keep their stored value. */
@@ -80,7 +93,13 @@ export class PostsService implements OnModuleInit {
     private readonly media: MediaService,
     @Inject(STORAGE_DRIVER) private readonly storage: StorageDriver,
     private readonly secrets: SecretsService,
-  ) {}
+    @Inject(PLATFORM_PUBLISHERS) publishers: PlatformPublisher[],
+  ) {
+    this.publishers = new Map(publishers.map((p) => [p.platform, p]));
+  }
+
+  /** Each platform's publisher, for the messages a post becomes there. */
+  private readonly publishers: Map<string, PlatformPublisher>;
 
   onModuleInit(): void {
     // `@RequirePermission(flag, { resource: 'post', param: 'id' })` on application routes.
@@ -131,12 +150,58 @@ export class PostsService implements OnModuleInit {
     input: NewPost,
   ): Promise<PostRow> {
     return this.posts.transaction(async (m) => {
-      await this.resolveTargets(projectId, dto.targets ?? [], publishing, m);
-      await this.resolveMedia(projectId, dto.media_ids ?? [], m);
+      const targets = await this.checkTargets(projectId, dto.targets ?? [], publishing, m);
+      const media = await this.checkMedia(projectId, dto.media_ids ?? [], m);
+      const problems = [...targets.problems, ...media];
+      if (problems.length > 0) throw refusal(problems);
       const post = await this.posts.insertPost(input, m);
       if (!post) throw new Error('The post was refused although its checks passed');
       return post;
     });
+  }
+
+  /**
+   * The dry run: the create body checked by create's own rules (its DTO, then the rules of
+   * post-rules.ts on whatever parts are well formed), every problem at once, and how many messages
+   * each known target would receive. Reads only: nothing is stored, queued or counted.
+   */
+  async validate(access: ProjectAccess, body: unknown): Promise<PostValidationDto> {
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      throw new AppError('validation_failed', 'The body must be a JSON object');
+    const raw = body as Record<string, unknown>;
+    const shape = flattenValidationErrors(
+      await validate(plainToInstance(CreatePostDto, raw), CREATE_BODY_RULES),
+    ).map((detail) => ({
+      code: 'validation_failed' as const,
+      message: `${detail.field}: ${detail.message}`,
+      field: detail.field,
+      channel_ref: null,
+    }));
+    const refs = wellFormedRefs(raw.targets);
+    const mediaIds = wellFormedIds(raw.media_ids);
+    const publishing = bodySetsAny(raw, ['scheduled_at', 'publish_now']);
+    const projectId = access.project.id;
+    const checked = await this.posts.transaction(async (m) => {
+      const targets = await this.checkTargets(projectId, refs, publishing, m);
+      const assets = await this.media.findForProject(projectId, mediaIds, m);
+      return { targets, assets };
+    });
+    const errors = [
+      ...shape,
+      ...checked.targets.problems,
+      ...mediaProblems(mediaIds, new Set(checked.assets.map((asset) => asset.id))),
+    ];
+    const text = typeof raw.text === 'string' ? raw.text : '';
+    const media = checked.assets.map(toOutgoingMedia);
+    return {
+      valid: errors.length === 0,
+      errors,
+      targets: checked.targets.channels.map((channel) => ({
+        channel_ref: toChannelRef(channel.platform, channel.account_id, channel.channel_id),
+        platform: channel.platform,
+        messages: this.publishers.get(channel.platform)?.plan(text, media).length ?? 0,
+      })),
+    };
   }
 
   /** D9 and D19: one page, newest first; `next_cursor` continues it, null on the last page. */
@@ -203,14 +268,15 @@ export class PostsService implements OnModuleInit {
     }
     // The checks and the write in one transaction: the channels stay as checked until it commits.
     const attempt = await this.posts.transaction(async (m) => {
-      const channels = await this.resolveTargets(projectId, dto.targets, true, m);
+      const { channels, problems } = await this.checkTargets(projectId, dto.targets, true, m);
+      if (problems.length > 0) throw refusal(problems);
       return this.posts.startPublication(m, postScope(access), postId, channels, PUBLISHABLE_FROM);
     });
     if (attempt === null) throw invalidState(post); // it changed state meanwhile
     // D7: a scheduled post published early loses its delayed job (the attempt before this one).
     if (post.status === 'scheduled') await this.producer.cancel(postId, attempt - 1);
     await this.producer.enqueue(postId, attempt);
-    return { id: postId, status: 'publishing' };
+    return { id: postId, status: 'publishing', test: access.test };
   }
 
   /**
@@ -280,11 +346,18 @@ export class PostsService implements OnModuleInit {
       if (locked.updated_at !== post.updated_at || locked.publish_attempt !== post.publish_attempt)
         return false;
       // Checked in the transaction: the channels stay as checked until it commits.
-      const channels =
+      const targets =
         input.targets !== undefined || status === 'scheduled'
-          ? await this.resolveTargets(projectId, refs, status === 'scheduled', m)
+          ? await this.checkTargets(projectId, refs, status === 'scheduled', m)
           : null;
-      if (input.media_ids !== undefined) await this.resolveMedia(projectId, input.media_ids, m);
+      const problems = [
+        ...(targets?.problems ?? []),
+        ...(input.media_ids !== undefined
+          ? await this.checkMedia(projectId, input.media_ids, m)
+          : []),
+      ];
+      if (problems.length > 0) throw refusal(problems);
+      const channels = targets?.channels ?? null;
       await this.posts.updatePost(m, postId, {
         text: input.text ?? null,
         status,
@@ -327,58 +400,74 @@ export class PostsService implements OnModuleInit {
   }
 
   /**
-   * D8: every ref a channel of this project (400 channel_not_found), one platform (400
-   * mixed_platforms), and, when the post is to be published or scheduled, no channel whose
-   * account needs reconnecting (400 channel_needs_reconnect). Channels come back in ref order,
-   * locked until the transaction `m` ends.
+   * The post's targets under the rules of post-rules.ts: the project's channels among them, in
+   * ref order, locked until the transaction `m` ends, and every problem found.
    */
-  private async resolveTargets(
+  private async checkTargets(
     projectId: number,
-    targets: PostTargetDto[],
+    targets: readonly PostTargetDto[],
     publishing: boolean,
     m: EntityManager,
-  ): Promise<ResolvedChannel[]> {
+  ): Promise<{ channels: ResolvedChannel[]; problems: PostProblem[] }> {
     const refs = targets.map((t) => t.channel_ref);
-    const parsed = refs.map(parseChannelRef);
-    const unparsable = parsed.indexOf(null);
-    if (unparsable !== -1) throw channelNotFound(refs[unparsable]);
-    const found = await this.posts.findChannels(m, projectId, parsed as ChannelRefParts[]);
+    const parsed = refs.map(parseChannelRef).filter((r): r is ChannelRefParts => r !== null);
+    const found = await this.posts.findChannels(m, projectId, parsed);
     // A ref that parses is exactly its channel's toChannelRef(), so the refs themselves are keys.
     const byRef = new Map(
       found.map((c) => [toChannelRef(c.platform, c.account_id, c.channel_id), c]),
     );
-    const channels = refs.map((ref) => {
-      const channel = byRef.get(ref);
-      if (!channel) throw channelNotFound(ref);
-      return channel;
-    });
-    if (new Set(channels.map((c) => c.platform)).size > 1)
-      throw new AppError('mixed_platforms', 'All targets of a post must be on one platform');
-    const stale = channels.find((c) => c.needs_reconnect);
-    if (publishing && stale) {
-      throw new AppError(
-        'channel_needs_reconnect',
-        `The account of channel ${toChannelRef(stale.platform, stale.account_id, stale.channel_id)} must be reconnected first`,
-      );
-    }
-    return channels;
+    return {
+      channels: refs.flatMap((ref) => byRef.get(ref) ?? []),
+      problems: targetProblems(refs, found, publishing),
+    };
   }
 
   /**
-   * D8: each id a media asset of this project (400 media_not_found). Read in the transaction `m`,
-   * on its connection: a request that holds one never waits for a second from the pool.
+   * The media ids' problems (post-rules.ts). Read in the transaction `m`, on its connection: a
+   * request that holds one never waits for a second from the pool.
    */
-  private async resolveMedia(projectId: number, ids: number[], m: EntityManager): Promise<void> {
-    const found = new Set(
-      (await this.media.findForProject(projectId, ids, m)).map((asset) => asset.id),
-    );
-    const missing = ids.filter((id) => !found.has(id));
-    if (missing.length > 0)
-      throw new AppError(
-        'media_not_found',
-        `Media not found in this project: ${missing.join(', ')}`,
-      );
+  private async checkMedia(
+    projectId: number,
+    ids: readonly number[],
+    m: EntityManager,
+  ): Promise<PostProblem[]> {
+    const found = await this.media.findForProject(projectId, ids, m);
+    return mediaProblems(ids, new Set(found.map((asset) => asset.id)));
   }
+}
+
+/** How the create body is checked (createValidationPipe's options), for the dry run. */
+const CREATE_BODY_RULES = { whitelist: true, forbidNonWhitelisted: true, stopAtFirstError: false };
+
+/** The refs of a targets list that are strings; the DTO's problems name the rest. */
+function wellFormedRefs(targets: unknown): PostTargetDto[] {
+  if (!Array.isArray(targets)) return [];
+  const refs = targets
+    .map((t: unknown) => (t as { channel_ref?: unknown } | null)?.channel_ref)
+    .filter(
+      (ref): ref is string => typeof ref === 'string' && ref.length <= MAX_CHANNEL_REF_LENGTH,
+    );
+  return [...new Set(refs)].map((channel_ref) => ({ channel_ref }));
+}
+
+/** The media ids that are positive database ids; the DTO's problems name the rest. */
+function wellFormedIds(ids: unknown): number[] {
+  if (!Array.isArray(ids)) return [];
+  return [
+    ...new Set(
+      ids.filter((id): id is number => Number.isInteger(id) && id >= 1 && id <= MAX_DB_ID),
+    ),
+  ];
+}
+
+function toOutgoingMedia(asset: MediaAsset): OutgoingMedia {
+  return {
+    type: asset.type,
+    mimeType: asset.mimeType,
+    filename: asset.filename,
+    storagePath: asset.storagePath,
+    sizeBytes: Number(asset.sizeBytes),
+  };
 }
 
 /** The fields of an update; an update that names none of them is refused. */
@@ -409,10 +498,6 @@ function refusedWhenGone(error: unknown): null {
 
 function postNotFound(): AppError {
   return new AppError('post_not_found', 'Post not found');
-}
-
-function channelNotFound(ref: string): AppError {
-  return new AppError('channel_not_found', `Channel ${ref} is not a channel of this project`);
 }
 
 function invalidState(post: PostRow): AppError {

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
+  ApiBody,
   ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
@@ -21,6 +22,7 @@ import {
   PostCreatedDto,
   PostListDto,
   PostObjectDto,
+  PostValidationDto,
   PublishResultDto,
 } from './dto/post-response.dto';
 import { PublishPostDto } from './dto/publish-post.dto';
@@ -73,6 +75,34 @@ export class PublicPostsController {
     @Body() dto: CreatePostDto,
   ): Promise<PostCreatedDto> {
     return this.posts.create(project, who, dto);
+  }
+
+  @Post('validate')
+  @HttpCode(200)
+  @RateLimitCategory('other')
+  @RequireScope('posts:write')
+  @RequirePermission('can_edit_content')
+  @WhenBodySets({
+    fields: ['scheduled_at', 'publish_now'],
+    scopes: ['posts:publish'],
+    flag: 'can_publish',
+  })
+  @ApiOperation({
+    summary: 'Dry run: check a create body against every rule at once; nothing is stored',
+    description:
+      'Takes the body of create and checks it as create does (the same scopes, flags and rules), ' +
+      'answering every problem at once with the codes create would answer, and how many messages ' +
+      'the post becomes on each target. Nothing is stored, queued or counted in usage; counted ' +
+      'in the rate-limit category other.',
+  })
+  @ApiBody({ type: CreatePostDto })
+  @ApiOkResponse({ type: PostValidationDto })
+  @ApiErrors('validation_failed', 'invalid_json', 'payload_too_large')
+  validate(
+    @CurrentProject() project: ProjectAccess,
+    @Body() body: unknown,
+  ): Promise<PostValidationDto> {
+    return this.posts.validate(project, body);
   }
 
   @Get()

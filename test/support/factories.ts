@@ -1,4 +1,5 @@
 import { runCli } from '../../src/cli/commands';
+import { fixture } from './media-helpers';
 import { TelegramStandIn } from './telegram-stand-in';
 import { TestApp } from './test-app';
 
@@ -99,6 +100,16 @@ export class Factory {
     const channels: TestChannel[] = [];
     for (let i = 0; i < count; i++) channels.push(await this.channel(owner, account.id));
     return { owner, project, key, account, channels };
+  }
+
+  /** Uploads a fixture of shared/fixtures/media through the public API; its media id. */
+  async media(project: TestProject, key: string, name: string): Promise<number> {
+    const res = await this.t.http
+      .post(`/api/public/v1/projects/${project.id}/media`)
+      .set('Authorization', `Bearer ${key}`)
+      .attach('files', fixture(name), name)
+      .expect(201);
+    return (res.body as { items: { id: number }[] }).items[0].id;
   }
 
   /** Creates an API key for an administrator; returns the full key. */

@@ -28,7 +28,7 @@ import {
 } from '../post-state';
 import { Omittable } from '../../input/omittable';
 
-const MAX_CHANNEL_REF_LENGTH = 200;
+export const MAX_CHANNEL_REF_LENGTH = 200;
 
 export class PostTargetDto {
   @ApiProperty({

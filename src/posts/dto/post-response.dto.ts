@@ -79,4 +79,37 @@ export class PostListDto {
 export class PublishResultDto {
   @ApiProperty() id!: number;
   @ApiProperty({ example: 'publishing' }) status!: string;
+  @ApiProperty({ description: 'A test post (created with a test key): simulated, never sent' })
+  test!: boolean;
+}
+
+/** One problem a dry run found; the same codes create, PATCH and publish answer. */
+export class PostProblemDto {
+  @ApiProperty({ example: 'channel_not_found' }) code!: string;
+  @ApiProperty() message!: string;
+  @ApiProperty({ type: String, nullable: true, example: 'targets' }) field!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: 'telegram:12:-1001234567890' })
+  channel_ref!: string | null;
+}
+
+/** What one target would receive. */
+export class TargetPlanDto {
+  @ApiProperty({ example: 'telegram:12:-1001234567890' }) channel_ref!: string;
+  @ApiProperty({ example: 'telegram' }) platform!: string;
+  @ApiProperty({
+    description:
+      'How many messages the post becomes on this channel (Telegram: media, then the text as its own message when it is longer than a caption)',
+  })
+  messages!: number;
+}
+
+/** The dry run's answer: every problem at once, and what each known target would receive. */
+export class PostValidationDto {
+  @ApiProperty({ description: 'True when create would accept this body' }) valid!: boolean;
+  @ApiProperty({ type: [PostProblemDto] }) errors!: PostProblemDto[];
+  @ApiProperty({
+    type: [TargetPlanDto],
+    description: 'The targets that are channels of this project',
+  })
+  targets!: TargetPlanDto[];
 }
