@@ -165,7 +165,7 @@ const RATE_LIMIT_HEADERS = {
 };
 
 /**
- * D11: every answer to an authenticated request (a key or a session) carries the X-RateLimit-*
+ * Every answer to an authenticated request (a key or a session) carries the X-RateLimit-*
  * headers. Not on 401 (no key yet), nor on outages, nor on the per-address 429 of failed
  * authentications, nor while the limiter's store is unreachable (it fails open): so they are
  * documented, not required.
