@@ -124,4 +124,36 @@ describe('InFlightRequests (D18)', () => {
     await stopping;
     await expect(get('/work/after')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
   });
+
+  it('keeps an idle keep-alive connection open at the stop: a request sent on it is answered, then the connection closes', async () => {
+    // Closing idle connections at the stop raced a client that sent on one at that moment: its
+    // request was cut (ECONNRESET) instead of answered.
+    const socket = connect(port, '127.0.0.1');
+    await once(socket, 'connect');
+    let raw = '';
+    socket.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
+    let closed = false;
+    socket.on('close', () => (closed = true));
+    socket.write('GET /work/earlier HTTP/1.1\r\nHost: herald\r\n\r\n');
+    await until(() => handlersRun.length === 1);
+    release.get('earlier')!();
+    await until(() => raw.includes('"done":"earlier"'));
+    expect(raw).toMatch(/\r\nConnection: keep-alive\r\n/i);
+    const busy = get('/work/busy');
+    await until(() => handlersRun.length === 2);
+
+    raw = '';
+    const stopping = requests.stop();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(closed).toBe(false);
+    socket.write('GET /work/late HTTP/1.1\r\nHost: herald\r\n\r\n');
+    await once(socket, 'close');
+    expect(raw).toMatch(/^HTTP\/1\.1 503 /);
+    expect(raw).toMatch(/\r\nConnection: close\r\n/i);
+    expect(handlersRun).toEqual(['earlier', 'busy']);
+
+    release.get('busy')!();
+    expect(await busy).toMatchObject({ status: 200, headers: { connection: 'close' } });
+    await stopping;
+  });
 });

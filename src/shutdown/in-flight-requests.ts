@@ -2,6 +2,7 @@ import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Express, NextFunction, Request, Response } from 'express';
 import type { Server } from 'node:http';
+import { Server as NetServer } from 'node:net';
 import { sendError } from '../errors/all-exceptions.filter';
 import { AppError } from '../errors/error-codes';
 
@@ -86,8 +87,11 @@ export class InFlightRequests implements OnModuleDestroy {
   async stop(): Promise<void> {
     this.stopping = true;
     const server = this.adapterHost.httpAdapter?.getHttpServer() as Server | undefined;
-    // No new connections; idle keep-alive connections close now, busy ones after their answer.
-    if (server?.listening) server.close();
+    // No new connections. The open ones close after their next answer, which carries
+    // `Connection: close`: a request in flight gets its normal answer, one that arrives the 503
+    // refusal. http's close() would also close idle keep-alive connections at once, and a client
+    // sending on one at that moment had its request cut; they close with the server at the end.
+    if (server?.listening) NetServer.prototype.close.call(server);
     for (const res of this.running) if (!res.headersSent) res.setHeader('Connection', 'close');
     if (!server) return;
     this.logger.log(`Refusing new requests; ${this.running.size} request(s) in flight`);
