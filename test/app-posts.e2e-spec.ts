@@ -121,7 +121,7 @@ describe('Application post routes and analytics', () => {
         targets: [{ channel_ref: channel.id }],
       })
       .expect(202);
-    expect(res.body).toEqual({ id: created.body.id, status: 'publishing' });
+    expect(res.body).toEqual({ id: created.body.id, status: 'publishing', test: false });
     expect((await waitForPostStatus(t, created.body.id)).status).toBe('published');
     const sent = telegram.callsOf('sendMessage');
     expect(sent).toHaveLength(1);

@@ -380,7 +380,7 @@ describe('Public posts API (SERVICE.md 4 #4–#7; D4–D9, D12)', () => {
       const res = await call('post', `/posts/${post.id}/publish`)
         .send({ targets: [{ channel_ref: channel.id }] })
         .expect(202);
-      expect(res.body).toEqual({ id: post.id, status: 'publishing' });
+      expect(res.body).toEqual({ id: post.id, status: 'publishing', test: false });
     });
 
     it('404 post_not_found: another project’s post, a missing id, a non-integer id (D5)', async () => {

@@ -135,7 +135,7 @@ describe('Publication pipeline (D7, D15)', () => {
         .send({ targets: [{ channel_ref: second.channel.id }] })
         .expect(202);
 
-      expect(res.body).toEqual({ id: post.id, status: 'publishing' });
+      expect(res.body).toEqual({ id: post.id, status: 'publishing', test: false });
       expect((await waitForPostStatus(t, post.id)).status).toBe('published');
       expect(sends().map((c) => c.params.chat_id)).toEqual([second.channel.channel_id]);
       expect((await targetsOf(t, post.id)).map((x) => x.chat_id)).toEqual([

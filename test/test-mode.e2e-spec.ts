@@ -152,9 +152,11 @@ describe('Test mode (D22)', () => {
         targets: [{ channel_ref: channel.id }],
       });
       expect(draft).toMatchObject({ status: 'draft', test: true });
-      await api(testKey, 'post', `${posts()}/${draft.id}/publish`)
+      const publishing = await api(testKey, 'post', `${posts()}/${draft.id}/publish`)
         .send({ targets: [{ channel_ref: channel.id }] })
         .expect(202);
+      // Every answer about a test post says so, the publish answer too.
+      expect(publishing.body).toEqual({ id: draft.id, status: 'publishing', test: true });
       expect((await waitForPostStatus(t, draft.id)).status).toBe('published');
 
       const scheduled = await create(testKey, {
@@ -200,6 +202,13 @@ describe('Test mode (D22)', () => {
       expect(created).toMatchObject({ test: false });
       expect((await waitForPostStatus(t, created.id)).status).toBe('published');
       expect(sends().map((call) => call.params.text)).toEqual(['Live']);
+
+      const draft = await create(liveKey, { text: 'Live draft' });
+      const publishing = await api(liveKey, 'post', `${posts()}/${draft.id}/publish`)
+        .send({ targets: [{ channel_ref: channel.id }] })
+        .expect(202);
+      expect(publishing.body).toEqual({ id: draft.id, status: 'publishing', test: false });
+      expect((await waitForPostStatus(t, draft.id)).status).toBe('published');
     });
   });
 
