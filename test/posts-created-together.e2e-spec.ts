@@ -1,6 +1,6 @@
 import { type PostRow, PostsRepository } from '../src/posts/posts.repository';
 import { Factory, SignedInUser, TestChannel, TestProject } from './support/factories';
-import { newDraft } from './support/new-post';
+import { newDraft, postRulesWorld } from './support/new-post';
 import { startWithTelegram, TelegramWorld } from './support/telegram-world';
 import { TestApp } from './support/test-app';
 
@@ -32,17 +32,14 @@ describe('Posts created at the same moment (D8, issue 14)', () => {
       owner,
       project,
       key,
-      channels: [channel, other],
-    } = await make.ownerWithChannels('Created together', 2));
-    const account = await make.telegramAccount(owner, project);
-    reconnecting = await make.channel(owner, account.id);
-    await t.db.query('UPDATE accounts SET needs_reconnect = true WHERE id = $1', [account.id]);
-
-    const stranger = await make.ownerWithChannels('Someone else', 1);
-    strangersChannel = stranger.channels[0];
-    strangersMedia = await make.media(stranger.project, stranger.key, 'sample.png');
-    image = await make.media(project, key, 'sample.png');
-    video = await make.media(project, key, 'sample.mp4');
+      channel,
+      other,
+      reconnecting,
+      image,
+      video,
+      strangersChannel,
+      strangersMedia,
+    } = await postRulesWorld(t, make, 'Created together'));
   });
 
   afterAll(async () => {

@@ -1,6 +1,7 @@
 import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
 import { Factory, SignedInUser, TestChannel, TestProject } from './support/factories';
+import { postRulesWorld } from './support/new-post';
 import { startWithTelegram, TelegramWorld } from './support/telegram-world';
 import { addMember } from './support/team';
 import { TestApp } from './support/test-app';
@@ -21,10 +22,10 @@ describe('Dry run of a post', () => {
   let channel: TestChannel;
   let other: TestChannel;
   let reconnecting: TestChannel;
+  let strangersChannel: TestChannel;
+  let strangersMedia: number;
   let image: number;
   let video: number;
-  let strangersMedia: number;
-  let strangersChannel: TestChannel;
 
   beforeAll(async () => {
     world = await startWithTelegram({ RATE_LIMIT_CREATE_POST: '10000', RATE_LIMIT_OTHER: '10000' });
@@ -33,16 +34,14 @@ describe('Dry run of a post', () => {
       owner,
       project,
       key,
-      channels: [channel, other],
-    } = await make.ownerWithChannels('Dry run', 2));
-    const account = await make.telegramAccount(owner, project);
-    reconnecting = await make.channel(owner, account.id);
-    await t.db.query('UPDATE accounts SET needs_reconnect = true WHERE id = $1', [account.id]);
-    image = await make.media(project, key, 'sample.png');
-    video = await make.media(project, key, 'sample.mp4');
-    const stranger = await make.ownerWithChannels('Someone else', 1);
-    strangersChannel = stranger.channels[0];
-    strangersMedia = await make.media(stranger.project, stranger.key, 'sample.png');
+      channel,
+      other,
+      reconnecting,
+      image,
+      video,
+      strangersChannel,
+      strangersMedia,
+    } = await postRulesWorld(t, make, 'Dry run'));
   });
 
   afterAll(async () => {

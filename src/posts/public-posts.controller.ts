@@ -31,6 +31,13 @@ import { PostsService } from './posts.service';
 
 const PostIdPipe = new ParseIdPipe('post_not_found', 'Post not found');
 
+/** A create body that schedules or publishes needs the publish rights too. */
+const PUBLISHING_BODY = {
+  fields: ['scheduled_at', 'publish_now'],
+  scopes: ['posts:publish' as const],
+  flag: 'can_publish' as const,
+};
+
 @Controller(`${PUBLIC_API_PREFIX}/projects/:projectId/posts`)
 @ApiKeyAuth()
 @ApiParam({ name: 'projectId', type: Number })
@@ -49,11 +56,7 @@ export class PublicPostsController {
   @RateLimitCategory('create_post')
   @RequireScope('posts:write')
   @RequirePermission('can_edit_content')
-  @WhenBodySets({
-    fields: ['scheduled_at', 'publish_now'],
-    scopes: ['posts:publish'],
-    flag: 'can_publish',
-  })
+  @WhenBodySets(PUBLISHING_BODY)
   @ApiOperation({
     summary: 'Create a post: draft, scheduled (scheduled_at) or queued (publish_now)',
     description:
@@ -82,11 +85,7 @@ export class PublicPostsController {
   @RateLimitCategory('other')
   @RequireScope('posts:write')
   @RequirePermission('can_edit_content')
-  @WhenBodySets({
-    fields: ['scheduled_at', 'publish_now'],
-    scopes: ['posts:publish'],
-    flag: 'can_publish',
-  })
+  @WhenBodySets(PUBLISHING_BODY)
   @ApiOperation({
     summary: 'Dry run: check a create body against every rule at once; nothing is stored',
     description:
