@@ -60,7 +60,7 @@ export class AppWebhooksController {
     @Param('webhookId', WebhookIdPipe) webhookId: number,
     @Query() query: ListDeliveriesQuery,
   ): Promise<WebhookDeliveryListDto> {
-    return this.webhooks.deliveries(project, webhookId, query.limit);
+    return this.webhooks.deliveries(project, webhookId, query);
   }
 
   @Post(':webhookId/test')

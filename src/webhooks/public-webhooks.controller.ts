@@ -66,7 +66,7 @@ export class PublicWebhooksController {
     @Param('webhookId', WebhookIdPipe) webhookId: number,
     @Query() query: ListDeliveriesQuery,
   ): Promise<WebhookDeliveryListDto> {
-    return this.webhooks.deliveries(project, webhookId, query.limit);
+    return this.webhooks.deliveries(project, webhookId, query);
   }
 
   @Post(':webhookId/test')

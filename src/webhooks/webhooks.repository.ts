@@ -136,12 +136,18 @@ export class WebhooksRepository {
     return deleted > 0;
   }
 
-  /** The endpoint's delivery log, newest first. */
-  async deliveries(webhookId: number, limit: number): Promise<DeliveryRow[]> {
+  /** The endpoint's delivery log, newest first, below `beforeId` when given. */
+  async deliveries(
+    webhookId: number,
+    limit: number,
+    beforeId: number | null = null,
+  ): Promise<DeliveryRow[]> {
     return (await this.db.query(
       `SELECT id, event_id, event_type, attempt, status_code, error, duration_ms, created_at
-         FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY id DESC LIMIT $2`,
-      [webhookId, limit],
+         FROM webhook_deliveries
+        WHERE webhook_id = $1 AND ($3::int IS NULL OR id < $3)
+        ORDER BY id DESC LIMIT $2`,
+      [webhookId, limit, beforeId],
     )) as DeliveryRow[];
   }
 

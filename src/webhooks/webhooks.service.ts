@@ -4,11 +4,13 @@ import { AppError } from '../errors/error-codes';
 import {
   DEFAULT_DELIVERY_LIST_LIMIT,
   type CreateWebhookDto,
+  type ListDeliveriesQuery,
   type WebhookCreatedDto,
   type WebhookDeliveryListDto,
   type WebhookListDto,
   type WebhookTestDto,
 } from './dto/webhook.dto';
+import { decodeDeliveryCursor, encodeDeliveryCursor } from './delivery-cursor';
 import { SUBSCRIBABLE_EVENTS, TEST_EVENT } from './webhook-events';
 import { WebhookSender } from './webhook-sender';
 import { generateWebhookSecret } from './webhook-signature';
@@ -61,14 +63,34 @@ export class WebhooksService {
     if (!(await this.repo.delete(scopeOf(project), webhookId))) throw webhookNotFound();
   }
 
+  /** One page of the endpoint's delivery log, newest first; `next_cursor` continues it. */
   async deliveries(
     project: ProjectAccess,
     webhookId: number,
-    limit = DEFAULT_DELIVERY_LIST_LIMIT,
+    query: ListDeliveriesQuery = {},
   ): Promise<WebhookDeliveryListDto> {
+    const limit = query.limit ?? DEFAULT_DELIVERY_LIST_LIMIT;
+    const before =
+      query.cursor === undefined
+        ? null
+        : decodeDeliveryCursor(this.secrets.verifyToken(query.cursor), webhookId);
+    if (query.cursor !== undefined && before === null)
+      throw new AppError('validation_failed', 'cursor is not a cursor of this log', [
+        { field: 'cursor', message: 'cursor is not a cursor of this log' },
+      ]);
     if (!(await this.repo.exists(scopeOf(project), webhookId))) throw webhookNotFound();
-    const items = (await this.repo.deliveries(webhookId, limit)).map(toDelivery);
-    return { items, count: items.length };
+    // One row more than the page tells whether another page follows.
+    const rows = await this.repo.deliveries(webhookId, limit + 1, before);
+    const page = rows.slice(0, limit);
+    const sign = (data: string) => this.secrets.signToken(data);
+    return {
+      items: page.map(toDelivery),
+      count: page.length,
+      next_cursor:
+        rows.length > limit
+          ? encodeDeliveryCursor(sign, webhookId, page[page.length - 1].id)
+          : null,
+    };
   }
 
   /** Records a `webhook.test` event for this endpoint; the worker delivers it like any other. */

@@ -17,6 +17,8 @@ import { Omittable } from '../../input/omittable';
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 export const DEFAULT_DELIVERY_LIST_LIMIT = 20;
 export const MAX_DELIVERY_LIST_LIMIT = 100;
+/** Longer than any cursor the log hands out. */
+const MAX_DELIVERY_CURSOR_LENGTH = 512;
 
 export class CreateWebhookDto {
   @ApiProperty({
@@ -81,6 +83,12 @@ export class WebhookDeliveryDto {
 export class WebhookDeliveryListDto {
   @ApiProperty({ type: [WebhookDeliveryDto] }) items!: WebhookDeliveryDto[];
   @ApiProperty() count!: number;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Pass as `cursor` for the next (older) page; null on the last page',
+  })
+  next_cursor!: string | null;
 }
 
 export class WebhookTestDto {
@@ -102,4 +110,13 @@ export class ListDeliveriesQuery {
   @Min(1, { message: 'limit must be an integer from 1 to 100' })
   @Max(MAX_DELIVERY_LIST_LIMIT, { message: 'limit must be an integer from 1 to 100' })
   limit?: number;
+
+  @ApiPropertyOptional({
+    description: 'The next_cursor of the previous page, to continue the log; opaque',
+    maxLength: MAX_DELIVERY_CURSOR_LENGTH,
+  })
+  @Omittable()
+  @IsString()
+  @MaxLength(MAX_DELIVERY_CURSOR_LENGTH)
+  cursor?: string;
 }

@@ -1,0 +1,29 @@
+/**
+ * The delivery log's cursor: the id of the last attempt shown, bound to its endpoint and signed
+ * (SecretsService.signToken) like the post list's, so that it can be neither forged nor moved to
+ * another endpoint. The log is in id order, newest first, so a page continues below that id.
+ */
+const CURSOR_TAG = 'deliveries:1';
+
+export function encodeDeliveryCursor(
+  sign: (data: string) => string,
+  webhookId: number,
+  lastId: number,
+): string {
+  return sign(JSON.stringify([CURSOR_TAG, webhookId, lastId]));
+}
+
+/** The last id of a cursor made for this endpoint; null for anything else (`data` is verified). */
+export function decodeDeliveryCursor(data: string | null, webhookId: number): number | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(data ?? 'null');
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 3) return null;
+  const [tag, endpoint, lastId] = parsed as unknown[];
+  return tag === CURSOR_TAG && endpoint === webhookId && Number.isInteger(lastId)
+    ? (lastId as number)
+    : null;
+}
