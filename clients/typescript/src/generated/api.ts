@@ -1,0 +1,300 @@
+// Generated from the public OpenAPI document by scripts/generate-types.js; do not edit.
+// `npm run build` at the root of the repository writes it again.
+
+export interface ErrorDetailDto {
+  field: string;
+  message: string;
+  /** The problem’s own code, where the answer lists every problem of a post */
+  code?: string;
+  /** The target the problem is about; null when it is about the whole post */
+  channel_ref?: string | null;
+}
+
+export interface ErrorObjectDto {
+  code: string;
+  message: string;
+  details?: Array<ErrorDetailDto>;
+}
+
+export interface ErrorResponseDto {
+  error: ErrorObjectDto;
+}
+
+export interface PublicProjectDto {
+  id: number;
+  name: string;
+  timezone: string;
+  /** UTC, microseconds, no offset */
+  created_at: Date;
+  is_owner: boolean;
+}
+
+export interface PublicProjectListDto {
+  items: Array<PublicProjectDto>;
+  count: number;
+}
+
+export interface ChannelDto {
+  /** `{platform}:{account_id}:{channel_id}`; use it as channel_ref */
+  id: string;
+  platform: string;
+  account_id: number;
+  /** Chat id on the platform, as text (may be negative) */
+  channel_id: string;
+  title: string;
+  username: string | null;
+  needs_reconnect: boolean;
+}
+
+export interface MediaAssetDto {
+  /** Use it in `media_ids` of a post */
+  id: number;
+  /** From the file’s bytes */
+  type: "image" | "video";
+  filename: string;
+  /** From the file’s bytes */
+  mime_type: string;
+  size_bytes: number;
+  url: string;
+  storage_path: string;
+  /** UTC, microseconds */
+  created_at: Date;
+}
+
+export interface ChannelListDto {
+  items: Array<ChannelDto>;
+  count: number;
+}
+
+export interface PostTargetDto {
+  /** A channel id from GET /projects/{id}/channels: `{platform}:{account_id}:{channel_id}` */
+  channel_ref: string;
+}
+
+export interface CreatePostDto {
+  /** Post text, at most 4096 characters; required unless media_ids is non-empty */
+  text?: string;
+  /** Unique channels of this project, one platform; required with scheduled_at or publish_now */
+  targets?: Array<PostTargetDto>;
+  /** Unique ids of media assets of this project, in album order */
+  media_ids?: Array<number>;
+  /** ISO 8601 date-time with Z, an offset or none (UTC); in the future, at most a year ahead. Creates the post as `scheduled` */
+  scheduled_at?: string | Date;
+  /** Queue the post for publication at once (status `queued`); not with scheduled_at */
+  publish_now?: boolean;
+}
+
+export interface PostCreatedDto {
+  id: number;
+  status: "draft" | "scheduled" | "queued" | "publishing" | "published" | "failed";
+  project_id: number;
+  text: string;
+  scheduled_at: Date | null;
+  created_at: Date;
+  /** Made with a test key: simulated delivery, never sent */
+  test: boolean;
+}
+
+export interface PostProblemDto {
+  code: string;
+  message: string;
+  field: string | null;
+  channel_ref: string | null;
+}
+
+export interface TargetPlanDto {
+  channel_ref: string;
+  platform: string;
+  /** How many messages the post becomes on this channel (Telegram: media, then the text as its own message when it is longer than a caption) */
+  messages: number;
+}
+
+export interface PostValidationDto {
+  /** True when create would accept this body */
+  valid: boolean;
+  errors: Array<PostProblemDto>;
+  /** The targets that are channels of this project */
+  targets: Array<TargetPlanDto>;
+}
+
+export interface TargetErrorDto {
+  code: string;
+  message: string;
+}
+
+export interface PostTargetStateDto {
+  channel_ref: string;
+  channel_id: string;
+  status: "pending" | "published" | "failed";
+  error: TargetErrorDto | null;
+  /** Telegram message ids, in order */
+  message_ids: Array<number>;
+  published_at: Date | null;
+}
+
+export interface PostListItemDto {
+  id: number;
+  status: "draft" | "scheduled" | "queued" | "publishing" | "published" | "failed";
+  text: string;
+  /** Null without targets */
+  platform: string | null;
+  /** The targets’ channel ids on the platform */
+  channel_ids: Array<string>;
+  scheduled_at: Date | null;
+  published_at: Date | null;
+  created_at: Date;
+  project_id?: number;
+  /** media_files, in album order */
+  media_ids?: Array<number>;
+  targets?: Array<PostTargetStateDto>;
+  /** Made with a test key: simulated delivery, never sent */
+  test: boolean;
+}
+
+export interface PostListDto {
+  items: Array<PostListItemDto>;
+  /** The number of items on this page */
+  count: number;
+  /** Pass it as `cursor` for the next page; null on the last page */
+  next_cursor: string | null;
+}
+
+export interface PostMediaDto {
+  id: number;
+  type: "image" | "video";
+  mime_type: string;
+  url: string;
+}
+
+export interface PostObjectDto {
+  id: number;
+  status: "draft" | "scheduled" | "queued" | "publishing" | "published" | "failed";
+  text: string;
+  /** Null without targets */
+  platform: string | null;
+  /** The targets’ channel ids on the platform */
+  channel_ids: Array<string>;
+  scheduled_at: Date | null;
+  published_at: Date | null;
+  created_at: Date;
+  project_id?: number;
+  /** media_files, in album order */
+  media_ids?: Array<number>;
+  targets?: Array<PostTargetStateDto>;
+  /** Made with a test key: simulated delivery, never sent */
+  test: boolean;
+  updated_at: Date;
+  /** In album order */
+  media: Array<PostMediaDto>;
+}
+
+export interface UpdatePostDto {
+  /** Post text, at most 4096 characters; may be empty only when the post has media */
+  text?: string;
+  /** Replaces the targets: unique channels of this project, one platform */
+  targets?: Array<PostTargetDto>;
+  /** Replaces the media: unique ids of media assets of this project, in album order */
+  media_ids?: Array<number>;
+  /** A date-time in the future, at most a year ahead: the post becomes scheduled for that time (needs posts:publish). `null` turns a scheduled post back into a draft. */
+  scheduled_at?: string | Date | null;
+}
+
+export interface PublishPostDto {
+  /** Replace the post's targets; targets already published are never sent again */
+  targets: Array<PostTargetDto>;
+}
+
+export interface PublishResultDto {
+  id: number;
+  status: string;
+  /** A test post (created with a test key): simulated, never sent */
+  test: boolean;
+}
+
+export interface UploadByUrlDto {
+  /** Absolute http or https URL of a public resource; credentials, localhost and private addresses are refused */
+  url: string;
+  /** Name to keep; sanitized and cut to 255 bytes. Default: the last path segment of the final URL, else `file.<ext>` */
+  filename?: string;
+}
+
+export interface UploadFileFormDto {
+  /** Exactly one file: JPEG, PNG, GIF, WebP, MP4 or QuickTime, at most 52,428,800 bytes. The type is read from the bytes. */
+  files: Blob;
+}
+
+export interface MediaAssetListDto {
+  items: Array<MediaAssetDto>;
+  count: number;
+}
+
+export interface UsageDto {
+  /** Posts the key user created since the 1st of this month, UTC */
+  posts_this_month: number;
+  /** Projects GET /projects lists */
+  projects_count: number;
+  /** The user’s keys neither revoked nor expired */
+  api_keys_count: number;
+}
+
+export interface CreateWebhookDto {
+  /** An absolute http(s) URL without credentials; its host must not be local or private. */
+  url: string;
+  events: Array<"post.published" | "post.failed" | "channel.needs_reconnect">;
+}
+
+export interface WebhookCreatedDto {
+  id: number;
+  url: string;
+  events: Array<"post.published" | "post.failed" | "channel.needs_reconnect">;
+  /** False once deliveries kept failing; see disabled_reason */
+  enabled: boolean;
+  disabled_reason: string | null;
+  /** Made with a test key: receives the events of test posts only. Live webhooks (a live key or the application API) receive live events only. */
+  test: boolean;
+  created_at: Date;
+  /** The signing secret; shown only in this answer. */
+  secret: string;
+}
+
+export interface WebhookDto {
+  id: number;
+  url: string;
+  events: Array<"post.published" | "post.failed" | "channel.needs_reconnect">;
+  /** False once deliveries kept failing; see disabled_reason */
+  enabled: boolean;
+  disabled_reason: string | null;
+  /** Made with a test key: receives the events of test posts only. Live webhooks (a live key or the application API) receive live events only. */
+  test: boolean;
+  created_at: Date;
+}
+
+export interface WebhookListDto {
+  items: Array<WebhookDto>;
+  count: number;
+}
+
+export interface WebhookDeliveryDto {
+  id: number;
+  /** The webhook-id header; the same on every attempt of the event */
+  event_id: string;
+  event_type: "post.published" | "post.failed" | "channel.needs_reconnect" | "webhook.test";
+  /** 1 for the first attempt */
+  attempt: number;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  created_at: Date;
+}
+
+export interface WebhookDeliveryListDto {
+  items: Array<WebhookDeliveryDto>;
+  count: number;
+  /** Pass as `cursor` for the next (older) page; null on the last page */
+  next_cursor: string | null;
+}
+
+export interface WebhookTestDto {
+  /** The id of the webhook.test event sent */
+  event_id: string;
+}
