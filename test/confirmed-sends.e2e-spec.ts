@@ -1,5 +1,7 @@
 import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
+import { RetryLater } from '../src/posts/publication/publication.queue';
+import { PublicationService } from '../src/posts/publication/publication.service';
 import { Factory } from './support/factories';
 import { waitFor } from './support/expectations';
 import { targetsOf, waitForPostStatus } from './support/publication';
@@ -94,6 +96,23 @@ describe('A confirmed send survives a database outage', () => {
     // The run that got the answer could not write it, and a retry found the database still away.
     await waitFor(() => failed.length >= 2, 15_000);
     proxy.restore();
+
+    await expectPublishedOnce(postId, channels);
+  }, 60_000);
+
+  it('a second run of the post while the first still waits for the answer does not take the send for lost', async () => {
+    // As when Redis loses the queue while a post is being delivered: the recovery sweep enqueues
+    // the post again, and its new run starts while the first one still waits for Telegram.
+    const { postId, channels, release } = await publishHeldPost('Run twice');
+    const { rows } = await t.db.query<{ publish_attempt: number }>(
+      'SELECT publish_attempt FROM posts WHERE id = $1',
+      [postId],
+    );
+    await expect(
+      t.app.get(PublicationService).run(postId, rows[0].publish_attempt),
+    ).rejects.toBeInstanceOf(RetryLater);
+    expect((await targetsOf(t, postId))[0]).toMatchObject({ status: 'pending', error_code: null });
+    release();
 
     await expectPublishedOnce(postId, channels);
   }, 60_000);

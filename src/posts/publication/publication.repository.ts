@@ -28,6 +28,8 @@ export interface DeliveryTarget {
   steps_done: number;
   /** Set when a previous send's outcome was never recorded. */
   sending_since: string | null;
+  /** How long ago, by the database's clock, that send began; null when none is recorded. */
+  sending_for_ms: number | null;
   /** Milliseconds since the epoch of the chat's pacing slot this target holds, or null. */
   not_before_ms: number | null;
   needs_reconnect: boolean;
@@ -131,6 +133,8 @@ export class PublicationRepository {
               coalesce((SELECT json_agg(x ORDER BY x.position, x.id) FROM (
                  SELECT t.id, t.position, t.platform, t.account_id, t.chat_id, t.steps_done,
                         t.sending_since, a.needs_reconnect, a.credentials_encrypted,
+                        (extract(epoch FROM now() - t.sending_since) * 1000)::float8
+                          AS sending_for_ms,
                         (extract(epoch FROM t.not_before) * 1000)::float8 AS not_before_ms,
                         EXISTS (SELECT 1 FROM marked m WHERE m.id = t.id) AS marked
                    FROM post_targets t JOIN accounts a ON a.id = t.account_id

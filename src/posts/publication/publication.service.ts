@@ -32,6 +32,12 @@ const PACING_RETURN_LEAD_MS = 750;
 /** The send's in-flight mark is written this long before its slot, so it is done when the slot comes. */
 const MARK_IN_FLIGHT_LEAD_MS = 250;
 
+/**
+ * Past its time-out, how long a send may still take to be recorded by the run that made it (the
+ * answer's write); only then is a send without a recorded outcome taken for one whose run died.
+ */
+const SEND_SETTLE_MS = 5_000;
+
 const sleep = (ms: number) =>
   ms > 0 ? new Promise<void>((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
 
@@ -107,6 +113,13 @@ export class PublicationService {
       // away), or a worker that died or lost its job. Only a confirmed answer kept for it counts.
       const steps = publishers.get(target.platform)?.plan(text, media);
       const kept = await this.confirmed.find(target.id, target.steps_done);
+      // Another run may still be waiting for that send's answer (its job was enqueued again while
+      // it ran, as when Redis lost the queue): the outcome is unknown only once its time is up.
+      const undecidedMs =
+        this.config.publication.sendTimeoutMs +
+        SEND_SETTLE_MS -
+        (target.sending_for_ms ?? Infinity);
+      if (!kept && undecidedMs > 0) return { done: false, retryInMs: undecidedMs };
       if (!kept || !steps) {
         await this.repo.failTarget(
           target.id,
