@@ -127,7 +127,7 @@ interface OpenApiBody {
     Record<
       string,
       {
-        requestBody?: { content: Record<string, { schema?: SchemaBody }> };
+        requestBody?: { required?: boolean; content: Record<string, { schema?: SchemaBody }> };
         parameters?: { in: string; name: string }[];
       }
     >
@@ -336,14 +336,15 @@ describe('Hostile input (D5, D18)', () => {
       ).toEqual([]);
     });
 
-    it('refuses a JSON request without a body on every route that takes one', async () => {
+    it('refuses a JSON request without a body on every route that requires one', async () => {
       // An empty PUT of a project or a template answered 200, a change of nothing.
       const before = await rowsThatMustNotChange(t);
       const wrong: string[] = [];
       let checked = 0;
       for (const route of routes.filter((r) => BODY_METHODS.includes(r.method))) {
-        if (!documentedOperation(document, route)?.requestBody?.content['application/json'])
-          continue;
+        const body = documentedOperation(document, route)?.requestBody;
+        // A body the document calls optional (publish: the post's own targets) may be left out.
+        if (!body?.content['application/json'] || body.required === false) continue;
         checked++;
         // Content-Length: 0 (supertest), and no Content-Length at all (curl -X PUT without -d).
         const res = await authorize(send(t, route.method, urlOf(route)), route).set(

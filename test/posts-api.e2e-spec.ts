@@ -410,6 +410,43 @@ describe('Posts API for integrators: the post object (D19)', () => {
     });
   });
 
+  describe('POST /projects/{project_id}/posts/{post_id}/publish without targets', () => {
+    const publish = (id: number, body?: object) => {
+      const req = t.http.post(path(`/posts/${id}/publish`)).set('Authorization', `Bearer ${key}`);
+      return body === undefined ? req : req.send(body);
+    };
+
+    it('with no body or an empty object, publishes to the targets the post has', async () => {
+      for (const body of [undefined, {}]) {
+        const text = `Own targets ${JSON.stringify(body)}`;
+        const { id } = (await create({ text, targets: [{ channel_ref: channel.id }] })).body;
+        const res = await publish(id, body);
+        expect({ status: res.status, body: res.body }).toEqual({
+          status: 202,
+          body: { id, status: 'publishing', test: false },
+        });
+        expect((await waitForPostStatus(t, id)).status).toBe('published');
+        expect(sentWith(text).map((c) => String(c.params.chat_id))).toEqual([channel.channel_id]);
+      }
+    });
+
+    it('400 validation_failed naming targets when the post has none and the body names none', async () => {
+      const { id } = (await create({ text: 'Nowhere to go' })).body;
+      const res = await publish(id);
+      expect({ status: res.status, error: res.body.error }).toEqual({
+        status: 400,
+        error: {
+          code: 'validation_failed',
+          message: 'targets: the post has no targets; name them in the body',
+          details: [
+            { field: 'targets', message: 'the post has no targets; name them in the body' },
+          ],
+        },
+      });
+      expect((await row(id)).status).toBe('draft');
+    });
+  });
+
   describe('DELETE /projects/{project_id}/posts/{post_id}', () => {
     it('204 for a draft; then GET, PATCH and DELETE answer 404 post_not_found', async () => {
       const id = (await create({ text: 'Bye' })).body.id;

@@ -57,6 +57,20 @@ export function validationFailed(details: ErrorDetail[]): AppError {
   return new AppError('validation_failed', message || 'Request is not valid', details);
 }
 
+const OPTIONAL_BODY = Symbol('optional body');
+
+/**
+ * Marks a body whose every field may be left out as one that may be left out altogether: a
+ * request without a body reads as `{}`. Every other route still refuses a request without one.
+ */
+export function OptionalBody(): ClassDecorator {
+  return (target) => Reflect.defineMetadata(OPTIONAL_BODY, true, target);
+}
+
+function takesNoBody(metatype: unknown): boolean {
+  return typeof metatype === 'function' && Reflect.getMetadata(OPTIONAL_BODY, metatype) === true;
+}
+
 /**
  * Path parameters are left as the text they arrived as: a `number`-typed id would otherwise be
  * converted with Number() before ParseIdPipe sees it, and `01` or ` 1` would name post 1 (D18).
@@ -67,7 +81,10 @@ export function validationFailed(details: ErrorDetail[]): AppError {
 class BodyAndQueryValidationPipe extends ValidationPipe {
   override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'param') return Promise.resolve(value);
-    if (metadata.type === 'body' && metadata.data === undefined && value === undefined)
+    const wholeBody = metadata.type === 'body' && metadata.data === undefined;
+    if (wholeBody && value === undefined && takesNoBody(metadata.metatype))
+      return super.transform({}, metadata) as Promise<unknown>;
+    if (wholeBody && value === undefined)
       return Promise.reject(
         new AppError('validation_failed', 'Request body must be a JSON object'),
       );

@@ -35,7 +35,7 @@ import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { bodySetsAny } from '../auth/decorators';
 import { MAX_DB_ID } from '../errors/parse-id.pipe';
-import { flattenValidationErrors } from '../errors/validation';
+import { flattenValidationErrors, validationFailed } from '../errors/validation';
 import type { MediaAsset } from '../media/media-asset.entity';
 import { CreatePostDto, MAX_CHANNEL_REF_LENGTH, type PostTargetDto } from './dto/create-post.dto';
 import {
@@ -266,9 +266,10 @@ export class PostsService implements OnModuleInit {
         `A post can be published with at most ${MAX_MEDIA_PER_POST} media files`,
       );
     }
+    const targets = dto.targets ?? (await this.ownTargets(access, postId));
     // The checks and the write in one transaction: the channels stay as checked until it commits.
     const attempt = await this.posts.transaction(async (m) => {
-      const { channels, problems } = await this.checkTargets(projectId, dto.targets, true, m);
+      const { channels, problems } = await this.checkTargets(projectId, targets, true, m);
       if (problems.length > 0) throw refusal(problems);
       return this.posts.startPublication(m, postScope(access), postId, channels, PUBLISHABLE_FROM);
     });
@@ -277,6 +278,19 @@ export class PostsService implements OnModuleInit {
     if (post.status === 'scheduled') await this.producer.cancel(postId, attempt - 1);
     await this.producer.enqueue(postId, attempt);
     return { id: postId, status: 'publishing', test: access.test };
+  }
+
+  /** A publish that names no targets goes to the post's own; a post without any is refused. */
+  private async ownTargets(access: ProjectAccess, postId: number): Promise<PostTargetDto[]> {
+    const post = await this.posts.findWithDetails(postScope(access), postId);
+    if (!post) throw postNotFound();
+    if (post.targets.length === 0)
+      throw validationFailed([
+        { field: 'targets', message: 'the post has no targets; name them in the body' },
+      ]);
+    return post.targets.map((target) => ({
+      channel_ref: toChannelRef(target.platform, target.account_id, target.chat_id),
+    }));
   }
 
   /**

@@ -193,11 +193,12 @@ export class PublicPostsController {
   @RequireScope('posts:publish')
   @RequirePermission('can_publish')
   @ApiOperation({
-    summary: 'Publish a post to the given targets now',
+    summary: 'Publish a post now',
     description:
-      'From draft, scheduled or failed; the targets replace the post’s targets, and a channel that already has the post never gets it twice.',
+      'From draft, scheduled or failed. Without a body (or without targets) the post goes to its own targets; targets in the body replace them. A channel that already has the post never gets it twice.',
   })
   @ApiParam({ name: 'postId', type: Number })
+  @ApiBody({ type: PublishPostDto, required: false })
   @ApiAcceptedResponse({ type: PublishResultDto })
   @ApiErrors(
     'validation_failed',
