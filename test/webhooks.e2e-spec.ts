@@ -768,3 +768,51 @@ describe('Webhook URLs and DNS: D10 at creation and at every delivery', () => {
     }
   });
 });
+
+describe('A local receiver during development: OUTBOUND_ALLOW_CIDRS', () => {
+  it('admits a localhost URL when the list covers loopback, under the new name and the old one', async () => {
+    for (const variable of ['OUTBOUND_ALLOW_CIDRS', 'MEDIA_FETCH_ALLOW_CIDRS']) {
+      const receiver = await new WebhookReceiver('127.0.0.1').start();
+      const world = await startWithTelegram({ ...FAST, [variable]: '127.0.0.0/8' });
+      try {
+        const { project, key } = await world.make.owner(`Local ${variable}`);
+        const hook = await world.t.http
+          .post(`/api/public/v1/projects/${project.id}/webhooks`)
+          .set('Authorization', `Bearer ${key}`)
+          .send({ url: `http://localhost:${receiver.port}/local`, events: ['post.failed'] });
+        expect({ variable, status: hook.status, error: hook.body.error }).toEqual({
+          variable,
+          status: 201,
+        });
+        receiver.expect('/local', hook.body.secret);
+        await world.t.http
+          .post(`/api/public/v1/projects/${project.id}/webhooks/${hook.body.id}/test`)
+          .set('Authorization', `Bearer ${key}`)
+          .expect(202);
+        await waitFor(() => receiver.deliveries.length === 1);
+        expect(receiver.deliveries[0].payload.type).toBe('webhook.test');
+        expect(receiver.rejected).toEqual([]);
+      } finally {
+        await world.close();
+        await receiver.stop();
+      }
+    }
+  });
+
+  it('still refuses localhost when the list does not cover loopback', async () => {
+    const world = await startWithTelegram({ ...FAST, OUTBOUND_ALLOW_CIDRS: '10.9.0.0/16' });
+    try {
+      const { project, key } = await world.make.owner('Not local');
+      const res = await world.t.http
+        .post(`/api/public/v1/projects/${project.id}/webhooks`)
+        .set('Authorization', `Bearer ${key}`)
+        .send({ url: 'http://localhost:9/hook', events: ['post.failed'] });
+      expect({ status: res.status, code: res.body.error?.code }).toEqual({
+        status: 400,
+        code: 'url_not_allowed',
+      });
+    } finally {
+      await world.close();
+    }
+  });
+});

@@ -28,7 +28,7 @@ describe('loadConfig (D17)', () => {
       redisUrl: 'redis://127.0.0.1:6379',
       appRole: 'all',
       logLevel: 'info',
-      mediaFetchAllowCidrs: [],
+      outboundAllowCidrs: [],
       mediaFetchTimeoutMs: 30_000,
       telegramApiBaseUrl: 'https://api.telegram.org',
       aiApiBaseUrl: null,
@@ -43,6 +43,15 @@ describe('loadConfig (D17)', () => {
     });
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.webhooks.retryDelaysMs)).toBe(true);
+  });
+
+  it('reads the outbound allow-list as OUTBOUND_ALLOW_CIDRS, else under its earlier name', () => {
+    const both = { OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', MEDIA_FETCH_ALLOW_CIDRS: '10.1.0.0/16' };
+    expect(loadConfig({ ...base, ...both }).outboundAllowCidrs).toEqual(['127.0.0.0/8']);
+    expect(
+      loadConfig({ ...base, MEDIA_FETCH_ALLOW_CIDRS: '10.1.0.0/16' }).outboundAllowCidrs,
+    ).toEqual(['10.1.0.0/16']);
+    expect(loadConfig(base).outboundAllowCidrs).toEqual([]);
   });
 
   it('reads every variable it is given', () => {
@@ -68,7 +77,7 @@ describe('loadConfig (D17)', () => {
     expect(config).toMatchObject({
       port: 8080,
       publicBaseUrl: 'https://herald.example.com',
-      mediaFetchAllowCidrs: ['127.0.0.2/32', '10.1.0.0/16'],
+      outboundAllowCidrs: ['127.0.0.2/32', '10.1.0.0/16'],
       telegramApiBaseUrl: 'http://127.0.0.1:8081',
       aiApiBaseUrl: 'http://127.0.0.1:8082/v1',
       appRole: 'worker',

@@ -144,7 +144,11 @@ export interface AppConfig {
   mediaStorageDir: string;
   /** Set when `mediaStorageDriver` is `s3`. */
   s3: S3Config | null;
-  mediaFetchAllowCidrs: readonly string[];
+  /**
+   * Private ranges that requests to user-given URLs (media by link, webhook receivers) may reach
+   * anyway: development and tests only.
+   */
+  outboundAllowCidrs: readonly string[];
   mediaFetchTimeoutMs: number;
   telegramApiBaseUrl: string;
   aiApiBaseUrl: string | null;
@@ -236,7 +240,10 @@ export function loadConfig(env: Env): AppConfig {
     mediaStorageDriver: read.oneOf('MEDIA_STORAGE_DRIVER', 'local', MEDIA_STORAGE_DRIVERS),
     mediaStorageDir: read.string('MEDIA_STORAGE_DIR', './.herald/media'),
     s3: null,
-    mediaFetchAllowCidrs: read.cidrList('MEDIA_FETCH_ALLOW_CIDRS'),
+    // MEDIA_FETCH_ALLOW_CIDRS is the list's earlier name, still read when the new one is unset.
+    outboundAllowCidrs: read.cidrList(
+      read.isSet('OUTBOUND_ALLOW_CIDRS') ? 'OUTBOUND_ALLOW_CIDRS' : 'MEDIA_FETCH_ALLOW_CIDRS',
+    ),
     mediaFetchTimeoutMs: read.integer('MEDIA_FETCH_TIMEOUT_MS', 30_000, 1, 600_000),
     telegramApiBaseUrl: read
       .url('TELEGRAM_API_BASE_URL', 'https://api.telegram.org', ['http:', 'https:'])
@@ -316,7 +323,7 @@ export function loadConfig(env: Env): AppConfig {
     ...config,
     s3: config.s3 && Object.freeze(config.s3),
     ops: Object.freeze(config.ops),
-    mediaFetchAllowCidrs: Object.freeze([...config.mediaFetchAllowCidrs]),
+    outboundAllowCidrs: Object.freeze([...config.outboundAllowCidrs]),
     rateLimits: Object.freeze(config.rateLimits),
     publication: Object.freeze(config.publication),
     webhooks: Object.freeze({
@@ -360,6 +367,10 @@ class EnvReader {
     private readonly env: Env,
     private readonly problems: string[],
   ) {}
+
+  isSet(name: string): boolean {
+    return this.raw(name) !== undefined;
+  }
 
   private raw(name: string): string | undefined {
     const value = this.env[name];

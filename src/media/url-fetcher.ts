@@ -34,7 +34,7 @@ export interface FetchedResource {
 /**
  * Downloads a URL for the media library without letting the caller reach anything private (D10):
  * http(s) only, no credentials, no `localhost`, every address of the host (or the literal) must
- * be public unicast unless `MEDIA_FETCH_ALLOW_CIDRS` lists it, each redirect is checked again,
+ * be public unicast unless `OUTBOUND_ALLOW_CIDRS` lists it, each redirect is checked again,
  * and the connection goes to the very address that was checked: undici's connector gets a
  * `lookup` that only answers the pinned address, so a second DNS answer (rebinding) is never
  * used. One deadline covers resolving, connecting, redirects and reading the body.

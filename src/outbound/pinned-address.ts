@@ -51,7 +51,7 @@ export type AddressPins = Map<string, ResolvedAddress>;
 export type HostVerdict = 'allowed' | 'not_allowed' | 'unresolved';
 
 /**
- * D10's address rules (`MEDIA_FETCH_ALLOW_CIDRS` included) and the resolver, built once for every
+ * D10's address rules (`OUTBOUND_ALLOW_CIDRS` included) and the resolver, built once for every
  * request to a URL a user gave: media by link and webhook receivers are admitted alike.
  */
 @Injectable()
@@ -62,20 +62,27 @@ export class HostAdmission {
     @InjectConfig() config: AppConfig,
     @Inject(HOST_RESOLVER) private readonly resolve: HostResolver,
   ) {
-    this.policy = new AddressPolicy(config.mediaFetchAllowCidrs);
+    this.policy = new AddressPolicy(config.outboundAllowCidrs);
   }
 
   /**
    * Checks the host of one request (or redirect hop) and pins the address the connection must
    * use. An IP literal is checked as it is (Node dials it without a lookup); `localhost` is
-   * refused without asking DNS; every address a name resolves to must be allowed, so a name
+   * loopback without asking DNS; every address a name resolves to must be allowed, so a name
    * mixing public and private addresses is refused.
    */
   async admit(url: URL, pins: AddressPins): Promise<HostVerdict> {
     const host = url.hostname;
     if (isIpLiteral(host)) return this.policy.isAllowed(host) ? 'allowed' : 'not_allowed';
     const name = host.replace(/\.$/, '').toLowerCase();
-    if (name === 'localhost' || name.endsWith('.localhost')) return 'not_allowed';
+    if (name === 'localhost' || name.endsWith('.localhost')) {
+      // Loopback by definition (RFC 6761), never asked of DNS: admitted only when the allow-list
+      // covers a loopback address, which is then the one dialled.
+      const loopback = LOOPBACK.find((entry) => this.policy.isAllowed(entry.address));
+      if (!loopback) return 'not_allowed';
+      pins.set(host, loopback);
+      return 'allowed';
+    }
     let addresses: ResolvedAddress[];
     try {
       addresses = await this.resolve(host);
@@ -88,6 +95,11 @@ export class HostAdmission {
     return 'allowed';
   }
 }
+
+const LOOPBACK: ResolvedAddress[] = [
+  { address: '127.0.0.1', family: 4 },
+  { address: '::1', family: 6 },
+];
 
 function isIpLiteral(hostname: string): boolean {
   const bare =
