@@ -37,6 +37,10 @@ function refName(ref) {
   return ref.split('/').pop();
 }
 
+function literal(value) {
+  return typeof value === 'string' ? `'${value.replace(/[\\']/g, '\\$&')}'` : JSON.stringify(value);
+}
+
 function oneLine(text) {
   return String(text).replace(/\*\//g, '*\\/').replace(/\s+/g, ' ').trim();
 }
@@ -66,7 +70,7 @@ function type(schema, isRequest, indent, key) {
   }
   if (schema.allOf)
     return schema.allOf.map((part) => type(part, isRequest, indent, key)).join(' & ');
-  if (schema.enum) return schema.enum.map((value) => JSON.stringify(value)).join(' | ') + nullable;
+  if (schema.enum) return schema.enum.map(literal).join(' | ') + nullable;
   switch (schema.type) {
     case 'string':
       if (schema.format === 'binary') return 'Blob' + nullable;

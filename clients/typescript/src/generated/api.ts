@@ -50,7 +50,7 @@ export interface MediaAssetDto {
   /** Use it in `media_ids` of a post */
   id: number;
   /** From the file’s bytes */
-  type: "image" | "video";
+  type: 'image' | 'video';
   filename: string;
   /** From the file’s bytes */
   mime_type: string;
@@ -86,7 +86,7 @@ export interface CreatePostDto {
 
 export interface PostCreatedDto {
   id: number;
-  status: "draft" | "scheduled" | "queued" | "publishing" | "published" | "failed";
+  status: 'draft' | 'scheduled' | 'queued' | 'publishing' | 'published' | 'failed';
   project_id: number;
   text: string;
   scheduled_at: Date | null;
@@ -125,7 +125,7 @@ export interface TargetErrorDto {
 export interface PostTargetStateDto {
   channel_ref: string;
   channel_id: string;
-  status: "pending" | "published" | "failed";
+  status: 'pending' | 'published' | 'failed';
   error: TargetErrorDto | null;
   /** Telegram message ids, in order */
   message_ids: Array<number>;
@@ -134,7 +134,7 @@ export interface PostTargetStateDto {
 
 export interface PostListItemDto {
   id: number;
-  status: "draft" | "scheduled" | "queued" | "publishing" | "published" | "failed";
+  status: 'draft' | 'scheduled' | 'queued' | 'publishing' | 'published' | 'failed';
   text: string;
   /** Null without targets */
   platform: string | null;
@@ -161,14 +161,14 @@ export interface PostListDto {
 
 export interface PostMediaDto {
   id: number;
-  type: "image" | "video";
+  type: 'image' | 'video';
   mime_type: string;
   url: string;
 }
 
 export interface PostObjectDto {
   id: number;
-  status: "draft" | "scheduled" | "queued" | "publishing" | "published" | "failed";
+  status: 'draft' | 'scheduled' | 'queued' | 'publishing' | 'published' | 'failed';
   text: string;
   /** Null without targets */
   platform: string | null;
@@ -240,13 +240,13 @@ export interface UsageDto {
 export interface CreateWebhookDto {
   /** An absolute http(s) URL without credentials; its host must not be local or private. */
   url: string;
-  events: Array<"post.published" | "post.failed" | "channel.needs_reconnect">;
+  events: Array<'post.published' | 'post.failed' | 'channel.needs_reconnect'>;
 }
 
 export interface WebhookCreatedDto {
   id: number;
   url: string;
-  events: Array<"post.published" | "post.failed" | "channel.needs_reconnect">;
+  events: Array<'post.published' | 'post.failed' | 'channel.needs_reconnect'>;
   /** False once deliveries kept failing; see disabled_reason */
   enabled: boolean;
   disabled_reason: string | null;
@@ -260,7 +260,7 @@ export interface WebhookCreatedDto {
 export interface WebhookDto {
   id: number;
   url: string;
-  events: Array<"post.published" | "post.failed" | "channel.needs_reconnect">;
+  events: Array<'post.published' | 'post.failed' | 'channel.needs_reconnect'>;
   /** False once deliveries kept failing; see disabled_reason */
   enabled: boolean;
   disabled_reason: string | null;
@@ -278,7 +278,7 @@ export interface WebhookDeliveryDto {
   id: number;
   /** The webhook-id header; the same on every attempt of the event */
   event_id: string;
-  event_type: "post.published" | "post.failed" | "channel.needs_reconnect" | "webhook.test";
+  event_type: 'post.published' | 'post.failed' | 'channel.needs_reconnect' | 'webhook.test';
   /** 1 for the first attempt */
   attempt: number;
   status_code: number | null;
