@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'eslint.config.mjs'] },
+  { ignores: ['dist/', 'clients/*/dist/', 'node_modules/', 'coverage/', 'eslint.config.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,

@@ -200,8 +200,8 @@ export interface UpdatePostDto {
 }
 
 export interface PublishPostDto {
-  /** Replace the post's targets; targets already published are never sent again */
-  targets: Array<PostTargetDto>;
+  /** Replace the post's targets; targets already published are never sent again. Left out (or no body at all): the post's own targets */
+  targets?: Array<PostTargetDto>;
 }
 
 export interface PublishResultDto {
