@@ -93,6 +93,11 @@ export interface OpsConfig {
    * exits anyway.
    */
   shutdownTimeoutMs: number;
+  /**
+   * Finished and failed jobs each queue keeps for the queue dashboard, so an operator sees what
+   * happened and why: at most this many of each, none older than this.
+   */
+  queueHistory: { jobs: number; ageSeconds: number };
 }
 
 /** Webhook delivery (D21). */
@@ -300,6 +305,10 @@ export function loadConfig(env: Env): AppConfig {
       metricsPort: read.integer('METRICS_PORT', 9464, 0, 65535),
       httpMetrics: read.oneOf('METRICS_HTTP_ENABLED', 'true', ['true', 'false']) === 'true',
       shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 10_000, 100, 3_600_000),
+      queueHistory: {
+        jobs: read.integer('QUEUE_HISTORY_JOBS', 1_000, 0, 1_000_000),
+        ageSeconds: read.integer('QUEUE_HISTORY_HOURS', 24, 1, 24 * 365) * 3_600,
+      },
     },
     webhooks: {
       retryDelaysMs: read.integerList(
@@ -322,7 +331,7 @@ export function loadConfig(env: Env): AppConfig {
   return Object.freeze({
     ...config,
     s3: config.s3 && Object.freeze(config.s3),
-    ops: Object.freeze(config.ops),
+    ops: Object.freeze({ ...config.ops, queueHistory: Object.freeze(config.ops.queueHistory) }),
     outboundAllowCidrs: Object.freeze([...config.outboundAllowCidrs]),
     rateLimits: Object.freeze(config.rateLimits),
     publication: Object.freeze(config.publication),

@@ -1,5 +1,6 @@
 import type { Logger } from '@nestjs/common';
-import type { Job, Queue } from 'bull';
+import type { Job, JobOptions, Queue } from 'bull';
+import type { OpsConfig } from '../config/config';
 import { withinTime } from '../redis/time-limit';
 
 /**
@@ -18,6 +19,18 @@ const CLOSE_CHECK_INTERVAL_MS = 1_000;
 const ERROR_LOG_INTERVAL_MS = 30_000;
 
 const LIVE_STATES = new Set(['waiting', 'active', 'delayed', 'paused']);
+
+/**
+ * What a job leaves behind once it ends: the recent finished and failed jobs stay, bounded in
+ * number and age (Bull trims them as further jobs end), for the queue dashboard. A kept job never
+ * blocks its id: the recovery sweeps remove a finished job before adding it again (hasLiveJob).
+ */
+export function finishedJobRetention(
+  history: OpsConfig['queueHistory'],
+): Pick<JobOptions, 'removeOnComplete' | 'removeOnFail'> {
+  const keep = history.jobs === 0 ? true : { count: history.jobs, age: history.ageSeconds };
+  return { removeOnComplete: keep, removeOnFail: keep };
+}
 
 /** Bull's client queues commands while Redis is away, so a call would hang: bound it. */
 export function boundedQueueCall<T>(work: Promise<T>, limitMs: number): Promise<T> {

@@ -3,7 +3,12 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { JobOptions, Queue } from 'bull';
 import type { AppConfig } from '../config/config';
 import { InjectConfig } from '../config/config.module';
-import { boundedQueueCall, hasLiveJob, logQueueErrors } from '../queues/bull-queue';
+import {
+  boundedQueueCall,
+  finishedJobRetention,
+  hasLiveJob,
+  logQueueErrors,
+} from '../queues/bull-queue';
 import { EndpointBusy } from './endpoint-slots';
 
 /** Deliveries have a queue of their own: a slow receiver never holds up a publication. */
@@ -67,8 +72,7 @@ export class WebhookProducer {
       delay: Math.max(0, send.dueMs - Date.now()),
       attempts: JOB_ATTEMPTS,
       backoff: { type: WEBHOOK_BACKOFF },
-      removeOnComplete: true,
-      removeOnFail: true,
+      ...finishedJobRetention(this.config.ops.queueHistory),
       stackTraceLimit: 1,
     };
     try {

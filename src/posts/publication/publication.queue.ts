@@ -3,7 +3,12 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { JobOptions, Queue } from 'bull';
 import type { AppConfig } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
-import { boundedQueueCall, hasLiveJob, logQueueErrors } from '../../queues/bull-queue';
+import {
+  boundedQueueCall,
+  finishedJobRetention,
+  hasLiveJob,
+  logQueueErrors,
+} from '../../queues/bull-queue';
 
 export const PUBLICATION_QUEUE = 'publication';
 
@@ -67,8 +72,7 @@ export class PublicationProducer {
       delay: fireAtMs === null ? 0 : Math.max(0, fireAtMs - Date.now()),
       attempts: JOB_ATTEMPTS,
       backoff: { type: PUBLICATION_BACKOFF },
-      removeOnComplete: true,
-      removeOnFail: true,
+      ...finishedJobRetention(this.config.ops.queueHistory),
       stackTraceLimit: 1,
     };
     try {

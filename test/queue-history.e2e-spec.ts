@@ -1,0 +1,75 @@
+import { getQueueToken } from '@nestjs/bull';
+import type { Queue } from 'bull';
+import { waitFor } from './support/expectations';
+import { waitForPostStatus } from './support/publication';
+import { startWithTelegram, TelegramWorld } from './support/telegram-world';
+import { WebhookReceiver } from './support/webhook-receiver';
+
+/**
+ * The queue dashboard shows what the queues hold: the recent finished jobs stay in Redis after
+ * they end, at most QUEUE_HISTORY_JOBS of them per queue, instead of vanishing at once.
+ */
+describe('Finished jobs stay for the queue dashboard, bounded', () => {
+  let world: TelegramWorld;
+  let receiver: WebhookReceiver;
+
+  beforeAll(async () => {
+    receiver = await new WebhookReceiver().start();
+    world = await startWithTelegram({
+      QUEUE_HISTORY_JOBS: '2',
+      OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
+      TELEGRAM_CHAT_MESSAGES_PER_MINUTE: '100000',
+    });
+  });
+
+  afterAll(async () => {
+    await world?.close();
+    await receiver?.stop();
+  });
+
+  const queue = (name: string) => world.t.app.get<Queue>(getQueueToken(name));
+  const finished = async (name: string) =>
+    // A job trimmed between Bull's listing and its read comes back as null.
+    (await queue(name).getJobs(['completed']))
+      .filter((job) => job !== null)
+      .map((job) => String(job.id))
+      .sort();
+
+  it('keeps the latest finished publication and webhook jobs, the older ones trimmed', async () => {
+    const { t, make } = world;
+    const { owner, project, key } = await make.owner('History');
+    const account = await make.telegramAccount(owner, project);
+    const channel = await make.channel(owner, account.id);
+    const hook = await t.http
+      .post(`/api/public/v1/projects/${project.id}/webhooks`)
+      .set('Authorization', `Bearer ${key}`)
+      .send({ url: receiver.url('/history'), events: ['post.published'] })
+      .expect(201);
+    receiver.expect('/history', hook.body.secret);
+
+    const ids: number[] = [];
+    for (const text of ['One', 'Two', 'Three']) {
+      const res = await t.http
+        .post(`/api/public/v1/projects/${project.id}/posts`)
+        .set('Authorization', `Bearer ${key}`)
+        .send({ text, targets: [{ channel_ref: channel.id }], publish_now: true })
+        .expect(201);
+      ids.push(res.body.id);
+      expect((await waitForPostStatus(t, res.body.id)).status).toBe('published');
+      await waitFor(() => receiver.deliveries.length === ids.length);
+    }
+    await waitFor(async () => (await finished('webhooks')).length === 2);
+    expect(await finished('publication')).toEqual(
+      ids
+        .slice(1)
+        .map((id) => `post:${id}:1`)
+        .sort(),
+    );
+    const job = (await queue('publication').getJob(`post:${ids[2]}:1`))!;
+    expect({ state: await job.getState(), data: job.data }).toEqual({
+      state: 'completed',
+      data: { postId: ids[2], attempt: 1 },
+    });
+    expect(receiver.rejected).toEqual([]);
+  });
+});
