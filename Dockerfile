@@ -18,6 +18,7 @@ FROM deps AS build
 COPY tsconfig.json tsconfig.build.json nest-cli.json ormconfig.ts ./
 COPY src ./src
 COPY migrations ./migrations
+COPY clients ./clients
 RUN npm run build
 
 # 3. Production dependencies only.

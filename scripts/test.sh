@@ -1,9 +1,21 @@
 #!/usr/bin/env bash
-# The whole test suite: installs dependencies when they are missing or stale, checks that
-# PostgreSQL and Redis answer, then runs every unit and end-to-end test. Each test file creates
-# and migrates a database of its own, so nothing else needs setting up.
+# The whole test suite: checks that Chromium is there, installs dependencies when they are
+# missing or stale, checks that PostgreSQL and Redis answer, then runs every unit and end-to-end
+# test. Each test file creates and migrates a database of its own, so nothing else needs setting up.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# The queue dashboard's test drives a real browser; without it eight tests would fail late.
+# (HERALD_TEST_CHROMIUM only lets the test of this check point elsewhere.)
+chromium="${HERALD_TEST_CHROMIUM:-/usr/bin/chromium}"
+if [ ! -x "$chromium" ]; then
+  cat >&2 <<EOF2
+npm test needs Chromium at $chromium (the queue dashboard's browser test). Install it:
+  sudo apt-get install -y chromium      # Debian, Ubuntu
+then run npm test again.
+EOF2
+  exit 1
+fi
 
 stamp=node_modules/.herald-lock-hash
 want=$(sha256sum package-lock.json | cut -d' ' -f1)
