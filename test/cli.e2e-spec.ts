@@ -82,12 +82,69 @@ describe('CLI', () => {
     });
   });
 
+  it('reset-password prints a new password that signs in, ends the old sessions, and refuses the old password', async () => {
+    const user = await make.user();
+    await t.http.get('/api/auth/me').set('Authorization', user.auth).expect(200);
+    const { code, lines } = await cli('reset-password', user.email);
+    expect({ code, lines: lines.length }).toEqual({ code: 0, lines: 1 });
+    const [password] = lines;
+    expect(password).toMatch(/^[A-Za-z0-9_-]{16}$/);
+    await t.http.get('/api/auth/me').set('Authorization', user.auth).expect(401);
+    const login = (pw: string) =>
+      t.http.post('/api/auth/login').send({ email: user.email, password: pw });
+    expect((await login('correct horse battery')).status).toBe(401);
+    const signedIn = await login(password).expect(200);
+    expect(signedIn.body.user.email).toBe(user.email);
+    const again = await cli('reset-password', user.email);
+    expect(again.lines[0]).not.toBe(password);
+    expect(await cli('reset-password', 'nobody@example.com')).toEqual({
+      code: 1,
+      lines: ['No user with email nobody@example.com'],
+    });
+  });
+
+  it('create-key prints a new live key, or a test key with --test, that acts for the user', async () => {
+    const user = await make.user();
+    await t.http
+      .post('/api/projects')
+      .set('Authorization', user.auth)
+      .send({ name: 'Keyed' })
+      .expect(201);
+    for (const [args, prefix] of [
+      [[], 'hrld_live_'],
+      [['--test'], 'hrld_test_'],
+    ] as const) {
+      const { code, lines } = await cli('create-key', user.email, ...args);
+      expect({ code, lines: lines.length, prefix: lines[0].slice(0, 10) }).toEqual({
+        code: 0,
+        lines: 1,
+        prefix,
+      });
+      const projects = await t.http
+        .get('/api/public/v1/projects')
+        .set('Authorization', `Bearer ${lines[0]}`)
+        .expect(200);
+      expect(projects.body.items.map((p: { name: string }) => p.name)).toEqual(['Keyed']);
+    }
+    const { rows } = await t.db.query('SELECT mode FROM api_keys WHERE user_id = $1 ORDER BY id', [
+      user.id,
+    ]);
+    expect(rows.map((r) => r.mode)).toEqual(['live', 'test']);
+    expect(await cli('create-key', 'nobody@example.com')).toEqual({
+      code: 1,
+      lines: ['No user with email nobody@example.com'],
+    });
+  });
+
   it.each([
     [['grant-operator'], 2],
     [['revoke-admin', 'a@example.com', 'b@example.com'], 2],
     [['grant-admin'], 2],
     [['grant-admin', 'a@example.com', 'b@example.com'], 2],
     [['drop-everything'], 2],
+    [['reset-password'], 2],
+    [['create-key', 'a@example.com', '--live'], 2],
+    [['create-key', 'a@example.com', 'b@example.com'], 2],
     [[], 0],
   ])('answers %p with usage and exit code %p', async (args, code) => {
     const result = await cli(...args);

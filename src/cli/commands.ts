@@ -23,6 +23,9 @@ export const USAGE = `Usage: npm run cli -- <command>
   grant-operator <email>   make an existing user an operator (runs the queue dashboard and its
                            actions over every project)
   revoke-operator <email>  take that back
+  reset-password <email>   give the user a new random password, print it, and end their sessions
+  create-key <email> [--test]
+                           print a new API key of the user (a test key with --test)
   seed-demo                create (once) a demo user (administrator and operator), project,
                            Telegram account and channels, and print a new live API key and a
                            new test key with curl lines`;
@@ -35,6 +38,36 @@ const ROLE_COMMANDS: Record<string, { role: GlobalRole; granted: boolean; done: 
   'revoke-operator': { role: 'operator', granted: false, done: 'is no longer an operator' },
 };
 
+/**
+ * Commands about one user that print one secret alone on stdout, so that a script can take it:
+ * `KEY=$(npm run cli --silent -- create-key ada@example.com --test)`.
+ */
+interface UserCommand {
+  flags: readonly string[];
+  run(context: INestApplicationContext, email: string, flags: Set<string>): Promise<string>;
+}
+
+const USER_COMMANDS: Record<string, UserCommand> = {
+  'reset-password': {
+    flags: [],
+    async run(context, email) {
+      const password = randomBytes(12).toString('base64url');
+      await context.get(UsersService).resetPassword(email, password);
+      return password;
+    },
+  },
+  'create-key': {
+    flags: ['--test'],
+    async run(context, email, flags) {
+      const user = await context.get(UsersService).findByEmail(email);
+      if (!user) throw new AppError('user_not_found', `No user with email ${email}`);
+      const mode = flags.has('--test') ? 'test' : 'live';
+      const name = `cli ${mode} ${new Date().toISOString()}`;
+      return (await context.get(ApiKeysService).create(user.id, { name, mode })).key;
+    },
+  },
+};
+
 /** Runs one CLI command against the configured database; returns the exit code. */
 export async function runCli(
   args: string[],
@@ -43,7 +76,8 @@ export async function runCli(
 ): Promise<number> {
   const [command, ...rest] = args;
   const roleCommand = ROLE_COMMANDS[command ?? ''] as (typeof ROLE_COMMANDS)[string] | undefined;
-  if (!roleCommand && command !== 'seed-demo') {
+  const userCommand = USER_COMMANDS[command ?? ''] as UserCommand | undefined;
+  if (!roleCommand && !userCommand && command !== 'seed-demo') {
     output.out(USAGE);
     return command === undefined || command === 'help' ? 0 : 2;
   }
@@ -52,6 +86,7 @@ export async function runCli(
   });
   try {
     if (roleCommand) return await setRole(context, command, roleCommand, rest, output);
+    if (userCommand) return await forUser(context, command, userCommand, rest, output);
     return await seedDemo(context, config, output);
   } finally {
     await context.close();
@@ -73,6 +108,29 @@ async function setRole(
   try {
     const user = await context.get(UsersService).setRole(email, role, granted);
     output.out(`${user.email} ${done}`);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof AppError) || error.code !== 'user_not_found') throw error;
+    output.out(`No user with email ${email}`);
+    return 1;
+  }
+}
+
+async function forUser(
+  context: INestApplicationContext,
+  command: string,
+  { flags, run }: UserCommand,
+  args: string[],
+  output: CliOutput,
+): Promise<number> {
+  const given = args.filter((arg) => arg.startsWith('--'));
+  const [email, ...extra] = args.filter((arg) => !arg.startsWith('--'));
+  if (!email || extra.length > 0 || given.some((flag) => !flags.includes(flag))) {
+    output.out(`Usage: npm run cli -- ${command} <email>${flags.map((f) => ` [${f}]`).join('')}`);
+    return 2;
+  }
+  try {
+    output.out(await run(context, email, new Set(given)));
     return 0;
   } catch (error) {
     if (!(error instanceof AppError) || error.code !== 'user_not_found') throw error;

@@ -94,6 +94,21 @@ export class UsersService {
     return { ...user, [column]: granted };
   }
 
+  /**
+   * Gives the user a new password (the CLI's reset) and ends every session of theirs: whoever
+   * signed in with the old one is signed out.
+   */
+  async resetPassword(email: string, password: string): Promise<User> {
+    const user = await this.findByEmail(email);
+    if (!user) throw new AppError('user_not_found', `No user with email ${normalizeEmail(email)}`);
+    const passwordHash = await this.secrets.hashPassword(password);
+    await this.users.manager.transaction(async (m) => {
+      await m.update(User, { id: user.id }, { passwordHash });
+      await m.query('DELETE FROM sessions WHERE user_id = $1', [user.id]);
+    });
+    return user;
+  }
+
   private async setPassword(userId: number, password: string): Promise<void> {
     const passwordHash = await this.secrets.hashPassword(password);
     await this.users.update({ id: userId }, { passwordHash });
