@@ -64,13 +64,20 @@ describe('A confirmed send survives a database outage', () => {
     return { postId: created.body.id as number, channels, release };
   }
 
-  /** Counts the runs of this app's publication jobs that failed (the write did). */
-  function failedRuns(app: TestApp): string[] {
+  /**
+   * A held post whose first send Telegram answers once the database is cut; resolves when `runs`
+   * runs of its job have failed (the first could not write the answer).
+   */
+  async function answeredDuringOutage(name: string, runs: number) {
     const failed: string[] = [];
-    app.app
+    t.app
       .get<Queue>(getQueueToken('publication'))
       .on('failed', (_job, error: Error) => failed.push(error.message));
-    return failed;
+    const held = await publishHeldPost(name);
+    proxy.cut('refuse');
+    held.release();
+    await waitFor(() => failed.length >= runs, 15_000);
+    return held;
   }
 
   async function expectPublishedOnce(postId: number, channels: { channel_id: string }[]) {
@@ -89,12 +96,8 @@ describe('A confirmed send survives a database outage', () => {
   beforeEach(() => telegram.reset());
 
   it('the database cut between the answer and its write: published with its ids once it is back, each channel sent to once', async () => {
-    const failed = failedRuns(t);
-    const { postId, channels, release } = await publishHeldPost('Delivered during an outage');
-    proxy.cut('refuse');
-    release();
     // The run that got the answer could not write it, and a retry found the database still away.
-    await waitFor(() => failed.length >= 2, 15_000);
+    const { postId, channels } = await answeredDuringOutage('Delivered during an outage', 2);
     proxy.restore();
 
     await expectPublishedOnce(postId, channels);
@@ -118,11 +121,7 @@ describe('A confirmed send survives a database outage', () => {
   }, 60_000);
 
   it('a worker that could not write the answer leaves it in Redis: another worker writes it', async () => {
-    const failed = failedRuns(t);
-    const { postId, channels, release } = await publishHeldPost('Written by another worker');
-    proxy.cut('refuse');
-    release();
-    await waitFor(() => failed.length >= 1, 15_000);
+    const { postId, channels } = await answeredDuringOutage('Written by another worker', 1);
     // This worker never reaches the database again; another, which never saw the answer, runs
     // the job's next retry.
     const other = await startTestApp(
