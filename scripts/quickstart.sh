@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The quick start (`npm run quickstart`): write local defaults to .env, install, build, create and
-# migrate the database, seed a demo user, project, Telegram account and channels, print a live
-# API key, a test key and curl lines that publish a test post, then serve.
+# migrate the database, seed a demo user, project, Telegram account and channels, serve, and once
+# the service answers print a live API key, a test key and curl lines that publish a test post.
 # Needs Node 20.18+ and a running PostgreSQL and Redis. Running it again keeps every row and
 # prints fresh keys; earlier keys stay valid because APP_SECRET is generated once and kept.
 set -euo pipefail
@@ -63,6 +63,17 @@ Herald quick start (settings: the environment, else $env_file)
   MEDIA_STORAGE_DIR $(setting MEDIA_STORAGE_DIR)
   APP_SECRET        set
 EOF
+
+# --- 0. The port must be free: a quick start run again while Herald serves would rebuild dist/
+# under the running service and then fail to listen.
+port="$(setting PORT)"
+if ! node -e "
+const server = require('node:net').createServer();
+server.once('error', (error) => process.exit(error.code === 'EADDRINUSE' ? 1 : 0));
+server.listen(Number(process.argv[1]), () => server.close());
+" "$port"; then
+  fail "port $port is in use: is Herald already running? Stop it (Ctrl+C where it runs), or choose another port: PORT=3001 npm run quickstart"
+fi
 
 # --- 1. Dependencies (skipped when node_modules matches package-lock.json; same stamp as npm test).
 stamp=node_modules/.herald-lock-hash
@@ -135,11 +146,30 @@ fi
 grep -E '^(Migration .* has been executed|No migrations are pending)' "$migration_log" || true
 rm -f "$migration_log"
 
-# --- 4. Demo data and a fresh API key (seed-demo is idempotent). --------------------------------
+# --- 4. Demo data and fresh keys (seed-demo is idempotent); printed last, once Herald answers. --
 step "Seeding the demo user, project, Telegram account and channels (npm run cli -- seed-demo)"
-npm run cli --silent -- seed-demo
+summary="$(npm run cli --silent -- seed-demo)" || fail "seeding failed (above)"
 
-# --- 5. Serve. ----------------------------------------------------------------------------------
-step "Starting Herald on ${public_base_url} (npm run start:prod; Ctrl+C stops it)"
-echo "    API documentation: ${public_base_url}/api/docs"
-exec npm run start:prod --silent
+# --- 5. Serve, and print the summary when the service answers, after its start-up logs. ---------
+step "Starting Herald on ${public_base_url} (npm run start:prod)"
+npm run start:prod --silent &
+server=$!
+trap 'kill -TERM "$server" 2>/dev/null || true' INT TERM
+until node -e "
+fetch('http://127.0.0.1:' + process.argv[1] + '/health/live').then(
+  (res) => process.exit(res.ok ? 0 : 1),
+  () => process.exit(1),
+);
+" "$port"; do
+  kill -0 "$server" 2>/dev/null || { wait "$server" || true; fail "Herald stopped while starting (above)"; }
+  sleep 0.5
+done
+cat <<EOF
+
+==> Herald is ready
+$summary
+
+API documentation: ${public_base_url}/api/docs
+The integrators' guide: docs/integrating.md. Herald runs until Ctrl+C.
+EOF
+wait "$server"

@@ -136,10 +136,24 @@ describe('A newcomer follows the README', () => {
       TELEGRAM_API_BASE_URL: telegram.url,
     });
     try {
-      await quickstart.waitFor(/listening on port/, 400_000);
+      await quickstart.waitFor(/Herald runs until Ctrl\+C/, 400_000);
       const output = quickstart.output();
       expect(output).toMatch(/API key \(shown once\): hrld_live_\S+/);
       expect(output).toMatch(/Test key \(shown once\): hrld_test_\S+/);
+      // The keys and the password come last, after the service's start-up logs.
+      expect(output.indexOf('Test key (shown once)')).toBeGreaterThan(
+        output.indexOf('listening on port'),
+      );
+      expect(output).toMatch(/Created user demo@herald\.local with password \S+/);
+
+      // Run again while it serves: refused before anything is rebuilt, and the first goes on.
+      const again = await run('bash scripts/quickstart.sh', { PORT: String(port) });
+      expect(again.code).toBe(1);
+      expect(again.output).toContain(
+        `quickstart: port ${port} is in use: is Herald already running?`,
+      );
+      expect(again.output).not.toContain('Building');
+      expect((await fetch(`http://127.0.0.1:${port}/health/live`)).status).toBe(200);
 
       // .env: the local settings, readable by its owner only, and APP_SECRET never printed.
       const env = readFileSync(join(dir, '.env'), 'utf8');

@@ -153,7 +153,9 @@ async function seedDemo(
     user = await users.register(DEMO_EMAIL, password, 'Demo user');
     output.out(`Created user ${DEMO_EMAIL} with password ${password}`);
   } else {
-    output.out(`User ${DEMO_EMAIL} exists; its password is unchanged`);
+    output.out(
+      `User ${DEMO_EMAIL} exists; its password is unchanged (npm run cli -- reset-password ${DEMO_EMAIL} prints a new one)`,
+    );
   }
   await users.setRole(DEMO_EMAIL, 'admin', true);
   await users.setRole(DEMO_EMAIL, 'operator', true);
