@@ -9,6 +9,7 @@ import {
 import { SessionAuth, WhenBodySets } from '../auth/decorators';
 import { Principal } from '../auth/principal';
 import { ApiErrors } from '../errors/api-errors.decorator';
+import { ApiBodyExample, CREATE_POST_EXAMPLE, UPDATE_POST_EXAMPLE } from './dto/post-body-examples';
 import { ParseIdPipe } from '../errors/parse-id.pipe';
 import { CurrentProject, ProjectSource, RequirePermission } from '../members/require-permission';
 import type { ProjectAccess } from '../projects/project-access';
@@ -56,6 +57,7 @@ export class AppPostsController {
   @ApiOperation({ summary: 'Create a post: draft, scheduled, or queued with publish_now' })
   @ApiCreatedResponse({ type: PostCreatedDto })
   @ApiErrors('channel_not_found', 'mixed_platforms', 'channel_needs_reconnect', 'media_not_found')
+  @ApiBodyExample(AppCreatePostDto, { project_id: 1, ...CREATE_POST_EXAMPLE })
   create(
     @Principal() who: Principal,
     @CurrentProject() project: ProjectAccess,
@@ -83,6 +85,7 @@ export class AppPostsController {
   @ApiOperation({ summary: 'Change a draft or scheduled post' })
   @ApiOkResponse({ type: PostObjectDto })
   @ApiErrors('post_not_found', 'invalid_state', 'channel_not_found', 'media_not_found')
+  @ApiBodyExample(AppUpdatePostDto, UPDATE_POST_EXAMPLE)
   update(
     @CurrentProject() project: ProjectAccess,
     @Param('id', POST_ID) id: number,

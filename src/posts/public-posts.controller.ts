@@ -17,6 +17,7 @@ import { CurrentProject, RequirePermission } from '../members/require-permission
 import type { ProjectAccess } from '../projects/project-access';
 import { RateLimitCategory } from '../rate-limit/rate-limit-category';
 import { CreatePostDto } from './dto/create-post.dto';
+import { ApiBodyExample, CREATE_POST_EXAMPLE, UPDATE_POST_EXAMPLE } from './dto/post-body-examples';
 import { ListPostsQuery } from './dto/list-posts.query';
 import {
   PostCreatedDto,
@@ -72,6 +73,7 @@ export class PublicPostsController {
     'media_not_found',
     'payload_too_large',
   )
+  @ApiBodyExample(CreatePostDto, CREATE_POST_EXAMPLE)
   create(
     @Principal() who: Principal,
     @CurrentProject() project: ProjectAccess,
@@ -94,7 +96,7 @@ export class PublicPostsController {
       'the post becomes on each target. Nothing is stored, queued or counted in usage; counted ' +
       'in the rate-limit category other.',
   })
-  @ApiBody({ type: CreatePostDto })
+  @ApiBodyExample(CreatePostDto, CREATE_POST_EXAMPLE)
   @ApiOkResponse({ type: PostValidationDto })
   @ApiErrors('validation_failed', 'invalid_json', 'payload_too_large')
   validate(
@@ -159,6 +161,7 @@ export class PublicPostsController {
     'invalid_state',
     'payload_too_large',
   )
+  @ApiBodyExample(UpdatePostDto, UPDATE_POST_EXAMPLE)
   update(
     @CurrentProject() project: ProjectAccess,
     @Param('postId', PostIdPipe) postId: number,

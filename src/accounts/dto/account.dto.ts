@@ -15,7 +15,10 @@ export class CreateAccountDto {
   @IsIn(PLATFORMS)
   platform!: Platform;
 
-  @ApiProperty({ description: 'Telegram bot token from @BotFather', example: '123456789:AAH…' })
+  @ApiProperty({
+    description: 'Telegram bot token from @BotFather',
+    example: '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw',
+  })
   @IsString()
   @Matches(BOT_TOKEN_SHAPE, { message: 'bot_token must be a Telegram bot token' })
   bot_token!: string;

@@ -7,7 +7,7 @@ export class RegisterDto {
   @MaxLength(254)
   email!: string;
 
-  @ApiProperty({ minLength: 8, maxLength: 200 })
+  @ApiProperty({ minLength: 8, maxLength: 200, example: 'a long password' })
   @IsString()
   @MinLength(8)
   @MaxLength(200)
@@ -26,19 +26,19 @@ export class LoginDto {
   @MaxLength(254)
   email!: string;
 
-  @ApiProperty()
+  @ApiProperty({ example: 'a long password' })
   @IsString()
   @MaxLength(200)
   password!: string;
 }
 
 export class ChangePasswordDto {
-  @ApiProperty()
+  @ApiProperty({ example: 'a long password' })
   @IsString()
   @MaxLength(200)
   current_password!: string;
 
-  @ApiProperty({ minLength: 8, maxLength: 200 })
+  @ApiProperty({ minLength: 8, maxLength: 200, example: 'a longer password' })
   @IsString()
   @MinLength(8)
   @MaxLength(200)
