@@ -162,6 +162,15 @@ export class S3Storage implements StorageDriver {
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
       requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS },
+      // Without a logger the SDK writes some failures with console.warn; each failure reaches the
+      // caller as an error, and this storage reports it, so the SDK's own lines are debug only.
+      logger: {
+        trace: () => undefined,
+        debug: (...parts: unknown[]) => this.logger.debug(parts.map(String).join(' ')),
+        info: (...parts: unknown[]) => this.logger.debug(parts.map(String).join(' ')),
+        warn: (...parts: unknown[]) => this.logger.debug(parts.map(String).join(' ')),
+        error: (...parts: unknown[]) => this.logger.debug(parts.map(String).join(' ')),
+      },
     });
   }
 
