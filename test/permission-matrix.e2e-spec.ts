@@ -344,7 +344,7 @@ const ROUTES: RouteCase[] = [
       w.t.http.get(`/api/projects/${w.project.id}/webhooks/${id}/deliveries`),
     state: async () => null,
     effect: async (_w, _id: number, body) => {
-      expect(body).toEqual({ items: [], count: 0 });
+      expect(body).toEqual({ items: [], count: 0, next_cursor: null });
     },
   }),
   route({
