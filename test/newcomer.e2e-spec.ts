@@ -33,7 +33,7 @@ interface Ran {
  * checkout's node_modules linked in): the quick start as a process on a fresh database, its
  * printed curl lines run as printed; then the README's commands, in new shells with no exported
  * variables, from the built service to the "Using the public API" walk ending in a published
- * test post. Telegram is a local stand-in that must receive no message.
+ * test post; and the guide's first-hour script with the client the quick start built. Telegram is a local stand-in that must receive no message.
  */
 describe('A newcomer follows the README', () => {
   let dir: string;
@@ -134,6 +134,8 @@ describe('A newcomer follows the README', () => {
       REDIS_URL: TEST_REDIS_URL,
       REDIS_KEY_PREFIX: redisPrefix,
       TELEGRAM_API_BASE_URL: telegram.url,
+      // The guide's setting for a webhook receiver on this machine.
+      OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8',
     });
     try {
       await quickstart.waitFor(/Herald runs until Ctrl\+C/, 400_000);
@@ -188,6 +190,25 @@ describe('A newcomer follows the README', () => {
         targets: [
           expect.objectContaining({ status: 'published', message_ids: [expect.any(Number)] }),
         ],
+      });
+      expect(telegram.calls).toEqual([]);
+
+      // The client path: the guide's first-hour script, with the client the quick start built
+      // and its test key: a test post published, and its webhook event received and verified.
+      const guide = readFileSync(join(dir, 'docs', 'integrating.md'), 'utf8');
+      const snippets = [...guide.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+      const firstHour = snippets.find((code) => code.includes('Hello from the client'));
+      const script = `(async () => {\n${snippets[0]}\n${firstHour}\n})().catch((error) => { console.error(error); process.exit(1); });`;
+      const client = await run(`node -e '${script.replace(/'/g, `'\\''`)}'`, {
+        HERALD: `http://localhost:${port}`,
+        KEY: /Test key \(shown once\): (\S+)/.exec(output)![1],
+        PROJECT: '1',
+        CHANNEL: 'telegram:1:-1001000000001',
+        HOOK_PORT: String(await freePort()),
+      });
+      expect({ code: client.code, output: client.output.trim() }).toEqual({
+        code: 0,
+        output: 'post.published true published',
       });
       expect(telegram.calls).toEqual([]);
     } finally {
