@@ -286,6 +286,15 @@ describe('A newcomer follows the README', () => {
       });
       // The walk talked to Telegram to check the bot and the chat, and sent nothing.
       expect(telegram.calls.map((c) => c.method).sort()).toEqual(['getChat', 'getMe']);
+
+      // Run again, the first step fails (the email is taken): the walk stops there, with
+      // Herald's answer, and goes no further.
+      telegram.reset();
+      const again = await run(filled);
+      expect(again.code).toBe(1);
+      expect(again.output).toMatch(/^stopped: \{"error":\{"code":"\w+"/m);
+      expect(again.output).not.toContain('grant-admin');
+      expect(telegram.calls).toEqual([]);
     } finally {
       await server.stop();
     }

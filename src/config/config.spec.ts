@@ -184,12 +184,15 @@ describe('loadConfig (D17)', () => {
       S3_ACCESS_KEY_ID: 'access',
       S3_SECRET_ACCESS_KEY: 'secret-key',
       S3_FORCE_PATH_STYLE: 'true',
+      QUEUE_HISTORY_JOBS: '50',
+      QUEUE_HISTORY_HOURS: '2',
     });
     expect(config.ops).toEqual({
       metricsToken: 'metrics-token-0123456789',
       metricsPort: 9100,
       httpMetrics: true,
       shutdownTimeoutMs: 25_000,
+      queueHistory: { jobs: 50, ageSeconds: 7_200 },
     });
     expect(config.mediaStorageDriver).toBe('s3');
     expect(config.s3).toEqual({
