@@ -17,6 +17,7 @@ import { HealthModule } from './health/health.module';
 import { IdempotencyModule } from './idempotency/idempotency.module';
 import { RequestInputGuard } from './input/request-input.guard';
 import { LoggingModule } from './logging/logging.module';
+import { McpModule } from './mcp/mcp.module';
 import { MediaModule } from './media/media.module';
 import { MembersModule } from './members/members.module';
 import { MetricsModule } from './metrics/metrics.module';
@@ -69,6 +70,7 @@ export class AppModule {
         MediaModule,
         UsageModule,
         WebhooksModule,
+        McpModule,
         HealthModule,
         AdminModule,
       ],

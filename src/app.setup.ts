@@ -15,6 +15,7 @@ import { ROOT_LOGGER } from './logging/logging.module';
 import { httpMetrics } from './metrics/http-metrics';
 import { Metrics } from './metrics/metrics.service';
 import { requestLogger } from './logging/request-log';
+import { McpService } from './mcp/mcp.service';
 import { buildOpenApiDocuments, serveOpenApi } from './openapi/openapi';
 import { InFlightRequests } from './shutdown/in-flight-requests';
 
@@ -47,5 +48,8 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
     sendError(res, toAppError(error, errorLogger));
   });
   app.useGlobalPipes(createValidationPipe());
-  serveOpenApi(app, buildOpenApiDocuments(app, config));
+  const documents = buildOpenApiDocuments(app, config);
+  // The MCP tools' input schemas are the documented inputs of their REST routes.
+  app.get(McpService).describeTools(documents.full);
+  serveOpenApi(app, documents);
 }

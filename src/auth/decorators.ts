@@ -37,6 +37,13 @@ export const RequireScope = (...scopes: Scope[]) => ScopeMetadata(scopes);
 /** An application route open to any signed-in user, with no project permission to check. */
 export const AnySignedInUser = Reflector.createDecorator<void, true>({ transform: () => true });
 
+/**
+ * A public route that carries several operations in one request (the MCP endpoint): the key is
+ * checked for the request, and every other check runs per operation, with that operation's own
+ * REST route's rules (RouteRulesRunner), so the request itself is neither counted nor scoped.
+ */
+export const RulesPerOperation = Reflector.createDecorator<void, true>({ transform: () => true });
+
 /** An application route for administrators only (SERVICE.md 5.3: the API keys menu, beta). */
 export const AdminOnly = Reflector.createDecorator<void, true>({ transform: () => true });
 

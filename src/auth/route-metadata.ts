@@ -13,6 +13,7 @@ import {
   AUTH_KIND,
   AuthKind,
   BodyFieldRequirement,
+  RulesPerOperation,
   ScopeMetadata,
   WhenBodySets,
 } from './decorators';
@@ -26,6 +27,8 @@ export interface RouteRules {
   permission: PermissionRequirement | undefined;
   anySignedInUser: boolean;
   adminOnly: boolean;
+  /** Only the key is checked for the request; each operation in it runs its own route's rules. */
+  rulesPerOperation: boolean;
   rateLimitCategory: RateLimitCategoryName;
 }
 
@@ -56,6 +59,7 @@ export function routeRules(reflector: Reflector, context: ExecutionContext): Rou
       permission: read<PermissionRequirement>(PermissionMetadata),
       anySignedInUser: read<boolean>(AnySignedInUser) === true,
       adminOnly: read<boolean>(AdminOnly) === true,
+      rulesPerOperation: read<boolean>(RulesPerOperation) === true,
       rateLimitCategory:
         read<RateLimitCategoryName>(RateLimitCategory) ?? DEFAULT_RATE_LIMIT_CATEGORY,
     };

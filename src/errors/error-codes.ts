@@ -27,6 +27,7 @@ export const ERROR_STATUS = {
   template_not_found: 404,
   webhook_not_found: 404,
   method_not_allowed: 405,
+  not_acceptable: 406,
   invalid_state: 409,
   channel_exists: 409,
   email_taken: 409,

@@ -1,4 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { routeRules } from '../auth/route-metadata';
 import { validationFailed } from '../errors/validation';
 import type { BodyRequest } from './json-body';
 import { unstorableText } from './unstorable-text';
@@ -11,9 +13,13 @@ import { unstorableText } from './unstorable-text';
  */
 @Injectable()
 export class RequestInputGuard implements CanActivate {
+  constructor(private readonly reflector: Reflector) {}
+
   canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest<BodyRequest>();
     if (request.heldBodyError) throw request.heldBodyError;
+    // The operations inside such a request have their text checked each with its own route's rules.
+    if (routeRules(this.reflector, context).rulesPerOperation) return true;
     const unstorable = unstorableText(request.body, true) ?? unstorableText(request.query);
     if (unstorable) throw validationFailed([unstorable]);
     return true;

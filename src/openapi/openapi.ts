@@ -96,6 +96,8 @@ function completeOperation(path: string, operation: OperationObject): void {
   if (hasPathId) codes.push('not_found');
   codes.push('internal_error', 'service_unavailable');
   addErrors(operation, codes);
+  if ((operation as unknown as Record<string, unknown>)['x-rules-per-operation'])
+    acceptJsonRpcErrors(operation);
   if (secured) documentRateLimitHeaders(operation);
   for (const [status, response] of Object.entries(operation.responses)) {
     if (status === '503' || status === '429') {
@@ -109,6 +111,36 @@ function completeOperation(path: string, operation: OperationObject): void {
       };
     }
   }
+}
+
+/**
+ * The MCP endpoint: a message the protocol's transport cannot read is answered by it, as a
+ * JSON-RPC error, rather than in Herald's error shape.
+ */
+function acceptJsonRpcErrors(operation: OperationObject): void {
+  const answer = operation.responses['400'] as ResponseObject | undefined;
+  if (!answer) return;
+  answer.content = {
+    'application/json': {
+      schema: {
+        oneOf: [
+          { $ref: ERROR_SCHEMA },
+          {
+            type: 'object',
+            required: ['jsonrpc', 'error'],
+            properties: {
+              jsonrpc: { type: 'string', enum: ['2.0'] },
+              error: {
+                type: 'object',
+                required: ['code', 'message'],
+                properties: { code: { type: 'integer' }, message: { type: 'string' } },
+              },
+            },
+          },
+        ],
+      },
+    },
+  };
 }
 
 /** Adds each code to the answer of its status, creating that answer when the route had none. */

@@ -1,0 +1,89 @@
+import { Controller, Delete, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { ApiBody, ApiExtension, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { ApiKeyAuth, PUBLIC_API_PREFIX, RulesPerOperation } from '../auth/decorators';
+import { ApiErrors } from '../errors/api-errors.decorator';
+import { AppError } from '../errors/error-codes';
+import { MCP_TOOLS } from './mcp-tools';
+import { McpService } from './mcp.service';
+
+const JSON_RPC_MESSAGE = {
+  type: 'object',
+  description: 'A JSON-RPC 2.0 message of the Model Context Protocol',
+  required: ['jsonrpc'],
+  properties: { jsonrpc: { type: 'string', enum: ['2.0'] } },
+};
+
+/**
+ * The Model Context Protocol over Streamable HTTP, stateless: every POST gets a server and
+ * transport of its own and is answered with JSON. The key is checked for the request; each tool
+ * call then runs the checks of its REST route (RouteRulesRunner).
+ */
+@Controller(`${PUBLIC_API_PREFIX}/mcp`)
+@ApiKeyAuth()
+@RulesPerOperation()
+@ApiExtension('x-rules-per-operation', true)
+export class McpController {
+  constructor(private readonly mcp: McpService) {}
+
+  @Post()
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Model Context Protocol server (Streamable HTTP, stateless) for AI agents',
+    description:
+      'Send JSON-RPC messages with `Accept: application/json, text/event-stream`; answers are JSON. Tools: ' +
+      MCP_TOOLS.map((tool) => tool.name).join(', ') +
+      '. Each tool call passes the checks of its REST route (rate limit in that route’s category, scopes, project, ' +
+      'member permission, body validation, test mode) and a refusal is a tool result with `isError: true` and ' +
+      '`{error: {code, message}}`; the rate-limit headers of a call are on this answer.',
+  })
+  @ApiBody({ schema: JSON_RPC_MESSAGE })
+  @ApiOkResponse({ schema: JSON_RPC_MESSAGE, description: 'The JSON-RPC response' })
+  @ApiErrors('not_acceptable')
+  async handle(@Req() request: Request, @Res() response: Response): Promise<void> {
+    // Refused in Herald's own error shape before the transport, which would answer JSON-RPC.
+    const accept = request.headers.accept ?? '';
+    if (!accept.includes('application/json') || !accept.includes('text/event-stream'))
+      throw new AppError(
+        'not_acceptable',
+        'Send Accept: application/json, text/event-stream, as the protocol requires',
+      );
+    if (!request.is('application/json'))
+      throw new AppError('unsupported_media_type', 'Send the JSON-RPC message as application/json');
+    // Without a JSON body there is no message to read: the stream is already consumed.
+    if (request.body === undefined)
+      throw new AppError('validation_failed', 'Request body must be a JSON-RPC message');
+    const server = this.mcp.server(request, response);
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    response.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(request, response, request.body);
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'Not offered: the server is stateless and streams nothing' })
+  @ApiErrors('method_not_allowed')
+  stream(): never {
+    throw notAllowed();
+  }
+
+  @Delete()
+  @ApiOperation({ summary: 'Not offered: a stateless server has no session to end' })
+  @ApiErrors('method_not_allowed')
+  endSession(): never {
+    throw notAllowed();
+  }
+}
+
+function notAllowed(): AppError {
+  return new AppError('method_not_allowed', 'The MCP endpoint takes POST only', undefined, {
+    Allow: 'POST',
+  });
+}
