@@ -5,8 +5,10 @@ import {
   AnySignedInUser,
   AUTH_KIND,
   AuthKind,
+  RulesPerOperation,
   ScopeMetadata,
 } from '../src/auth/decorators';
+import { MCP_TOOLS } from '../src/mcp/mcp-tools';
 import { PermissionGuard } from '../src/members/permission.guard';
 import { PermissionMetadata } from '../src/members/require-permission';
 import { registeredRoutes } from './support/routes';
@@ -18,6 +20,9 @@ interface Route {
   scopes?: string[];
   permission: boolean;
   open: boolean;
+  /** The MCP endpoint: each operation in a request runs the rules of the route it names. */
+  perOperation: boolean;
+  handlerName: string;
 }
 
 /** STYLE.md 3: every route declares who may call it; guards fail closed, in the order of D5. */
@@ -37,6 +42,8 @@ describe('Route declarations and guard order', () => {
         reflector.getAllAndOverride(AnySignedInUser, targets) ||
         reflector.getAllAndOverride(AdminOnly, targets),
       ),
+      perOperation: Boolean(reflector.getAllAndOverride(RulesPerOperation, targets)),
+      handlerName,
     }));
   });
 
@@ -51,8 +58,23 @@ describe('Route declarations and guard order', () => {
   });
 
   it('gives every public API route a scope (D4)', () => {
-    const bad = routes.filter((r) => r.kind === 'api_key' && !(r.scopes && r.scopes.length > 0));
+    const bad = routes.filter(
+      (r) => r.kind === 'api_key' && !r.perOperation && !(r.scopes && r.scopes.length > 0),
+    );
     expect(bad.map((r) => r.name)).toEqual([]);
+  });
+
+  it('lets only the MCP endpoint defer its rules, each tool to a scoped public route', () => {
+    const deferring = routes.filter((r) => r.perOperation).map((r) => r.name.split(' (')[0]);
+    expect(deferring.sort()).toEqual(
+      ['DELETE', 'GET', 'POST'].map((method) => `${method} /api/public/v1/mcp`),
+    );
+    for (const tool of MCP_TOOLS) {
+      const name = `${tool.route.controller.name}.${tool.route.method}`;
+      const route = routes.find((r) => r.handlerName === name);
+      expect([tool.name, route?.kind, route?.perOperation]).toEqual([tool.name, 'api_key', false]);
+      expect(route?.scopes?.length).toBeGreaterThan(0);
+    }
   });
 
   it('gives every application route a permission or an explicit open rule (SERVICE.md 5)', () => {

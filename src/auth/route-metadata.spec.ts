@@ -55,6 +55,7 @@ describe('routeRules', () => {
       permission: undefined,
       anySignedInUser: false,
       adminOnly: false,
+      rulesPerOperation: false,
       rateLimitCategory: 'publish',
     });
     expect(routeRules(reflector, contextOf(PostsController, 'create'))).toEqual({
@@ -64,6 +65,7 @@ describe('routeRules', () => {
       permission: { flag: 'can_publish', source: {} },
       anySignedInUser: false,
       adminOnly: false,
+      rulesPerOperation: false,
       rateLimitCategory: 'create_post',
     });
   });
