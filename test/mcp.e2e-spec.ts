@@ -205,6 +205,16 @@ describe('MCP server', () => {
   });
 
   describe('refusals, as on REST', () => {
+    it('counts a protocol message that calls no tool in the category other', async () => {
+      const fresh = await connect(await world.make.apiKey(owner));
+      await fresh.client.listTools();
+      const first = fresh.lastHeaders();
+      expect(first.get('x-ratelimit-limit')).toBe('30');
+      await fresh.client.listTools();
+      const remaining = Number(fresh.lastHeaders().get('x-ratelimit-remaining'));
+      expect(remaining).toBe(Number(first.get('x-ratelimit-remaining')) - 1);
+    });
+
     it('refuses a request without a key before any message is read', async () => {
       await expect(connect(null)).rejects.toThrow(/unauthorized/);
       const res = await fetch(url, {
@@ -327,6 +337,17 @@ describe('MCP server', () => {
       expect(errorOf(extra)).toMatchObject({
         code: 'validation_failed',
         message: 'owner: is not allowed',
+      });
+      const proto = await mcp.call(
+        'validate_post',
+        JSON.parse(`{"project_id":${project.id},"__proto__":{"admin":true}}`) as Record<
+          string,
+          unknown
+        >,
+      );
+      expect(errorOf(proto)).toMatchObject({
+        code: 'validation_failed',
+        message: '__proto__: is not allowed',
       });
       const query = await mcp.call('list_posts', { project_id: project.id, status: 'x\u0000' });
       expect(errorOf(query).code).toBe('validation_failed');

@@ -77,7 +77,7 @@ export class ScopeGuard implements CanActivate {
 
   canActivate(context: ExecutionContext): boolean {
     const rules = routeRules(this.reflector, context);
-    if (rules.authKind !== 'api_key' || rules.rulesPerOperation) return true;
+    if (rules.authKind !== 'api_key' || rules.rulesPerOperation !== undefined) return true;
     const needed = rules.scopes;
     if (!needed || needed.length === 0) throw undeclaredRoute();
     const request = context.switchToHttp().getRequest<HeraldRequest>();

@@ -38,11 +38,13 @@ export const RequireScope = (...scopes: Scope[]) => ScopeMetadata(scopes);
 export const AnySignedInUser = Reflector.createDecorator<void, true>({ transform: () => true });
 
 /**
- * A public route that carries several operations in one request (the MCP endpoint): the key is
- * checked for the request, and every other check runs per operation, with that operation's own
- * REST route's rules (RouteRulesRunner), so the request itself is neither counted nor scoped.
+ * A public route whose body names an operation of another route (the MCP endpoint's tool calls):
+ * the key is checked for the request, and a body for which `carriesOperation` holds is then
+ * checked only as its operation, with that route's rules (RouteRulesRunner): counted in that
+ * route's category, not twice. Any other body (a protocol message, an unreadable one) needs no
+ * scope or project and is counted in the route's own category.
  */
-export const RulesPerOperation = Reflector.createDecorator<void, true>({ transform: () => true });
+export const RulesPerOperation = Reflector.createDecorator<(body: unknown) => boolean>();
 
 /** An application route for administrators only (SERVICE.md 5.3: the API keys menu, beta). */
 export const AdminOnly = Reflector.createDecorator<void, true>({ transform: () => true });

@@ -55,7 +55,7 @@ describe('routeRules', () => {
       permission: undefined,
       anySignedInUser: false,
       adminOnly: false,
-      rulesPerOperation: false,
+      rulesPerOperation: undefined,
       rateLimitCategory: 'publish',
     });
     expect(routeRules(reflector, contextOf(PostsController, 'create'))).toEqual({
@@ -65,7 +65,7 @@ describe('routeRules', () => {
       permission: { flag: 'can_publish', source: {} },
       anySignedInUser: false,
       adminOnly: false,
-      rulesPerOperation: false,
+      rulesPerOperation: undefined,
       rateLimitCategory: 'create_post',
     });
   });

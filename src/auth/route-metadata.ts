@@ -27,8 +27,8 @@ export interface RouteRules {
   permission: PermissionRequirement | undefined;
   anySignedInUser: boolean;
   adminOnly: boolean;
-  /** Only the key is checked for the request; each operation in it runs its own route's rules. */
-  rulesPerOperation: boolean;
+  /** Set: only the key and the rate limit are checked here; an operation runs its own route's rules. */
+  rulesPerOperation: ((body: unknown) => boolean) | undefined;
   rateLimitCategory: RateLimitCategoryName;
 }
 
@@ -59,7 +59,7 @@ export function routeRules(reflector: Reflector, context: ExecutionContext): Rou
       permission: read<PermissionRequirement>(PermissionMetadata),
       anySignedInUser: read<boolean>(AnySignedInUser) === true,
       adminOnly: read<boolean>(AdminOnly) === true,
-      rulesPerOperation: read<boolean>(RulesPerOperation) === true,
+      rulesPerOperation: read<(body: unknown) => boolean>(RulesPerOperation),
       rateLimitCategory:
         read<RateLimitCategoryName>(RateLimitCategory) ?? DEFAULT_RATE_LIMIT_CATEGORY,
     };

@@ -18,9 +18,10 @@ export class RequestInputGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest<BodyRequest>();
     if (request.heldBodyError) throw request.heldBodyError;
-    // The operations inside such a request have their text checked each with its own route's rules.
-    if (routeRules(this.reflector, context).rulesPerOperation) return true;
-    const unstorable = unstorableText(request.body, true) ?? unstorableText(request.query);
+    // A body naming another route's operation has its text checked with that operation's rules.
+    const operation = routeRules(this.reflector, context).rulesPerOperation?.(request.body);
+    const body = operation ? undefined : request.body;
+    const unstorable = unstorableText(body, true) ?? unstorableText(request.query);
     if (unstorable) throw validationFailed([unstorable]);
     return true;
   }

@@ -20,6 +20,12 @@ export interface McpTool {
   rest: 'body' | 'query' | 'none';
 }
 
+/** A tools/call of a known tool: the request is then checked as that tool's route. */
+export function isToolCall(message: unknown): boolean {
+  const { method, params } = (message ?? {}) as { method?: unknown; params?: { name?: unknown } };
+  return method === 'tools/call' && MCP_TOOLS.some((tool) => tool.name === params?.name);
+}
+
 const PROJECT = { project_id: 'projectId' };
 const POST = { project_id: 'projectId', post_id: 'postId' };
 

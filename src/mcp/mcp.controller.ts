@@ -5,7 +5,7 @@ import type { Request, Response } from 'express';
 import { ApiKeyAuth, PUBLIC_API_PREFIX, RulesPerOperation } from '../auth/decorators';
 import { ApiErrors } from '../errors/api-errors.decorator';
 import { AppError } from '../errors/error-codes';
-import { MCP_TOOLS } from './mcp-tools';
+import { isToolCall, MCP_TOOLS } from './mcp-tools';
 import { McpService } from './mcp.service';
 
 const JSON_RPC_MESSAGE = {
@@ -22,7 +22,7 @@ const JSON_RPC_MESSAGE = {
  */
 @Controller(`${PUBLIC_API_PREFIX}/mcp`)
 @ApiKeyAuth()
-@RulesPerOperation()
+@RulesPerOperation(isToolCall)
 @ApiExtension('x-rules-per-operation', true)
 export class McpController {
   constructor(private readonly mcp: McpService) {}
@@ -43,17 +43,21 @@ export class McpController {
   @ApiErrors('not_acceptable')
   async handle(@Req() request: Request, @Res() response: Response): Promise<void> {
     // Refused in Herald's own error shape before the transport, which would answer JSON-RPC.
+    // Without a JSON body there is no message to read: the stream is already consumed.
+    if (request.body === undefined) {
+      if (request.is('application/json') === false)
+        throw new AppError(
+          'unsupported_media_type',
+          'Send the JSON-RPC message as application/json',
+        );
+      throw new AppError('validation_failed', 'Request body must be a JSON-RPC message');
+    }
     const accept = request.headers.accept ?? '';
     if (!accept.includes('application/json') || !accept.includes('text/event-stream'))
       throw new AppError(
         'not_acceptable',
         'Send Accept: application/json, text/event-stream, as the protocol requires',
       );
-    if (!request.is('application/json'))
-      throw new AppError('unsupported_media_type', 'Send the JSON-RPC message as application/json');
-    // Without a JSON body there is no message to read: the stream is already consumed.
-    if (request.body === undefined)
-      throw new AppError('validation_failed', 'Request body must be a JSON-RPC message');
     const server = this.mcp.server(request, response);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,

@@ -55,7 +55,7 @@ export class McpService {
     server.setRequestHandler(CallToolRequestSchema, ({ params }) => {
       const tool = this.byName.get(params.name);
       if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
-      return this.call(tool, params.arguments ?? {}, request, response);
+      return this.call(tool, argumentsAsSent(request) ?? params.arguments ?? {}, request, response);
     });
     return server;
   }
@@ -86,6 +86,19 @@ export class McpService {
       };
     }
   }
+}
+
+/**
+ * The arguments as the body parser read them. The SDK's schema parse copies them and loses a
+ * `__proto__` key on the way, which the input checks must see to refuse. A request carries one
+ * message (the body parser takes only an object), so this is the call being answered.
+ */
+function argumentsAsSent(request: Request): Record<string, unknown> | undefined {
+  const args = (request.body as { params?: { arguments?: unknown } } | undefined)?.params
+    ?.arguments;
+  return typeof args === 'object' && args !== null && !Array.isArray(args)
+    ? (args as Record<string, unknown>)
+    : undefined;
 }
 
 /**

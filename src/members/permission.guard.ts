@@ -27,7 +27,7 @@ export class PermissionGuard implements CanActivate {
   /** Synchronous when the route names no project permission: Nest awaits only a promise. */
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const rules = routeRules(this.reflector, context);
-    if (rules.authKind === 'public' || rules.rulesPerOperation) return true;
+    if (rules.authKind === 'public' || rules.rulesPerOperation !== undefined) return true;
     const requirement = rules.permission;
     if (!requirement) {
       const open = rules.anySignedInUser || rules.adminOnly;

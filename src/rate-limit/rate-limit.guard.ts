@@ -62,7 +62,10 @@ export class RateLimitGuard extends ThrottlerGuard {
     const rules = routeRules(this.reflector, context);
     if (!this.config.rateLimits.enabled) return true;
     if (rules.authKind === 'session') return this.countUser(context);
-    if (rules.authKind !== 'api_key' || rules.rulesPerOperation) return true;
+    if (rules.authKind !== 'api_key') return true;
+    // An operation is counted in its own route's category when it runs, not here as well.
+    const body = context.switchToHttp().getRequest<HeraldRequest>().body;
+    if (rules.rulesPerOperation?.(body)) return true;
     const category = rules.rateLimitCategory;
     const throttler = this.throttlers.find((candidate) => candidate.name === category);
     // Fail closed: a category without a configured limit is a programming error, not a free pass.
