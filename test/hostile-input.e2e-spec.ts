@@ -1,11 +1,11 @@
 import { Reflector } from '@nestjs/core';
 import type { Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
-import type { Response, Test } from 'supertest';
+import type { Test } from 'supertest';
 import { AUTH_KIND, type AuthKind } from '../src/auth/decorators';
-import { ERROR_STATUS, type ErrorCode } from '../src/errors/error-codes';
 import { PermissionMetadata, type PermissionRequirement } from '../src/members/require-permission';
 import { Factory, SignedInUser, TestProject } from './support/factories';
+import { type Answer, MCP_PATH, restAnswerOf, sendToolCall } from './support/mcp';
 import { registeredRoutes } from './support/routes';
 import { addMember } from './support/team';
 import { startWithTelegram, TelegramWorld } from './support/telegram-world';
@@ -41,31 +41,6 @@ function walk(t: TestApp): WalkedRoute[] {
       permission: reflector.getAllAndOverride(PermissionMetadata, targets),
     };
   });
-}
-
-const MCP_PATH = `${PUBLIC}/mcp`;
-const MCP_ACCEPT = 'application/json, text/event-stream';
-
-/**
- * The MCP endpoint takes a JSON body as the arguments of a tool call: the sweeps' bodies (which
- * carry project_id, as the create tools do) go to the dry run of a create, whose refusal is a
- * tool error; it is read back as the REST answer it stands for.
- */
-function asToolCall(rawArguments: string): string {
-  return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"validate_post","arguments":${rawArguments}}}`;
-}
-
-interface Answer {
-  status: number;
-  body: unknown;
-}
-
-function restAnswerOf(res: Response): Answer {
-  const result = (res.body as { result?: { isError?: boolean; structuredContent?: unknown } })
-    .result;
-  if (res.status !== 200 || !result?.isError) return res;
-  const error = (result.structuredContent as { error: { code: ErrorCode } }).error;
-  return { status: ERROR_STATUS[error.code], body: result.structuredContent };
 }
 
 function send(t: TestApp, method: string, url: string): Test {
@@ -266,15 +241,16 @@ describe('Hostile input (D5, D18)', () => {
         );
     }
 
-    /** A raw JSON body to the route, to the MCP endpoint as a tool's arguments. */
+    /**
+     * A raw JSON body to the route. The MCP endpoint takes it as the arguments of the dry run of
+     * a create (the sweeps' bodies carry project_id, as the create tools do), and its tool error
+     * is read as the REST answer it stands for.
+     */
     async function sendJson(route: WalkedRoute, raw: string): Promise<Answer> {
-      const mcp = route.path === MCP_PATH;
-      const request = authorize(send(t, route.method, urlOf(route)), route).set(
-        'Content-Type',
-        'application/json',
-      );
-      if (!mcp) return request.send(raw);
-      return restAnswerOf(await request.set('Accept', MCP_ACCEPT).send(asToolCall(raw)));
+      const request = authorize(send(t, route.method, urlOf(route)), route);
+      if (route.path === MCP_PATH)
+        return restAnswerOf(await sendToolCall(request, 'validate_post', raw));
+      return request.set('Content-Type', 'application/json').send(raw);
     }
 
     /** Sends each raw JSON body to each route; what did not refuse it naming the field. */

@@ -18,6 +18,7 @@ import { TelegramStandIn } from './support/telegram-stand-in';
 import { startWithTelegram, TelegramWorld } from './support/telegram-world';
 import { addMember, allFlagsBut, memberRow, onlyFlags } from './support/team';
 import { startTestApp, TestApp } from './support/test-app';
+import { type Answer, MCP_PATH, restAnswerOf, sendToolCall } from './support/mcp';
 import { registeredRoutes } from './support/routes';
 
 /**
@@ -751,6 +752,8 @@ interface PublicRouteCase {
   flags: PermissionFlag[];
   status: number;
   request: (w: World, key: string, postId: number) => Test;
+  /** The MCP tool that runs this route, and its arguments for the same request. */
+  tool: [name: string, args: (w: World, postId: number) => Record<string, unknown>];
   effect: (w: World, postId: number, body: { id?: number }) => Promise<void>;
 }
 
@@ -785,6 +788,7 @@ const PUBLIC_ROUTES: PublicRouteCase[] = [
       w.t.http
         .get(`/api/public/v1/projects/${w.project.id}/posts/${id}`)
         .set('Authorization', `Bearer ${key}`),
+    tool: ['get_post', (w, id) => ({ project_id: w.project.id, post_id: id })],
     effect: async (_w, id, body) => {
       expect(body).toMatchObject({ id, status: 'draft', media: [], targets: [] });
     },
@@ -799,6 +803,10 @@ const PUBLIC_ROUTES: PublicRouteCase[] = [
         .patch(`/api/public/v1/projects/${w.project.id}/posts/${id}`)
         .set('Authorization', `Bearer ${key}`)
         .send({ text: 'Edited through the public API' }),
+    tool: [
+      'update_post',
+      (w, id) => ({ project_id: w.project.id, post_id: id, text: 'Edited through the public API' }),
+    ],
     effect: async (w, id) => {
       expect(await rows(w, 'SELECT text FROM posts WHERE id = $1', [id])).toEqual([
         { text: 'Edited through the public API' },
@@ -818,6 +826,15 @@ const PUBLIC_ROUTES: PublicRouteCase[] = [
           targets: [{ channel_ref: w.channel.id }],
           scheduled_at: new Date(Date.now() + 3_600_000).toISOString(),
         }),
+    tool: [
+      'update_post',
+      (w, id) => ({
+        project_id: w.project.id,
+        post_id: id,
+        targets: [{ channel_ref: w.channel.id }],
+        scheduled_at: new Date(Date.now() + 3_600_000).toISOString(),
+      }),
+    ],
     effect: async (w, id) => {
       const [row] = (await postRow(w, id)) as [{ status: string; targets: number }];
       expect(row).toMatchObject({ status: 'scheduled', targets: 1 });
@@ -832,6 +849,7 @@ const PUBLIC_ROUTES: PublicRouteCase[] = [
       w.t.http
         .delete(`/api/public/v1/projects/${w.project.id}/posts/${id}`)
         .set('Authorization', `Bearer ${key}`),
+    tool: ['delete_post', (w, id) => ({ project_id: w.project.id, post_id: id })],
     effect: async (w, id) => {
       expect(await postRow(w, id)).toEqual([]);
     },
@@ -892,12 +910,39 @@ describe('Permission matrix: the public API’s one-post routes × every kind of
     await world?.close();
   });
 
+  // Each route twice: over REST, and as its MCP tool (which must answer the same, D5 order and all).
   const cells = PUBLIC_ROUTES.flatMap((r) =>
-    PUBLIC_ACTORS.map((actor) => [r.name, publicActorName(actor), r, actor] as const),
+    [false, true].flatMap((mcp) =>
+      PUBLIC_ACTORS.map(
+        (actor) =>
+          [
+            mcp ? `${r.name} as the MCP tool ${r.tool[0]}` : r.name,
+            publicActorName(actor),
+            r,
+            actor,
+            mcp,
+          ] as const,
+      ),
+    ),
   );
 
+  /** The route's answer, or the MCP tool's read as the REST answer it stands for. */
+  async function answer(
+    r: PublicRouteCase,
+    key: string,
+    id: number,
+    mcp: boolean,
+  ): Promise<Answer> {
+    if (!mcp) return r.request(w, key, id);
+    const call = w.t.http.post(MCP_PATH).set('Authorization', `Bearer ${key}`);
+    return restAnswerOf(
+      await sendToolCall(call, r.tool[0], JSON.stringify(r.tool[1](w, id))),
+      r.status,
+    );
+  }
+
   it('covers every one-post route for every caller', () => {
-    expect(cells).toHaveLength(PUBLIC_ROUTES.length * PUBLIC_ACTORS.length);
+    expect(cells).toHaveLength(PUBLIC_ROUTES.length * PUBLIC_ACTORS.length * 2);
     const declared = registeredRoutes(w.t.app)
       .map(({ route }) => route)
       .filter((route) =>
@@ -910,11 +955,14 @@ describe('Permission matrix: the public API’s one-post routes × every kind of
     ]);
   });
 
-  it.each(cells)('%s as %s', async (_name, actor, r, who) => {
+  it.each(cells)('%s as %s', async (_name, actor, r, who, mcp) => {
     const id = await newDraft(w);
     const before = await postRow(w, id);
     const expected = publicExpectation(r, who);
-    const res = await r.request(w, keys.get(actor) ?? 'hrld_live_none', id);
+    const res = (await answer(r, keys.get(actor) ?? 'hrld_live_none', id, mcp)) as {
+      status: number;
+      body: { id?: number; error?: { code: string; message: string } };
+    };
     expect({ status: res.status, code: res.body?.error?.code }).toEqual({
       status: expected.status,
       code: expected.code,
@@ -923,7 +971,7 @@ describe('Permission matrix: the public API’s one-post routes × every kind of
       await r.effect(w, id, res.body);
       return;
     }
-    if (expected.flag) expect(res.body.error.message).toBe(PERMISSION_MESSAGES[expected.flag]);
+    if (expected.flag) expect(res.body.error?.message).toBe(PERMISSION_MESSAGES[expected.flag]);
     expect(await postRow(w, id)).toEqual(before);
   });
 });
