@@ -381,6 +381,26 @@ describe('MCP server', () => {
       expect(onRest.body.error.code).toBe('invalid_json');
     });
 
+    it('answers what the stateless transport does not take in the error shape', async () => {
+      const auth = `Bearer ${hostileKey}`;
+      const stream = await world.t.http.get('/api/public/v1/mcp').set('Authorization', auth);
+      expect([stream.status, stream.body.error.code]).toEqual([405, 'method_not_allowed']);
+      const end = await world.t.http.delete('/api/public/v1/mcp').set('Authorization', auth);
+      expect([end.status, end.body.error.code]).toEqual([405, 'method_not_allowed']);
+      const jsonOnly = await world.t.http
+        .post('/api/public/v1/mcp')
+        .set('Authorization', auth)
+        .set('Accept', 'application/json')
+        .send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+      expect([jsonOnly.status, jsonOnly.body.error.code]).toEqual([406, 'not_acceptable']);
+      const notification = await world.t.http
+        .post('/api/public/v1/mcp')
+        .set('Authorization', auth)
+        .set('Accept', 'application/json, text/event-stream')
+        .send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      expect(notification.status).toBe(202);
+    });
+
     it('answers an unknown tool and arguments with no place as the protocol says', async () => {
       const invalid = expect.objectContaining({ code: ErrorCode.InvalidParams });
       await expect(mcp.call('drop_database')).rejects.toEqual(invalid);

@@ -1,6 +1,13 @@
 import { Controller, Delete, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { ApiBody, ApiExtension, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import {
+  ApiAcceptedResponse,
+  ApiBody,
+  ApiExcludeEndpoint,
+  ApiExtension,
+  ApiOkResponse,
+  ApiOperation,
+} from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ApiKeyAuth, PUBLIC_API_PREFIX, RulesPerOperation } from '../auth/decorators';
 import { ApiErrors } from '../errors/api-errors.decorator';
@@ -23,12 +30,12 @@ const JSON_RPC_MESSAGE = {
 @Controller(`${PUBLIC_API_PREFIX}/mcp`)
 @ApiKeyAuth()
 @RulesPerOperation(isToolCall)
-@ApiExtension('x-rules-per-operation', true)
 export class McpController {
   constructor(private readonly mcp: McpService) {}
 
   @Post()
   @HttpCode(200)
+  @ApiExtension('x-rules-per-operation', true)
   @ApiOperation({
     summary: 'Model Context Protocol server (Streamable HTTP, stateless) for AI agents',
     description:
@@ -36,10 +43,12 @@ export class McpController {
       MCP_TOOLS.map((tool) => tool.name).join(', ') +
       '. Each tool call passes the checks of its REST route (rate limit in that route’s category, scopes, project, ' +
       'member permission, body validation, test mode) and a refusal is a tool result with `isError: true` and ' +
-      '`{error: {code, message}}`; the rate-limit headers of a call are on this answer.',
+      '`{error: {code, message}}`; the rate-limit headers of a call are on this answer. GET and DELETE answer ' +
+      '405: a stateless server streams nothing and keeps no session.',
   })
   @ApiBody({ schema: JSON_RPC_MESSAGE })
   @ApiOkResponse({ schema: JSON_RPC_MESSAGE, description: 'The JSON-RPC response' })
+  @ApiAcceptedResponse({ description: 'A notification, taken; no body' })
   @ApiErrors('not_acceptable')
   async handle(@Req() request: Request, @Res() response: Response): Promise<void> {
     // Refused in Herald's own error shape before the transport, which would answer JSON-RPC.
@@ -71,16 +80,16 @@ export class McpController {
     await transport.handleRequest(request, response, request.body);
   }
 
+  // The protocol's GET (a stream of server messages) and DELETE (end a session): not offered,
+  // answered 405 as the protocol asks of a stateless server, and left out of the document.
   @Get()
-  @ApiOperation({ summary: 'Not offered: the server is stateless and streams nothing' })
-  @ApiErrors('method_not_allowed')
+  @ApiExcludeEndpoint()
   stream(): never {
     throw notAllowed();
   }
 
   @Delete()
-  @ApiOperation({ summary: 'Not offered: a stateless server has no session to end' })
-  @ApiErrors('method_not_allowed')
+  @ApiExcludeEndpoint()
   endSession(): never {
     throw notAllowed();
   }

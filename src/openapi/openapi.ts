@@ -123,7 +123,7 @@ function acceptJsonRpcErrors(operation: OperationObject): void {
   answer.content = {
     'application/json': {
       schema: {
-        oneOf: [
+        anyOf: [
           { $ref: ERROR_SCHEMA },
           {
             type: 'object',
