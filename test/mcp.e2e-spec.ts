@@ -1,6 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
 import type { AddressInfo } from 'node:net';
 import { MCP_TOOLS } from '../src/mcp/mcp-tools';
 import type { SignedInUser, TestChannel, TestProject } from './support/factories';
@@ -119,9 +121,12 @@ describe('MCP server', () => {
           'validate_post',
         ].sort(),
       );
+      const ajv = new Ajv({ strict: false });
+      addFormats(ajv);
       for (const tool of tools) {
         expect(tool.description).toMatch(/rate limit/);
         expect(tool.inputSchema.type).toBe('object');
+        expect(() => ajv.compile(tool.inputSchema)).not.toThrow();
       }
       const create = tools.find((tool) => tool.name === 'create_post')!;
       expect(create.inputSchema.required).toEqual(['project_id']);
@@ -132,6 +137,17 @@ describe('MCP server', () => {
       expect(Object.keys(list.inputSchema.properties ?? {}).sort()).toEqual(
         ['cursor', 'limit', 'project_id', 'status'].sort(),
       );
+      // JSON Schema, not OpenAPI: a field that may be null says so with its type.
+      const update = tools.find((tool) => tool.name === 'update_post')!;
+      expect(update.inputSchema.properties?.scheduled_at).toMatchObject({
+        type: ['string', 'null'],
+      });
+      expect(JSON.stringify(tools)).not.toMatch(/"nullable"|#\/components\//);
+      const validCreate = ajv.compile(create.inputSchema);
+      expect(
+        validCreate({ project_id: 1, text: 'Hi', targets: [{ channel_ref: 'telegram:1:-100' }] }),
+      ).toBe(true);
+      expect(validCreate({ project_id: 1, owner: 2 })).toBe(false);
       const upload = tools.find((tool) => tool.name === 'upload_media_from_url')!;
       expect(upload.inputSchema.required).toEqual(['project_id', 'url']);
     });

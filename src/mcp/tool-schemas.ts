@@ -95,11 +95,16 @@ function referenced(root: unknown, components: Record<string, Schema>): Record<s
   return found;
 }
 
+/**
+ * OpenAPI 3.0 into JSON Schema, which MCP clients validate arguments with: references point at
+ * `$defs`, and `nullable` (unknown to JSON Schema, so null would be refused) becomes a null type.
+ */
 function rebase(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(rebase);
   if (typeof node !== 'object' || node === null) return node;
-  return Object.fromEntries(
-    Object.entries(node)
+  const { nullable, ...rest } = node as Schema;
+  const schema = Object.fromEntries(
+    Object.entries(rest)
       .filter(([key, value]) => !(key === 'description' && value === undefined))
       .map(([key, value]) =>
         key === '$ref' && typeof value === 'string' && value.startsWith(COMPONENTS)
@@ -107,4 +112,7 @@ function rebase(node: unknown): unknown {
           : [key, rebase(value)],
       ),
   );
+  if (nullable !== true) return schema;
+  if (typeof schema.type === 'string') return { ...schema, type: [schema.type, 'null'] };
+  return { anyOf: [schema, { type: 'null' }] };
 }
