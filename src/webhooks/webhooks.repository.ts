@@ -128,12 +128,25 @@ export class WebhooksRepository {
     return rows.length > 0;
   }
 
+  /**
+   * Takes the endpoint's pending sends before the endpoint itself, the order in which a worker
+   * recording an attempt takes them (the send, then its webhook): in the other order the two wait
+   * for each other and PostgreSQL ends one of them as a deadlock.
+   */
   async delete(scope: WebhookScope, webhookId: number): Promise<boolean> {
-    const [, deleted] = (await this.db.query(
-      `DELETE FROM webhooks WHERE project_id = $1 AND test = $2 AND id = $3`,
-      [scope.projectId, scope.test, webhookId],
-    )) as [unknown, number];
-    return deleted > 0;
+    return this.db.transaction(async (manager) => {
+      await manager.query(
+        `SELECT s.id FROM webhook_sends s JOIN webhooks w ON w.id = s.webhook_id
+          WHERE w.project_id = $1 AND w.test = $2 AND w.id = $3 AND s.status = 'pending'
+          ORDER BY s.id FOR UPDATE OF s`,
+        [scope.projectId, scope.test, webhookId],
+      );
+      const [, deleted] = (await manager.query(
+        `DELETE FROM webhooks WHERE project_id = $1 AND test = $2 AND id = $3`,
+        [scope.projectId, scope.test, webhookId],
+      )) as [unknown, number];
+      return deleted > 0;
+    });
   }
 
   /** The endpoint's delivery log, newest first, below `beforeId` when given. */
