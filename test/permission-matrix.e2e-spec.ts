@@ -910,7 +910,7 @@ describe('Permission matrix: the public API’s one-post routes × every kind of
     await world?.close();
   });
 
-  // Each route twice: over REST, and as its MCP tool (which must answer the same, D5 order and all).
+  // Each route twice: over REST, and as its MCP tool (which must answer the same, in the same order of checks).
   const cells = PUBLIC_ROUTES.flatMap((r) =>
     [false, true].flatMap((mcp) =>
       PUBLIC_ACTORS.map(

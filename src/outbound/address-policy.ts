@@ -11,7 +11,7 @@ const IPV4_COMPATIBLE_V6: Cidr = [ipaddr.IPv6.parse('::'), 96];
 
 /**
  * Decides which addresses a request to a user-given URL (media by link, webhook receivers) may
- * connect to (D10): public unicast only, unless `OUTBOUND_ALLOW_CIDRS` lists the range. Works
+ * connect to: public unicast only, unless `OUTBOUND_ALLOW_CIDRS` lists the range. Works
  * on parsed bytes: callers hand over addresses in the canonical form that the URL parser or the
  * resolver produced, never raw user text.
  */

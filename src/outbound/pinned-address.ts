@@ -51,7 +51,7 @@ export type AddressPins = Map<string, ResolvedAddress>;
 export type HostVerdict = 'allowed' | 'not_allowed' | 'unresolved';
 
 /**
- * D10's address rules (`OUTBOUND_ALLOW_CIDRS` included) and the resolver, built once for every
+ * The outbound address rules (`OUTBOUND_ALLOW_CIDRS` included) and the resolver, built once for every
  * request to a URL a user gave: media by link and webhook receivers are admitted alike.
  */
 @Injectable()
