@@ -32,7 +32,7 @@ import { RedisModule } from './redis/redis.module';
 import { ShutdownModule } from './shutdown/shutdown.module';
 import { StorageModule } from './storage/storage.module';
 import { TemplatesModule } from './templates/templates.module';
-import { TelegramModule } from './telegram/telegram.module';
+import { PlatformsModule } from './platforms/platforms.module';
 import { UsageModule } from './usage/usage.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { AnnouncementsModule } from './redis/announcements';
@@ -54,7 +54,7 @@ export class AppModule {
         CryptoModule,
         IdempotencyModule,
         OutboundModule,
-        TelegramModule,
+        PlatformsModule,
         AuthModule,
         ApiKeysModule,
         ProjectsModule,

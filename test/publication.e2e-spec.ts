@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PublicationRepository } from '../src/posts/publication/publication.repository';
 import { PublicationService } from '../src/posts/publication/publication.service';
-import { TelegramPacing } from '../src/posts/publication/telegram-pacing';
+import { TelegramPacing } from '../src/platforms/telegram/telegram-pacing';
 import { Factory, SignedInUser, TestChannel, TestProject } from './support/factories';
 import { sleep, targetsOf, waitForPostStatus, withWorkerPaused } from './support/publication';
 import { TelegramStandIn } from './support/telegram-stand-in';

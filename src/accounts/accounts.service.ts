@@ -15,7 +15,7 @@ import {
   TelegramChat,
   TelegramTransportError,
   TelegramUser,
-} from '../telegram/telegram-bot-api';
+} from '../platforms/telegram/telegram-bot-api';
 import { Account } from './account.entity';
 import { AccountResponseDto } from './dto/account.dto';
 

@@ -7,7 +7,6 @@ import { PostsRepository } from './posts.repository';
 import { PostsService } from './posts.service';
 import { PublicPostsController } from './public-posts.controller';
 import { ConfirmedSends } from './publication/confirmed-sends';
-import { PLATFORM_PUBLISHERS } from './publication/platform-publisher';
 import { PublicationProcessor } from './publication/publication.processor';
 import {
   PUBLICATION_BACKOFF,
@@ -18,8 +17,6 @@ import {
 import { PublicationRepository } from './publication/publication.repository';
 import { PublicationService } from './publication/publication.service';
 import { PublicationSweeper } from './publication/publication.sweeper';
-import { TelegramPacing } from './publication/telegram-pacing';
-import { TelegramPublisher } from './publication/telegram-publisher';
 
 @Module({
   imports: [
@@ -50,13 +47,6 @@ import { TelegramPublisher } from './publication/telegram-publisher';
     PublicationProcessor,
     PublicationSweeper,
     ConfirmedSends,
-    TelegramPacing,
-    TelegramPublisher,
-    {
-      provide: PLATFORM_PUBLISHERS,
-      inject: [TelegramPublisher],
-      useFactory: (telegram: TelegramPublisher) => [telegram],
-    },
   ],
   exports: [PostsService],
 })

@@ -37,12 +37,9 @@ import { bodySetsAny } from '../auth/decorators';
 import { MAX_DB_ID } from '../errors/parse-id.pipe';
 import { flattenValidationErrors, validationFailed } from '../errors/validation';
 import type { MediaAsset } from '../media/media-asset.entity';
+import type { OutgoingMedia } from '../platforms/platform';
+import { PlatformRegistry } from '../platforms/platform-registry';
 import { CreatePostDto, MAX_CHANNEL_REF_LENGTH, type PostTargetDto } from './dto/create-post.dto';
-import {
-  type OutgoingMedia,
-  PLATFORM_PUBLISHERS,
-  type PlatformPublisher,
-} from './publication/platform-publisher';
 import type {
   PostCreatedDto,
   PostListDto,
@@ -93,13 +90,9 @@ export class PostsService implements OnModuleInit {
     private readonly media: MediaService,
     @Inject(STORAGE_DRIVER) private readonly storage: StorageDriver,
     private readonly secrets: SecretsService,
-    @Inject(PLATFORM_PUBLISHERS) publishers: PlatformPublisher[],
-  ) {
-    this.publishers = new Map(publishers.map((p) => [p.platform, p]));
-  }
-
-  /** Each platform's publisher, for the messages a post becomes there. */
-  private readonly publishers: Map<string, PlatformPublisher>;
+    /** Each platform's publisher, for the messages a post becomes there. */
+    private readonly platforms: PlatformRegistry,
+  ) {}
 
   onModuleInit(): void {
     // `@RequirePermission(flag, { resource: 'post', param: 'id' })` on application routes.
@@ -199,7 +192,7 @@ export class PostsService implements OnModuleInit {
       targets: checked.targets.channels.map((channel) => ({
         channel_ref: toChannelRef(channel.platform, channel.account_id, channel.channel_id),
         platform: channel.platform,
-        messages: this.publishers.get(channel.platform)?.plan(text, media).length ?? 0,
+        messages: this.platforms.get(channel.platform)?.publisher.plan(text, media).length ?? 0,
       })),
     };
   }

@@ -1,32 +1,35 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import type { AppConfig } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
 import { SecretsService } from '../../crypto/secrets.service';
 import { Metrics } from '../../metrics/metrics.service';
-import { ConfirmedSends } from './confirmed-sends';
 import {
   DeliveryError,
-  PLATFORM_PUBLISHERS,
+  type DeliveryStep,
   type OutgoingMedia,
+  type PacingSlot,
+  type PlatformPacing,
   type PlatformPublisher,
-} from './platform-publisher';
+} from '../../platforms/platform';
+import { PlatformRegistry } from '../../platforms/platform-registry';
+import { SimulatedPublisher } from '../../platforms/simulated-publisher';
+import { ConfirmedSends } from './confirmed-sends';
 import { RetryLater } from './publication.queue';
-import { SimulatedPublisher } from './simulated-publisher';
 import {
   PublicationRepository,
   type DeliveryTarget,
   type DeliveryMedia,
 } from './publication.repository';
-import { TelegramPacing, type PacingSlot } from './telegram-pacing';
 
 /**
- * A wait for a busy chat up to this long is a timer in the job; a longer one puts the job back in
- * the queue with the chat's slot kept on the target. A bot's slot is waited for in the job up to
- * PACING_KEEP_AFTER_MS; a later one is kept in Redis and the job goes back to the queue.
+ * A wait for a busy channel up to this long is a timer in the job; a longer one puts the job back
+ * in the queue with the channel's slot kept on the target. An account's slot further ahead than
+ * its pacing waits for in a job is kept for it in the pacing (`kept`), and the job goes back to
+ * the queue.
  */
 export const PACING_INLINE_MAX_MS = 1_000;
 
-/** A job that gave its worker slot back comes back this long before its kept bot slot. */
+/** A job that gave its worker slot back comes back this long before its kept account slot. */
 const PACING_RETURN_LEAD_MS = 750;
 
 /** The send's in-flight mark is written this long before its slot, so it is done when the slot comes. */
@@ -45,6 +48,19 @@ const sleep = (ms: number) =>
 type TargetOutcome = { done: true; postPublished?: boolean } | { done: false; retryInMs: number };
 
 const DONE: TargetOutcome = { done: true };
+const PUBLISHED: TargetOutcome = { done: true, postPublished: true };
+
+/**
+ * Where a target's sends stand with its pacing: the claim may have marked the first send in flight
+ * already, and a target back from the queue holds the channel slot it waited for.
+ */
+interface PacingHold {
+  marked: boolean;
+  holdsChannel: boolean;
+}
+
+/** A step's turn: it may go now, or it waited for its channel's slot and asks again holding it. */
+type Turn = 'go' | 'again';
 
 /**
  * Runs one publication job (D7, D15). Idempotent: the post is claimed with a state guard, each
@@ -60,20 +76,20 @@ export class PublicationService {
 
   constructor(
     private readonly repo: PublicationRepository,
-    private readonly pacing: TelegramPacing,
+    private readonly platforms: PlatformRegistry,
     private readonly secrets: SecretsService,
     @InjectConfig() private readonly config: AppConfig,
-    @Inject(PLATFORM_PUBLISHERS) publishers: PlatformPublisher[],
     private readonly metrics: Metrics,
     private readonly confirmed: ConfirmedSends,
   ) {
-    this.publishers = new Map(publishers.map((p) => [p.platform, p]));
-    this.simulated = new Map(publishers.map((p) => [p.platform, new SimulatedPublisher(p)]));
+    const registered = platforms.all();
+    this.publishers = new Map(registered.map((p) => [p.name, p.publisher]));
+    this.simulated = new Map(registered.map((p) => [p.name, new SimulatedPublisher(p.publisher)]));
   }
 
   /** Delivers every pending target; throws RetryLater when some must wait. */
   async run(postId: number, attempt: number): Promise<void> {
-    const post = await this.repo.claim(postId, attempt, this.pacing.freeAccounts());
+    const post = await this.repo.claim(postId, attempt, this.platforms.freeAccounts());
     if (!post) return; // superseded, finished, or deleted: nothing to do
     const media = post.media.map(toOutgoing);
     // The one place test mode shows in the pipeline (D22): which publishers deliver.
@@ -100,6 +116,7 @@ export class PublicationService {
     await this.repo.giveUp(postId, attempt, `Publication gave up: ${reason}`);
   }
 
+  /** Sends the target's steps that are left, each when its platform's pacing lets it go. */
   private async deliver(
     job: { postId: number; attempt: number },
     publishers: Map<string, PlatformPublisher>,
@@ -107,137 +124,149 @@ export class PublicationService {
     media: OutgoingMedia[],
     target: DeliveryTarget,
   ): Promise<TargetOutcome> {
-    let firstStep = target.steps_done;
+    const publisher = publishers.get(target.platform);
+    const pacing = this.platforms.get(target.platform)?.pacing;
+    const steps = publisher?.plan(text, media);
+    let step = target.steps_done;
     if (target.sending_since !== null) {
-      // A send whose answer was never written: a run that could not write it (the database was
-      // away), or a worker that died or lost its job. Only a confirmed answer kept for it counts.
-      const steps = publishers.get(target.platform)?.plan(text, media);
-      const kept = await this.confirmed.find(target.id, target.steps_done);
-      // Another run may still be waiting for that send's answer (its job was enqueued again while
-      // it ran, as when Redis lost the queue): the outcome is unknown only once its time is up.
-      const undecidedMs =
-        this.config.publication.sendTimeoutMs +
-        SEND_SETTLE_MS -
-        (target.sending_for_ms ?? Infinity);
-      if (!kept && undecidedMs > 0) return { done: false, retryInMs: undecidedMs };
-      if (!kept || !steps) {
-        await this.repo.failTarget(
-          target.id,
-          'delivery_unconfirmed',
-          'A send to this channel was interrupted and its outcome is unknown; publish again to retry',
-        );
-        return DONE;
-      }
-      const last = target.steps_done === steps.length - 1;
-      if (await this.writeStep(job, target.id, last)) return { done: true, postPublished: true };
-      if (last) return DONE;
-      firstStep++;
+      const settled = await this.settleUnrecordedSend(job, target, steps);
+      if (settled) return settled;
+      step++;
     }
-    if (target.needs_reconnect) {
-      await this.repo.failTarget(
-        target.id,
+    if (target.needs_reconnect)
+      return this.fail(
+        target,
         'channel_needs_reconnect',
         'The account of this channel must be reconnected',
       );
-      return DONE;
-    }
-    const publisher = publishers.get(target.platform);
-    if (!publisher) {
-      await this.repo.failTarget(
-        target.id,
-        'platform_unsupported',
-        `No publisher for ${target.platform}`,
-      );
-      return DONE;
-    }
-    const steps = publisher.plan(text, media);
+    if (!publisher || !pacing || !steps)
+      return this.fail(target, 'platform_unsupported', `No publisher for ${target.platform}`);
     const credentials = await this.openCredentials(target);
-    // A target that comes back from the queue holds the chat slot it waited for.
-    let holdsChat = target.not_before_ms !== null;
-    if (target.not_before_ms !== null && target.not_before_ms - Date.now() > 0) {
-      // Back before its slot (a sweep re-enqueued it): wait for the slot it already holds.
-      const early = target.not_before_ms - Date.now();
-      if (early > PACING_INLINE_MAX_MS) return { done: false, retryInMs: early };
-      await sleep(early);
-    }
-    // The claim may have marked the first send in flight already.
-    let marked = target.marked;
-    for (let step = firstStep; step < steps.length;) {
-      const cost = steps[step].cost;
-      // A bot that had room at its last send here likely has room now: the send is marked in
-      // flight first (by the claim, or here), and its slot and its departure are one Redis call
-      // (issue 14: a bot with room costs one pacing round trip, not two). A slot that is not now
-      // gives the mark back, so a mark is only ever held as long as before (MARK_IN_FLIGHT_LEAD_MS).
-      const markedFirst =
-        marked || (cost > 0 && !holdsChat && this.pacing.expectsFree(target.account_id));
-      if (markedFirst && !marked && !(await this.repo.startSend(target.id, step))) return DONE; // another run has it
-      marked = false;
-      // A step that costs nothing reaches no platform (a simulated one), so it is not paced.
-      const slot: PacingSlot =
-        cost === 0
-          ? { sendAtSlot: true, waitMs: 0 }
-          : await this.pacing.reserve(
-              target.account_id,
-              target.chat_id,
-              cost,
-              holdsChat,
-              `${target.id}:${step}`,
-              markedFirst,
-            );
-      if (markedFirst && slot.departWaitMs === undefined)
-        await this.repo.sendNotDelivered(target.id, false);
-      if (slot.kept) {
-        // Its bot is booked further ahead than is worth holding a worker slot for: the job goes
-        // back to the queue and the slot is kept for it (issue 14), so the jobs behind it (other
-        // bots' posts) are not held up by this bot's backlog.
-        return { done: false, retryInMs: Math.max(0, slot.waitMs - PACING_RETURN_LEAD_MS) };
-      }
-      if (!slot.sendAtSlot) {
-        // The chat is busy: its next slot is held for this send, the bot is not (issue 14, a).
-        if (slot.waitMs > PACING_INLINE_MAX_MS) {
-          await this.repo.holdChatSlot(target.id, Date.now() + slot.waitMs);
-          return { done: false, retryInMs: slot.waitMs };
-        }
-        await sleep(slot.waitMs);
-        holdsChat = true;
+    const early = await this.waitForHeldSlot(target);
+    if (early) return early;
+    let hold: PacingHold = { marked: target.marked, holdsChannel: target.not_before_ms !== null };
+    while (step < steps.length) {
+      const turn = await this.waitForTurn(pacing, target, step, steps[step].cost, hold);
+      if (turn === 'again') {
+        hold = { marked: false, holdsChannel: true };
         continue;
       }
-      holdsChat = false;
-      if (!(await this.startSendAt(target, step, cost, slot))) return DONE; // another run has it
+      if (turn !== 'go') return turn;
+      hold = { marked: false, holdsChannel: false };
       let messageIds: number[];
       try {
         messageIds = await publisher.send(credentials, target.chat_id, steps[step]);
       } catch (error) {
         return this.failed(target, error);
       }
-      // Delivered: from here on the answer is kept until it is written (a failed write is no
-      // failed send: the job goes back to the queue and the answer waits for it).
       const last = step === steps.length - 1;
-      this.confirmed.keep({
-        targetId: target.id,
-        postId: job.postId,
-        platform: target.platform,
-        step,
-        last,
-        messageIds,
-      });
-      if (await this.writeStep(job, target.id, last)) return { done: true, postPublished: true };
+      if (await this.recordSent(job, target, step, last, messageIds)) return PUBLISHED;
       step++;
     }
     return DONE;
   }
 
   /**
+   * A send whose answer was never written: a run that could not write it (the database was away),
+   * or a worker that died or lost its job. Only a confirmed answer kept for it counts. Null when
+   * that answer is now written and the target goes on with its next step.
+   */
+  private async settleUnrecordedSend(
+    job: { postId: number; attempt: number },
+    target: DeliveryTarget,
+    steps: DeliveryStep[] | undefined,
+  ): Promise<TargetOutcome | null> {
+    const kept = await this.confirmed.find(target.id, target.steps_done);
+    // Another run may still be waiting for that send's answer (its job was enqueued again while
+    // it ran, as when Redis lost the queue): the outcome is unknown only once its time is up.
+    const undecidedMs =
+      this.config.publication.sendTimeoutMs + SEND_SETTLE_MS - (target.sending_for_ms ?? Infinity);
+    if (!kept && undecidedMs > 0) return { done: false, retryInMs: undecidedMs };
+    if (!kept || !steps) {
+      return this.fail(
+        target,
+        'delivery_unconfirmed',
+        'A send to this channel was interrupted and its outcome is unknown; publish again to retry',
+      );
+    }
+    const last = target.steps_done === steps.length - 1;
+    if (await this.writeStep(job, target.id, last)) return PUBLISHED;
+    return last ? DONE : null;
+  }
+
+  /** Back before the channel slot it holds (a sweep re-enqueued it): waits for that slot. */
+  private async waitForHeldSlot(target: DeliveryTarget): Promise<TargetOutcome | null> {
+    if (target.not_before_ms !== null && target.not_before_ms - Date.now() > 0) {
+      const early = target.not_before_ms - Date.now();
+      if (early > PACING_INLINE_MAX_MS) return { done: false, retryInMs: early };
+      await sleep(early);
+    }
+    return null;
+  }
+
+  /**
+   * Waits for the step's turn under its platform's pacing: `go` once the send is marked in flight
+   * and may leave; `again` after a wait for its channel's slot; otherwise what this run does with
+   * the target (its job goes back to the queue, or another run has it).
+   */
+  private async waitForTurn(
+    pacing: PlatformPacing,
+    target: DeliveryTarget,
+    step: number,
+    cost: number,
+    hold: PacingHold,
+  ): Promise<Turn | TargetOutcome> {
+    // An account that had room at its last send here likely has room now: the send is marked in
+    // flight first (by the claim, or here), and its slot and its departure are one pacing call, not
+    // two. A slot that is not now gives the mark back, so a mark is only ever held as long as
+    // before (MARK_IN_FLIGHT_LEAD_MS).
+    const markedFirst =
+      hold.marked || (cost > 0 && !hold.holdsChannel && pacing.expectsFree(target.account_id));
+    if (markedFirst && !hold.marked && !(await this.repo.startSend(target.id, step))) return DONE; // another run has it
+    // A step that costs nothing reaches no platform (a simulated one), so it is not paced.
+    const slot: PacingSlot =
+      cost === 0
+        ? { sendAtSlot: true, waitMs: 0 }
+        : await pacing.reserve(
+            target.account_id,
+            target.chat_id,
+            cost,
+            hold.holdsChannel,
+            `${target.id}:${step}`,
+            markedFirst,
+          );
+    if (markedFirst && slot.departWaitMs === undefined)
+      await this.repo.sendNotDelivered(target.id, false);
+    if (slot.kept) {
+      // Its account is booked further ahead than is worth holding a worker slot for: the job goes
+      // back to the queue and the slot is kept for it, so the jobs behind it (other accounts'
+      // posts) are not held up by this account's backlog.
+      return { done: false, retryInMs: Math.max(0, slot.waitMs - PACING_RETURN_LEAD_MS) };
+    }
+    if (!slot.sendAtSlot) {
+      // The channel is busy: its next slot is held for this send, the account is not.
+      if (slot.waitMs > PACING_INLINE_MAX_MS) {
+        await this.repo.holdChatSlot(target.id, Date.now() + slot.waitMs);
+        return { done: false, retryInMs: slot.waitMs };
+      }
+      await sleep(slot.waitMs);
+      return 'again';
+    }
+    return (await this.startSendAt(pacing, target, step, cost, slot)) ? 'go' : DONE; // or another run has it
+  }
+
+  /**
    * Marks the send in flight and lets it go at its pacing slot: the mark is written while the slot
    * is still ahead, so the send does not leave a database write after its slot. At the slot, the
-   * send is stamped as leaving only if the bot's and the chat's last windows have room for it
-   * (issue 14): a send that comes late, or after one that did, waits the few ms that keep the
-   * window whole instead of bunching with the sends around it; it never loses its turn. The waits
-   * are timers, not work: a job holds no connection or CPU while it waits. A slot that already has
-   * its departure's answer (`departWaitMs`) was marked before it was reserved. False when another
-   * run holds the target.
+   * send is stamped as leaving only if the account's and the channel's last windows have room for
+   * it: a send that comes late, or after one that did, waits the few ms that keep the window whole
+   * instead of bunching with the sends around it; it never loses its turn. The waits are timers,
+   * not work: a job holds no connection or CPU while it waits. A slot that already has its
+   * departure's answer (`departWaitMs`) was marked before it was reserved. False when another run
+   * holds the target.
    */
   private async startSendAt(
+    pacing: PlatformPacing,
     target: DeliveryTarget,
     step: number,
     cost: number,
@@ -250,14 +279,46 @@ export class PublicationService {
       if (!(await this.repo.startSend(target.id, step))) return false;
       await due;
       if (cost === 0) return true; // a simulated send reaches no platform
-      wait = await this.pacing.depart(target.account_id, target.chat_id, cost);
+      wait = await pacing.depart(target.account_id, target.chat_id, cost);
     }
     while (wait > 0) {
       // Sends held back together come back spread over a departure gap, not all at once.
-      await sleep(wait + Math.random() * this.pacing.departureGapMs);
-      wait = await this.pacing.depart(target.account_id, target.chat_id, cost);
+      await sleep(wait + Math.random() * pacing.departureGapMs);
+      wait = await pacing.depart(target.account_id, target.chat_id, cost);
     }
     return true;
+  }
+
+  /**
+   * Delivered: from here on the answer is kept until it is written (a failed write is no failed
+   * send: the job goes back to the queue and the answer waits for it). True when that published
+   * the post.
+   */
+  private recordSent(
+    job: { postId: number; attempt: number },
+    target: DeliveryTarget,
+    step: number,
+    last: boolean,
+    messageIds: number[],
+  ): Promise<boolean> {
+    this.confirmed.keep({
+      targetId: target.id,
+      postId: job.postId,
+      platform: target.platform,
+      step,
+      last,
+      messageIds,
+    });
+    return this.writeStep(job, target.id, last);
+  }
+
+  private async fail(
+    target: DeliveryTarget,
+    code: string,
+    message: string,
+  ): Promise<TargetOutcome> {
+    await this.repo.failTarget(target.id, code, message);
+    return DONE;
   }
 
   /**
@@ -304,7 +365,7 @@ export class PublicationService {
         : new DeliveryError('transient', (error as Error).message ?? 'Unknown error');
     switch (failure.failure) {
       case 'rate_limited':
-        // D15: Telegram said how long to wait; that is not a failure of ours.
+        // D15: the platform said how long to wait; that is not a failure of ours.
         await this.repo.sendNotDelivered(target.id, false);
         return { done: false, retryInMs: failure.retryAfterMs ?? 1000 };
       case 'transient': {

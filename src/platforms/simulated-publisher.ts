@@ -5,7 +5,7 @@ import {
   type DeliveryStep,
   type OutgoingMedia,
   type PlatformPublisher,
-} from './platform-publisher';
+} from './platform';
 
 /**
  * Text markers that make a simulated delivery fail, so integrators can try their failure handling
@@ -25,7 +25,7 @@ const MARKER = /\[simulate:([a-z_]+)\]/;
 /**
  * D22: delivers test posts without a connection. It plans a post exactly as the platform's own
  * publisher does (same steps, so the same number of message ids) and answers made-up ids; its
- * steps cost nothing, so test posts never use a bot's pacing budget.
+ * steps cost nothing, so test posts never use an account's pacing budget.
  */
 export class SimulatedPublisher implements PlatformPublisher {
   readonly platform: string;

@@ -1,8 +1,8 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { Dispatcher, FormData, request } from 'undici';
-import type { AppConfig } from '../config/config';
-import { InjectConfig } from '../config/config.module';
-import { Metrics, type TelegramCallOutcome } from '../metrics/metrics.service';
+import type { AppConfig } from '../../config/config';
+import { InjectConfig } from '../../config/config.module';
+import { Metrics, type TelegramCallOutcome } from '../../metrics/metrics.service';
 
 /** Default wait for one Bot API call. */
 const TELEGRAM_TIMEOUT_MS = 15_000;

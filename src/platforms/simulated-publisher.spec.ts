@@ -1,8 +1,8 @@
-import { DeliveryError, type OutgoingMedia } from './platform-publisher';
+import { DeliveryError, type OutgoingMedia } from './platform';
 import { SimulatedPublisher, SIMULATED_FAILURES } from './simulated-publisher';
-import { TelegramPublisher } from './telegram-publisher';
-import type { AppConfig } from '../../config/config';
-import type { TelegramBotApi } from '../../telegram/telegram-bot-api';
+import { TelegramPublisher } from './telegram/telegram-publisher';
+import type { AppConfig } from '../config/config';
+import type { TelegramBotApi } from './telegram/telegram-bot-api';
 
 const photo = (n: number): OutgoingMedia => ({
   type: 'image',

@@ -1,6 +1,6 @@
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { AppConfig } from '../config/config';
+import type { AppConfig } from '../../config/config';
 import { TelegramApiError, TelegramBotApi, TelegramTransportError } from './telegram-bot-api';
 
 /** The Bot API client against local servers: what each kind of failure becomes. */

@@ -9,17 +9,13 @@ import {
   StorageUnavailableError,
   type StorageDriver,
 } from '../../storage/storage-driver';
-import {
-  TelegramApiError,
-  TelegramBotApi,
-  TelegramTransportError,
-} from '../../telegram/telegram-bot-api';
+import { TelegramApiError, TelegramBotApi, TelegramTransportError } from './telegram-bot-api';
 import {
   DeliveryError,
   type DeliveryStep,
   type OutgoingMedia,
   type PlatformPublisher,
-} from './platform-publisher';
+} from '../platform';
 
 /** Telegram's caption limit; longer text goes as its own message after the media (D15). */
 export const TELEGRAM_CAPTION_LIMIT = 1024;

@@ -1,5 +1,5 @@
-import { TelegramApiError, TelegramTransportError } from '../../telegram/telegram-bot-api';
-import type { OutgoingMedia } from './platform-publisher';
+import { TelegramApiError, TelegramTransportError } from './telegram-bot-api';
+import type { OutgoingMedia } from '../platform';
 import { TELEGRAM_CAPTION_LIMIT, TelegramPublisher, toDeliveryError } from './telegram-publisher';
 
 const medium = (name: string, type: 'image' | 'video' = 'image'): OutgoingMedia => ({

@@ -5,6 +5,7 @@ import { InjectConfig } from '../../config/config.module';
 import { InjectRedis } from '../../redis/redis.module';
 import { RedisScript } from '../../redis/redis-script';
 import { withinTime } from '../../redis/time-limit';
+import type { PacingSlot, PlatformPacing } from '../platform';
 
 /**
  * Telegram counts a send when it arrives, and a send arrives a little after it is stamped (the
@@ -122,28 +123,6 @@ return depart(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARG
   2,
 );
 
-/** What a reservation got. */
-export interface PacingSlot {
-  /** Ms from now until the slot. */
-  waitMs: number;
-  /**
-   * True: the send may go after `waitMs` (the bot is booked for it). False: only the chat's slot
-   * is held; ask again after `waitMs` with `holdsChat`.
-   */
-  sendAtSlot: boolean;
-  /**
-   * The bot's slot is too far ahead to wait for in a worker slot: it is kept for the holder, who
-   * should come back shortly before `waitMs` and reserve again (issue 14: a pacing wait must not
-   * hold a worker slot, or one bot's backlog would keep every other bot's posts in the queue).
-   */
-  kept?: boolean;
-  /**
-   * Asked with `departIfNow` and the slot is now: the check at departure's answer, 0 when the send
-   * was stamped as leaving and must go at once, else the ms to wait before `depart`.
-   */
-  departWaitMs?: number;
-}
-
 /** A bot slot further ahead than this is kept for its send, which gives its worker slot back. */
 export const PACING_KEEP_AFTER_MS = 2_000;
 
@@ -152,7 +131,7 @@ export const PACING_KEEP_AFTER_MS = 2_000;
  * shared by every worker through Redis, so bursts are spread out instead of collecting 429s.
  */
 @Injectable()
-export class TelegramPacing {
+export class TelegramPacing implements PlatformPacing {
   private readonly logger = new Logger(TelegramPacing.name);
   private readonly botWindowMs: number;
   private readonly chatWindowMs: number;

@@ -1,0 +1,131 @@
+import type { MediaType } from '../media/media-asset.entity';
+
+/**
+ * What the generic pipeline (claim, deliver, retry, finish) needs from a platform. Each platform
+ * lives in its own folder behind these interfaces and is registered by name in PlatformsModule;
+ * the pipeline looks it up by a target's `platform`.
+ */
+export interface Platform {
+  /** The `platform` of its accounts, channels and targets. */
+  readonly name: string;
+  readonly publisher: PlatformPublisher;
+  readonly pacing: PlatformPacing;
+}
+
+/** The registered platforms (a Platform[]). */
+export const PLATFORMS = Symbol('PLATFORMS');
+
+/** A stored file to upload with a post. */
+export interface OutgoingMedia {
+  type: MediaType;
+  mimeType: string;
+  filename: string;
+  storagePath: string;
+  sizeBytes: number;
+}
+
+/** One message (or album) of a delivery; `cost` is how many messages it counts for pacing. */
+export interface DeliveryStep {
+  kind: 'text' | 'single' | 'album';
+  text: string | null;
+  media: OutgoingMedia[];
+  cost: number;
+}
+
+/** How a send failed, which decides what happens to the target (D15). */
+export type DeliveryFailure =
+  /** The platform asked to wait (its rate-limit answer said how long). */
+  | 'rate_limited'
+  /** Not delivered, worth retrying with backoff (5xx, refused connection). */
+  | 'transient'
+  /** The account's credentials are refused: the account needs reconnecting. */
+  | 'unauthorized'
+  /** The platform refused this message for good. */
+  | 'rejected'
+  /** The request went out and no answer came: it may or may not have been delivered. */
+  | 'unconfirmed'
+  /** A media file could not be read from storage. */
+  | 'media_unavailable';
+
+export class DeliveryError extends Error {
+  constructor(
+    readonly failure: DeliveryFailure,
+    message: string,
+    readonly retryAfterMs: number | null = null,
+  ) {
+    super(message);
+  }
+}
+
+/** Delivers posts to one platform (STYLE 12). */
+export interface PlatformPublisher {
+  readonly platform: string;
+  /** The messages a post becomes, in order. */
+  plan(text: string, media: OutgoingMedia[]): DeliveryStep[];
+  /** Sends one step; the platform's message ids. Throws DeliveryError. */
+  send(credentials: string, chatId: string, step: DeliveryStep): Promise<number[]>;
+}
+
+/** What a reservation got. */
+export interface PacingSlot {
+  /** Ms from now until the slot. */
+  waitMs: number;
+  /**
+   * True: the send may go after `waitMs` (the account is booked for it). False: only the
+   * channel's slot is held; ask again after `waitMs` with `holdsChannel`.
+   */
+  sendAtSlot: boolean;
+  /**
+   * The account's slot is too far ahead to wait for in a worker slot: it is kept for the holder,
+   * who should come back shortly before `waitMs` and reserve again (a pacing wait must not hold a
+   * worker slot, or one account's backlog would keep every other account's posts in the queue).
+   */
+  kept?: boolean;
+  /**
+   * Asked with `departIfNow` and the slot is now: the check at departure's answer, 0 when the send
+   * was stamped as leaving and must go at once, else the ms to wait before `depart`.
+   */
+  departWaitMs?: number;
+}
+
+/**
+ * Spreads one platform's sends within its limits, per account and per channel, shared by every
+ * worker. A send of `cost` messages first reserves a slot (its moment ahead, so that the sends
+ * waiting for one account come back one after the other), then departs: the check made when it
+ * is about to leave. A pacing that cannot be reached lets sends go (a rate-limit answer is still
+ * honoured).
+ */
+export interface PlatformPacing {
+  /** The least time between two departures of one account; sends held back together come back spread over it. */
+  readonly departureGapMs: number;
+  /**
+   * Reserves a slot for `cost` messages from the account to the channel. `holdsChannel`: the
+   * caller comes back with the channel slot an earlier answer queued it for. `holder` (one send,
+   * e.g. a target's step): a slot far ahead is kept for it (`kept`). `departIfNow` (the caller has
+   * marked the send in flight already): a slot that is now also gets the check at departure, as
+   * `depart` would answer it, in `departWaitMs`.
+   */
+  reserve(
+    accountId: number,
+    channelId: string,
+    cost: number,
+    holdsChannel?: boolean,
+    holder?: string,
+    departIfNow?: boolean,
+  ): Promise<PacingSlot>;
+  /**
+   * Stamps a send of `cost` messages as leaving now if the account and the channel have room for
+   * it: answers 0, and the send must go at once. Otherwise the ms to wait before asking again.
+   */
+  depart(accountId: number, channelId: string, cost: number): Promise<number>;
+  /**
+   * Whether the account's last reservation in this process got a slot at once: its next send will
+   * likely get one too, so it is worth marking in flight before reserving and departing together.
+   */
+  expectsFree(accountId: number): boolean;
+  /**
+   * The accounts that `expectsFree`: the claim marks a post's first send in flight already when
+   * its account is one of them.
+   */
+  freeAccounts(): number[];
+}
