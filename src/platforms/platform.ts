@@ -1,4 +1,5 @@
 import type { MediaType } from '../media/media-asset.entity';
+import type { PlatformChannel, PlatformLimits } from './platform-answers';
 
 /**
  * What the generic pipeline (claim, deliver, retry, finish) needs from a platform. Each platform
@@ -10,6 +11,17 @@ export interface Platform {
   readonly name: string;
   readonly publisher: PlatformPublisher;
   readonly pacing: PlatformPacing;
+  /** What a post may hold on this platform, shown with each of its channels. */
+  readonly limits: PlatformLimits;
+  /** The channel's public link, or null where it has none. */
+  channelUrl(channel: PlatformChannel): string | null;
+  /** A message's public link in the channel, or null where the platform gives none. */
+  messageUrl(channel: PlatformChannel, messageId: string): string | null;
+  /**
+   * The message id as a target's `message_ids` lists it (integers, kept as they always were);
+   * null on a platform whose ids that list never held.
+   */
+  listedMessageId(messageId: string): number | null;
 }
 
 /** The registered platforms (a Platform[]). */
