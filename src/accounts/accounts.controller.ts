@@ -10,6 +10,7 @@ import { ChannelDto } from '../channels/dto/channel.dto';
 import { ParseIdPipe } from '../errors/parse-id.pipe';
 import { CurrentProject, ProjectSource, RequirePermission } from '../members/require-permission';
 import type { ProjectAccess } from '../projects/project-access';
+import type { ConnectFields } from '../platforms/platform';
 import { AccountsService } from './accounts.service';
 import {
   AccountResponseDto,
@@ -36,7 +37,7 @@ export class AccountsController {
     @CurrentProject() project: ProjectAccess,
     @Body() dto: CreateAccountDto,
   ): Promise<AccountResponseDto> {
-    return this.accounts.create(project.project.id, dto.bot_token);
+    return this.accounts.create(project.project.id, dto.platform, credentialFields(dto));
   }
 
   @Put(':id')
@@ -48,7 +49,7 @@ export class AccountsController {
     @Param('id', ACCOUNT_ID) id: number,
     @Body() dto: UpdateAccountDto,
   ): Promise<AccountResponseDto> {
-    return this.accounts.updateToken(id, dto.bot_token);
+    return this.accounts.updateCredentials(id, credentialFields(dto));
   }
 
   @Delete(':id')
@@ -67,6 +68,12 @@ export class AccountsController {
   @ApiCreatedResponse({ type: ChannelDto })
   @ApiErrors('account_not_found', 'channel_exists', 'telegram_rejected', 'telegram_unavailable')
   addChannel(@Param('id', ACCOUNT_ID) id: number, @Body() dto: AddChannelDto): Promise<ChannelDto> {
-    return this.accounts.addChannel(id, dto.chat);
+    return this.accounts.addChannel(id, { ...dto });
   }
+}
+
+/** The body's credential fields, which the account's platform reads (the rest is Herald's). */
+function credentialFields(dto: CreateAccountDto | UpdateAccountDto): ConnectFields {
+  const { project_id: _project, platform: _platform, ...fields } = dto as Partial<CreateAccountDto>;
+  return fields;
 }

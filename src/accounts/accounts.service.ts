@@ -9,21 +9,10 @@ import { formatTimestamp } from '../database/timestamps';
 import { isUniqueViolation } from '../database/query-errors';
 import { AppError } from '../errors/error-codes';
 import { ProjectResolvers } from '../members/project-resolvers';
-import {
-  TelegramApiError,
-  TelegramBotApi,
-  TelegramChat,
-  TelegramTransportError,
-  TelegramUser,
-} from '../platforms/telegram/telegram-bot-api';
+import type { ConnectFields, DemoAccount, PlatformIdentity } from '../platforms/platform';
+import { PlatformConnectors } from '../platforms/platform-connectors';
 import { Account } from './account.entity';
 import { AccountResponseDto } from './dto/account.dto';
-
-export interface DemoAccountInput {
-  botToken: string;
-  bot: { id: number; title: string; username: string | null };
-  channels: { chatId: string; title: string; username: string | null }[];
-}
 
 @Injectable()
 export class AccountsService implements OnModuleInit {
@@ -31,7 +20,7 @@ export class AccountsService implements OnModuleInit {
     @InjectRepository(Account) private readonly accounts: Repository<Account>,
     @InjectRepository(Channel) private readonly channels: Repository<Channel>,
     private readonly secrets: SecretsService,
-    private readonly telegram: TelegramBotApi,
+    private readonly connectors: PlatformConnectors,
     private readonly resolvers: ProjectResolvers,
   ) {}
 
@@ -44,33 +33,41 @@ export class AccountsService implements OnModuleInit {
     });
   }
 
-  /** Connects a Telegram bot: the token is checked with getMe and stored sealed (D13, D15). */
-  async create(projectId: number, botToken: string): Promise<AccountResponseDto> {
-    const bot = await this.checkTelegram(() => this.telegram.getMe(botToken));
+  /**
+   * Connects an account: its platform checks the credentials (each platform reads its own fields
+   * of the body), and what it keeps of them is stored sealed.
+   */
+  async create(
+    projectId: number,
+    platform: Account['platform'],
+    fields: ConnectFields,
+  ): Promise<AccountResponseDto> {
+    const connected = await this.connectors.get(platform).connect(fields);
     const account = await this.accounts.save(
       this.accounts.create({
         projectId,
-        platform: 'telegram',
-        externalId: String(bot.id),
-        title: botTitle(bot),
-        username: bot.username ?? null,
-        credentialsEncrypted: this.secrets.seal(botToken),
+        platform,
+        externalId: connected.id,
+        title: connected.title,
+        username: connected.username,
+        credentialsEncrypted: this.secrets.seal(connected.secret),
         needsReconnect: false,
       }),
     );
     return this.view(account.id);
   }
 
-  /** Replaces the bot token after a getMe check, and clears needs_reconnect. */
-  async updateToken(accountId: number, botToken: string): Promise<AccountResponseDto> {
-    const bot = await this.checkTelegram(() => this.telegram.getMe(botToken));
+  /** Replaces the credentials after the platform checked them, and clears needs_reconnect. */
+  async updateCredentials(accountId: number, fields: ConnectFields): Promise<AccountResponseDto> {
+    const account = await this.accounts.findOneByOrFail({ id: accountId });
+    const connected = await this.connectors.get(account.platform).connect(fields);
     await this.accounts.update(
       { id: accountId },
       {
-        externalId: String(bot.id),
-        title: botTitle(bot),
-        username: bot.username ?? null,
-        credentialsEncrypted: this.secrets.seal(botToken),
+        externalId: connected.id,
+        title: connected.title,
+        username: connected.username,
+        credentialsEncrypted: this.secrets.seal(connected.secret),
         needsReconnect: false,
       },
     );
@@ -81,21 +78,21 @@ export class AccountsService implements OnModuleInit {
     await this.accounts.delete({ id: accountId });
   }
 
-  /** Adds a chat the bot can post to, checked with getChat; its numeric id is kept as text. */
-  async addChannel(accountId: number, chat: string): Promise<ChannelDto> {
+  /** Adds a channel the account can post to, as its platform checked it. */
+  async addChannel(accountId: number, fields: ConnectFields): Promise<ChannelDto> {
     const account = await this.accounts.findOneByOrFail({ id: accountId });
-    const found = await this.checkTelegram(() =>
-      this.telegram.getChat(this.botToken(account), chat),
-    );
+    const found = await this.connectors
+      .get(account.platform)
+      .addChannel(this.secret(account), fields);
     try {
       const channel = await this.channels.save(
         this.channels.create({
           projectId: account.projectId,
           accountId: account.id,
           platform: account.platform,
-          channelId: String(found.id),
-          title: chatTitle(found),
-          username: found.username ?? null,
+          channelId: found.id,
+          title: found.title,
+          username: found.username,
         }),
       );
       return toChannelDto({
@@ -112,49 +109,55 @@ export class AccountsService implements OnModuleInit {
     }
   }
 
-  /** The bot token in clear, for the moment of a call; never logged, never returned. */
-  botToken(account: Account): string {
+  /** The account's credentials in clear, for the moment of a call; never logged, never returned. */
+  private secret(account: Account): string {
     return this.secrets.open(account.credentialsEncrypted);
   }
 
-  /** Seeds an account without asking Telegram, for `cli seed-demo` on machines with no internet. */
-  async createUnchecked(
+  /**
+   * Seeds the demo account of the first platform registered, without asking the platform, for
+   * `cli seed-demo` on machines with no internet. The platform's name as people write it too.
+   */
+  async createDemo(
     projectId: number,
-    input: DemoAccountInput,
-  ): Promise<{ account: AccountResponseDto; channels: ChannelDto[] }> {
+  ): Promise<{ displayName: string; account: AccountResponseDto; channels: ChannelDto[] }> {
+    const [connector] = this.connectors.all();
+    const demo: DemoAccount = connector.demo();
     const account = await this.accounts.save(
       this.accounts.create({
         projectId,
-        platform: 'telegram',
-        externalId: String(input.bot.id),
-        title: input.bot.title,
-        username: input.bot.username,
-        credentialsEncrypted: this.secrets.seal(input.botToken),
+        platform: connector.platform as Account['platform'],
+        externalId: demo.account.id,
+        title: demo.account.title,
+        username: demo.account.username,
+        credentialsEncrypted: this.secrets.seal(demo.account.secret),
         needsReconnect: false,
       }),
     );
     const channels: ChannelDto[] = [];
-    for (const chat of input.channels) {
-      const channel = await this.channels.save(
-        this.channels.create({
-          projectId,
-          accountId: account.id,
-          platform: 'telegram',
-          channelId: chat.chatId,
-          title: chat.title,
-          username: chat.username,
-        }),
-      );
-      channels.push(
-        toChannelDto({
-          ...channel,
-          account_id: account.id,
-          channel_id: channel.channelId,
-          needs_reconnect: false,
-        }),
-      );
+    for (const found of demo.channels) {
+      channels.push(await this.saveDemoChannel(account, found));
     }
-    return { account: await this.view(account.id), channels };
+    return { displayName: connector.displayName, account: await this.view(account.id), channels };
+  }
+
+  private async saveDemoChannel(account: Account, found: PlatformIdentity): Promise<ChannelDto> {
+    const channel = await this.channels.save(
+      this.channels.create({
+        projectId: account.projectId,
+        accountId: account.id,
+        platform: account.platform,
+        channelId: found.id,
+        title: found.title,
+        username: found.username,
+      }),
+    );
+    return toChannelDto({
+      ...channel,
+      account_id: account.id,
+      channel_id: channel.channelId,
+      needs_reconnect: false,
+    });
   }
 
   private async view(accountId: number): Promise<AccountResponseDto> {
@@ -169,32 +172,4 @@ export class AccountsService implements OnModuleInit {
       created_at: formatTimestamp(account.createdAt),
     };
   }
-
-  private async checkTelegram<T>(call: () => Promise<T>): Promise<T> {
-    try {
-      return await call();
-    } catch (error) {
-      if (error instanceof TelegramApiError && error.errorCode < 500 && error.errorCode !== 429) {
-        throw new AppError(
-          'telegram_rejected',
-          `Telegram rejected the request: ${error.description}`,
-        );
-      }
-      if (error instanceof TelegramApiError || error instanceof TelegramTransportError) {
-        throw new AppError(
-          'telegram_unavailable',
-          'Telegram could not be reached; try again later',
-        );
-      }
-      throw error;
-    }
-  }
-}
-
-function botTitle(bot: TelegramUser): string {
-  return bot.first_name || bot.username || `bot ${bot.id}`;
-}
-
-function chatTitle(chat: TelegramChat): string {
-  return chat.title ?? chat.first_name ?? chat.username ?? String(chat.id);
 }

@@ -9,7 +9,7 @@ import { CryptoModule } from '../crypto/crypto.module';
 import { DatabaseModule } from '../database/database.module';
 import { MembersModule } from '../members/members.module';
 import { ProjectsModule } from '../projects/projects.module';
-import { TelegramBotApiModule } from '../platforms/telegram/telegram-bot-api.module';
+import { PlatformConnectorsModule } from '../platforms/platforms.module';
 import { AnnouncementsModule } from '../redis/announcements';
 
 /** The domain services the CLI commands need, without HTTP, queues or workers. */
@@ -23,7 +23,7 @@ export class CliModule {
         DatabaseModule,
         AnnouncementsModule,
         CryptoModule,
-        TelegramBotApiModule,
+        PlatformConnectorsModule,
         UsersModule,
         ApiKeysModule,
         ProjectsModule,

@@ -2,6 +2,7 @@ import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { randomBytes } from 'node:crypto';
 import { AccountsService } from '../accounts/accounts.service';
+import { PlatformConnectors } from '../platforms/platform-connectors';
 import { ApiKeysService } from '../api-keys/api-keys.service';
 import { ChannelsService } from '../channels/channels.service';
 import { AppConfig } from '../config/config';
@@ -165,28 +166,19 @@ async function seedDemo(
   );
   if (!project) {
     project = await projects.create(user.id, DEMO_PROJECT, 'Europe/Moscow');
-    // A placeholder bot: publishing to it fails until PUT /api/accounts/:id sets a real token.
-    await context.get(AccountsService).createUnchecked(project.project.id, {
-      botToken: `100000001:${randomBytes(24)
-        .toString('base64url')
-        .replace(/[^A-Za-z0-9]/g, 'x')}`,
-      bot: { id: 100000001, title: 'Herald demo bot', username: 'herald_demo_bot' },
-      channels: [
-        { chatId: '-1001000000001', title: 'Herald demo channel', username: 'herald_demo_channel' },
-        { chatId: '-1001000000002', title: 'Herald demo chat', username: null },
-      ],
-    });
+    // A placeholder account: publishing to it fails until PUT /api/accounts/:id sets real credentials.
+    const demo = await context.get(AccountsService).createDemo(project.project.id);
     output.out(
-      `Created project "${DEMO_PROJECT}" (id ${project.project.id}) with a demo Telegram account and 2 channels`,
+      `Created project "${DEMO_PROJECT}" (id ${project.project.id}) with a demo ${demo.displayName} account and ${demo.channels.length} channels`,
     );
   }
-
   const keys = context.get(ApiKeysService);
   const now = new Date().toISOString();
   const key = await keys.create(user.id, { name: `demo ${now}` });
   const testKey = await keys.create(user.id, { name: `demo test ${now}`, mode: 'test' });
   const api = `${config.publicBaseUrl}/api/public/v1`;
   const [channel] = await context.get(ChannelsService).listForProject(project.project.id);
+  const platformName = context.get(PlatformConnectors).get(channel.platform).displayName;
   const posts = `${api}/projects/${project.project.id}/posts`;
   output.out('');
   output.out(`API key (shown once): ${key.key}`);
@@ -194,7 +186,7 @@ async function seedDemo(
   output.out('');
   output.out(`Test key (shown once): ${testKey.key}`);
   output.out(
-    'Its posts go through the whole pipeline and end published, but nothing is sent to Telegram.',
+    `Its posts go through the whole pipeline and end published, but nothing is sent to ${platformName}.`,
   );
   output.out('See the demo channels, publish a test post to the first, read it back as published:');
   output.out(

@@ -22,10 +22,57 @@ export interface Platform {
    * null on a platform whose ids that list never held.
    */
   listedMessageId(messageId: string): number | null;
+  readonly connector: PlatformConnector;
 }
 
 /** The registered platforms (a Platform[]). */
 export const PLATFORMS = Symbol('PLATFORMS');
+
+/** The registered platforms' connectors (a PlatformConnector[]), loaded without pacing. */
+export const PLATFORM_CONNECTORS = Symbol('PLATFORM_CONNECTORS');
+
+/**
+ * The fields of an account's or a channel's body beyond `project_id` and `platform`: each
+ * platform reads its own (a bot token, an instance URL and access token, …).
+ */
+export type ConnectFields = Readonly<Record<string, unknown>>;
+
+/** An account or a channel as the platform shows it. */
+export interface PlatformIdentity {
+  /** Its id on the platform, as text. */
+  id: string;
+  title: string;
+  username: string | null;
+}
+
+/** An account whose credentials the platform accepted. */
+export interface ConnectedAccount extends PlatformIdentity {
+  /** What to keep of the credentials, sealed at rest; never logged, never returned. */
+  secret: string;
+}
+
+/** A placeholder account and its channels for the demo seed, made without asking the platform. */
+export interface DemoAccount {
+  account: ConnectedAccount;
+  channels: PlatformIdentity[];
+}
+
+/**
+ * Connects accounts and adds channels on one platform. Its refusals are Herald's errors: the
+ * platform refused (`<platform>_rejected`, with the platform's message) or could not be reached
+ * (`<platform>_unavailable`). Needs no Redis, so the CLI loads it too.
+ */
+export interface PlatformConnector {
+  readonly platform: string;
+  /** The platform's name as people write it, for messages. */
+  readonly displayName: string;
+  /** Checks the credentials against the platform: the account they belong to. */
+  connect(fields: ConnectFields): Promise<ConnectedAccount>;
+  /** Checks a channel the account may post to (`secret` as `connect` gave it). */
+  addChannel(secret: string, fields: ConnectFields): Promise<PlatformIdentity>;
+  /** A placeholder account for the demo seed; publishing to it fails until real credentials are set. */
+  demo(): DemoAccount;
+}
 
 /** A stored file to upload with a post. */
 export interface OutgoingMedia {

@@ -1,8 +1,30 @@
 import { Global, Module } from '@nestjs/common';
-import { PLATFORMS, type Platform } from './platform';
+import { PLATFORM_CONNECTORS, PLATFORMS, type Platform, type PlatformConnector } from './platform';
+import { PlatformConnectors } from './platform-connectors';
 import { PlatformRegistry } from './platform-registry';
+import { TelegramBotApiModule } from './telegram/telegram-bot-api.module';
+import { TelegramConnector } from './telegram/telegram-connector';
 import { TelegramModule } from './telegram/telegram.module';
 import { TelegramPlatform } from './telegram/telegram.platform';
+
+/**
+ * The platforms' account connectors alone (no pacing, no Redis): what the CLI loads. A platform's
+ * connector module is imported here and its connector listed in PLATFORM_CONNECTORS.
+ */
+@Global()
+@Module({
+  imports: [TelegramBotApiModule],
+  providers: [
+    {
+      provide: PLATFORM_CONNECTORS,
+      inject: [TelegramConnector],
+      useFactory: (...connectors: PlatformConnector[]): PlatformConnector[] => connectors,
+    },
+    PlatformConnectors,
+  ],
+  exports: [PLATFORM_CONNECTORS, PlatformConnectors],
+})
+export class PlatformConnectorsModule {}
 
 /**
  * Registers the platforms Herald publishes to: a platform is its folder's module, imported here,
@@ -10,7 +32,7 @@ import { TelegramPlatform } from './telegram/telegram.platform';
  */
 @Global()
 @Module({
-  imports: [TelegramModule],
+  imports: [PlatformConnectorsModule, TelegramModule],
   providers: [
     {
       provide: PLATFORMS,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Platform } from '../platform';
 import type { PlatformChannel } from '../platform-answers';
+import { TelegramConnector } from './telegram-connector';
 import { TELEGRAM_LIMITS, telegramChannelUrl, telegramMessageUrl } from './telegram-links';
 import { TelegramPacing } from './telegram-pacing';
 import { TelegramPublisher } from './telegram-publisher';
@@ -14,6 +15,7 @@ export class TelegramPlatform implements Platform {
   constructor(
     readonly publisher: TelegramPublisher,
     readonly pacing: TelegramPacing,
+    readonly connector: TelegramConnector,
   ) {}
 
   channelUrl(channel: PlatformChannel): string | null {
