@@ -5,6 +5,14 @@ import { addMember, allFlagsBut } from './support/team';
 import { TelegramStandIn } from './support/telegram-stand-in';
 import { startWithTelegram, TelegramWorld } from './support/telegram-world';
 import { TestApp } from './support/test-app';
+import { TELEGRAM_CHANNEL_LIMITS } from './support/expectations';
+
+/** A channel as channel lists show it: with its public link and its platform's limits. */
+const listed = (channel: TestChannel) => ({
+  ...channel,
+  url: `https://t.me/${channel.username}`,
+  limits: TELEGRAM_CHANNEL_LIMITS,
+});
 
 /** The application API's post routes and channel analytics (issue 6), on the real pipeline. */
 describe('Application post routes and analytics', () => {
@@ -215,9 +223,9 @@ describe('Application post routes and analytics', () => {
     const res = await as(owner).get(`/api/analytics/channels?project_id=${fresh.id}`).expect(200);
     expect(res.body).toEqual({
       items: [
-        { ...a, scheduled: 2, published: 1, failed: 0 },
-        { ...b, scheduled: 1, published: 1, failed: 1 },
-        { ...idle, scheduled: 0, published: 0, failed: 0 },
+        { ...listed(a), scheduled: 2, published: 1, failed: 0 },
+        { ...listed(b), scheduled: 1, published: 1, failed: 1 },
+        { ...listed(idle), scheduled: 0, published: 0, failed: 0 },
       ],
       count: 3,
     });

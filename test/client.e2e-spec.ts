@@ -16,7 +16,7 @@ import {
   verifyWebhook,
   WebhookVerificationError,
 } from '../clients/typescript/src';
-import { MICROS, waitFor } from './support/expectations';
+import { MICROS, TELEGRAM_CHANNEL_LIMITS, waitFor } from './support/expectations';
 import { SignedInUser, TestChannel, TestProject } from './support/factories';
 import { fixture } from './support/media-helpers';
 import { RemoteFileServer } from './support/remote-file-server';
@@ -137,6 +137,8 @@ describe('@herald/client against a running Herald', () => {
         title: channel.title,
         username: channel.username,
         needs_reconnect: false,
+        url: `https://t.me/${channel.username}`,
+        limits: TELEGRAM_CHANNEL_LIMITS,
       },
     ]);
   });
@@ -204,6 +206,10 @@ describe('@herald/client against a running Herald', () => {
     );
     const post = await herald.posts.get(project.id, created.id);
     expect(post.media.map((m) => m.id)).toEqual([uploaded.id, linked.id]);
+    const messages = post.targets![0].message_ids.map((id) => ({
+      id: String(id),
+      url: `https://example.invalid/telegram/${channel.channel_id}/${id}`,
+    }));
     expect(post.targets).toEqual([
       {
         channel_ref: channel.id,
@@ -211,6 +217,8 @@ describe('@herald/client against a running Herald', () => {
         status: 'published',
         error: null,
         message_ids: [expect.any(Number), expect.any(Number)],
+        url: messages[0].url,
+        messages,
         published_at: expect.any(Date),
       },
     ]);

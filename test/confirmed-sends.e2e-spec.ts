@@ -80,7 +80,10 @@ describe('A confirmed send survives a database outage', () => {
     return held;
   }
 
-  async function expectPublishedOnce(postId: number, channels: { channel_id: string }[]) {
+  async function expectPublishedOnce(
+    postId: number,
+    channels: { channel_id: string; username: string | null }[],
+  ) {
     expect((await waitForPostStatus(t, postId)).status).toBe('published');
     const targets = await targetsOf(t, postId);
     expect(targets.map((target) => [target.status, target.error_code])).toEqual([
@@ -89,6 +92,20 @@ describe('A confirmed send survives a database outage', () => {
     ]);
     expect(targets[0].message_ids).toEqual([4242]);
     expect(targets[1].message_ids).toEqual([expect.any(Number)]);
+    // The kept answer carries its messages' links, whichever worker wrote it.
+    const { rows } = await t.db.query<{ messages: unknown }>(
+      'SELECT messages FROM post_targets WHERE post_id = $1 ORDER BY position, id',
+      [postId],
+    );
+    expect(rows.map((row) => row.messages)).toEqual([
+      [{ id: '4242', url: `https://t.me/${channels[0].username}/4242` }],
+      [
+        {
+          id: String(targets[1].message_ids[0]),
+          url: `https://t.me/${channels[1].username}/${targets[1].message_ids[0]}`,
+        },
+      ],
+    ]);
     const sentTo = telegram.callsOf('sendMessage').map((call) => String(call.params.chat_id));
     expect(sentTo.sort()).toEqual(channels.map((c) => String(c.channel_id)).sort());
   }

@@ -132,6 +132,8 @@ describe('Posts API for integrators: the post object (D19)', () => {
             status: 'pending',
             error: null,
             message_ids: [],
+            url: null,
+            messages: [],
             published_at: null,
           },
           {
@@ -140,6 +142,8 @@ describe('Posts API for integrators: the post object (D19)', () => {
             status: 'pending',
             error: null,
             message_ids: [],
+            url: null,
+            messages: [],
             published_at: null,
           },
         ],
@@ -165,6 +169,9 @@ describe('Posts API for integrators: the post object (D19)', () => {
           },
         ],
       });
+      const [id] = res.body.targets[0].message_ids as number[];
+      const url = `https://t.me/${channel.username}/${id}`;
+      expect(res.body.targets[0]).toMatchObject({ url, messages: [{ id: String(id), url }] });
       const sends = world.telegram
         .callsOf('sendMessage')
         .filter((c) => c.params.text === 'Sent' && String(c.params.chat_id) === channel.channel_id);
@@ -192,6 +199,8 @@ describe('Posts API for integrators: the post object (D19)', () => {
         status: 'failed',
         error: { code: expect.any(String), message: expect.stringContaining('too weird') },
         message_ids: [],
+        url: null,
+        messages: [],
         published_at: null,
       });
     });

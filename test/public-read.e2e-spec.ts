@@ -1,7 +1,7 @@
 import { Factory, SignedInUser, TestProject } from './support/factories';
 import { startWithTelegram, TelegramWorld } from './support/telegram-world';
 import { TestApp } from './support/test-app';
-import { MICROS } from './support/expectations';
+import { MICROS, TELEGRAM_CHANNEL_LIMITS } from './support/expectations';
 
 describe('Public read API (SERVICE.md 4 #1, #2, #7)', () => {
   let t: TestApp;
@@ -100,6 +100,8 @@ describe('Public read API (SERVICE.md 4 #1, #2, #7)', () => {
           title: 'News',
           username: a.username,
           needs_reconnect: false,
+          url: `https://t.me/${a.username}`,
+          limits: TELEGRAM_CHANNEL_LIMITS,
         },
         {
           id: `telegram:${second.id}:-1009876543210`,
@@ -109,9 +111,27 @@ describe('Public read API (SERVICE.md 4 #1, #2, #7)', () => {
           title: 'Chat',
           username: b.username,
           needs_reconnect: false,
+          url: `https://t.me/${b.username}`,
+          limits: TELEGRAM_CHANNEL_LIMITS,
         },
       ]);
       expect(typeof res.body.items[0].channel_id).toBe('string');
+    });
+
+    it('a chat without a username has no public link', async () => {
+      const account = await make.telegramAccount(admin, project);
+      const chatId = -1008000000000 - process.pid;
+      world.telegram.addChat({ id: chatId, type: 'supergroup', title: 'Private' });
+      await t.http
+        .post(`/api/accounts/${account.id}/channels`)
+        .set('Authorization', admin.auth)
+        .send({ chat: String(chatId) })
+        .expect(201);
+      const res = await get(`/projects/${project.id}/channels`).expect(200);
+      const item = res.body.items.find(
+        (c: { channel_id: string }) => c.channel_id === String(chatId),
+      );
+      expect(item).toMatchObject({ username: null, url: null, limits: TELEGRAM_CHANNEL_LIMITS });
     });
 
     it('reports needs_reconnect from the account', async () => {

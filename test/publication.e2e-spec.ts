@@ -14,6 +14,13 @@ import { MICROS } from './support/expectations';
 
 const fixture = (name: string) => readFileSync(join(__dirname, 'fixtures', 'media', name));
 
+/** A public chat's messages as a target lists them: Telegram's ids as text, with their t.me links. */
+const publicMessages = (username: string | null, ids: number[]) =>
+  ids.map((id) => ({ id: String(id), url: `https://t.me/${username}/${id}` }));
+
+/** A step's answer as the pipeline writes it: one message, with no link. */
+const sent = (id: number) => ({ messages: [{ id: String(id), url: null }], listedIds: [id] });
+
 /**
  * The publication pipeline end to end: Bull on the real Redis, the real database, and the
  * Telegram stand-in recording what it received (D7, D15).
@@ -105,6 +112,7 @@ describe('Publication pipeline (D7, D15)', () => {
       const [target] = await targetsOf(t, post.id);
       expect(target.status).toBe('published');
       expect(target.message_ids).toHaveLength(1);
+      const messages = publicMessages(channel.username, target.message_ids);
       const item = await listItem(post.id);
       expect(item).toMatchObject({
         status: 'published',
@@ -117,9 +125,44 @@ describe('Publication pipeline (D7, D15)', () => {
             status: 'published',
             error: null,
             message_ids: target.message_ids,
+            url: `https://t.me/${channel.username}/${target.message_ids[0]}`,
+            messages,
           },
         ],
       });
+      const one = await api('get', `/posts/${post.id}`).expect(200);
+      expect(one.body.targets[0]).toMatchObject({ url: messages[0].url, messages });
+    });
+
+    it('a private channel links its messages by its id without -100; a target not published has no url', async () => {
+      const chatId = -1009000000000 - process.pid;
+      telegram.addChat({ id: chatId, type: 'channel', title: 'Private' });
+      const res = await t.http
+        .post(`/api/accounts/${account.id}/channels`)
+        .set('Authorization', owner.auth)
+        .send({ chat: String(chatId) })
+        .expect(201);
+      const privateChannel = res.body as TestChannel;
+      expect(privateChannel.username).toBeNull();
+      const draft = await createPost({
+        text: 'Not yet',
+        targets: [{ channel_ref: privateChannel.id }],
+      });
+      expect((await listItem(draft.id)).targets).toEqual([
+        expect.objectContaining({ url: null, messages: [] }),
+      ]);
+      const post = await createPost({
+        text: 'Members only',
+        targets: [{ channel_ref: privateChannel.id }],
+        publish_now: true,
+      });
+      expect((await waitForPostStatus(t, post.id)).status).toBe('published');
+      const [target] = await targetsOf(t, post.id);
+      const id = target.message_ids[0];
+      const url = `https://t.me/c/${String(chatId).slice('-100'.length)}/${id}`;
+      expect((await listItem(post.id)).targets).toEqual([
+        expect.objectContaining({ url, messages: [{ id: String(id), url }] }),
+      ]);
     });
 
     it('draft → publishing on POST publish (202), body targets replace the stored ones', async () => {
@@ -266,8 +309,8 @@ describe('Publication pipeline (D7, D15)', () => {
         expect(started).toEqual([true, false, false]);
         expect(await repo.startSend(t3, 0)).toBe(true);
         const published = await Promise.all([
-          repo.stepSent({ id: t1, postId: p1, attempt: 1 }, [101], true),
-          repo.stepSent({ id: t3, postId: p3, attempt: 2 }, [103], true), // superseded attempt
+          repo.stepSent({ id: t1, postId: p1, attempt: 1 }, sent(101), true),
+          repo.stepSent({ id: t3, postId: p3, attempt: 2 }, sent(103), true), // superseded attempt
         ]);
         expect(published).toEqual([true, false]);
         expect((await waitForPostStatus(t, p1)).status).toBe('published');
@@ -425,8 +468,13 @@ describe('Publication pipeline (D7, D15)', () => {
       expect(call.files[0].bytes.equals(fixture('sample.jpg'))).toBe(true);
       expect(call.files[1].bytes.equals(fixture('sample.png'))).toBe(true);
       expect(call.files[2].bytes.equals(fixture('sample.mp4'))).toBe(true);
-      expect((await targetsOf(t, post.id))[0].message_ids).toHaveLength(3);
-      expect((await listItem(post.id)).media_ids).toEqual(ids);
+      const [target] = await targetsOf(t, post.id);
+      expect(target.message_ids).toHaveLength(3);
+      const item = await listItem(post.id);
+      expect(item.media_ids).toEqual(ids);
+      // Every message of the album, in order; the target's link is its first message's.
+      const messages = publicMessages(channel.username, target.message_ids);
+      expect(item.targets).toEqual([expect.objectContaining({ url: messages[0].url, messages })]);
     });
 
     it('text longer than a caption goes as its own message after the media', async () => {
@@ -444,7 +492,11 @@ describe('Publication pipeline (D7, D15)', () => {
         { type: 'photo', media: 'attach://file1' },
       ]);
       expect(sends()[1].params).toEqual({ chat_id: channel.channel_id, text });
-      expect((await targetsOf(t, post.id))[0].message_ids).toHaveLength(3);
+      const [target] = await targetsOf(t, post.id);
+      expect(target.message_ids).toHaveLength(3);
+      expect((await listItem(post.id)).targets).toEqual([
+        expect.objectContaining({ messages: publicMessages(channel.username, target.message_ids) }),
+      ]);
     });
 
     it('a retry resumes where the delivery stopped: the album is not sent again when the long text failed', async () => {

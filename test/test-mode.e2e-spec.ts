@@ -12,8 +12,21 @@ interface PostItem {
   id: number;
   status: string;
   test: boolean;
-  targets: { status: string; message_ids: number[]; error: { code: string } | null }[];
+  targets: {
+    status: string;
+    message_ids: number[];
+    url: string | null;
+    messages: { id: string; url: string | null }[];
+    error: { code: string } | null;
+  }[];
 }
+
+/** A test post's messages: the made-up ids as text, linked under example.invalid. */
+const simulatedMessages = (channel: TestChannel, ids: number[]) =>
+  ids.map((id) => ({
+    id: String(id),
+    url: `https://example.invalid/telegram/${channel.channel_id}/${id}`,
+  }));
 
 /**
  * D22 test mode end to end: test keys, test posts through the whole pipeline (queue, states,
@@ -123,6 +136,12 @@ describe('Test mode (D22)', () => {
       expect(target.message_ids[0]).toBeGreaterThan(0);
       const item = (await list(testKey)).find((p) => p.id === created.id);
       expect(item).toMatchObject({ status: 'published', test: true });
+      const messages = simulatedMessages(channel, target.message_ids);
+      expect(item!.targets[0]).toMatchObject({
+        message_ids: target.message_ids,
+        url: messages[0].url,
+        messages,
+      });
       expect(telegram.calls).toEqual([]);
     });
 
@@ -143,6 +162,8 @@ describe('Test mode (D22)', () => {
       expect((await waitForPostStatus(t, created.id)).status).toBe('published');
       const [target] = await targetsOf(t, created.id);
       expect(target.message_ids).toHaveLength(3);
+      const item = (await list(testKey)).find((p) => p.id === created.id);
+      expect(item!.targets[0].messages).toEqual(simulatedMessages(channel, target.message_ids));
       expect(telegram.calls).toEqual([]);
     });
 

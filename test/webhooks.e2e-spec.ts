@@ -2,7 +2,7 @@ import { HOST_RESOLVER, type ResolvedAddress } from '../src/outbound/pinned-addr
 import { PERMISSION_MESSAGES } from '../src/members/permissions';
 import { MICROS, waitFor } from './support/expectations';
 import { Factory, SignedInUser, TestChannel, TestProject } from './support/factories';
-import { sleep, waitForPostStatus } from './support/publication';
+import { sleep, targetsOf, waitForPostStatus } from './support/publication';
 import { SwitchableRedis } from './support/switchable-redis';
 import { allFlagsBut, addMember } from './support/team';
 import { TelegramStandIn } from './support/telegram-stand-in';
@@ -401,6 +401,8 @@ describe('Webhooks (D21)', () => {
         .set('Authorization', `Bearer ${key}`)
         .expect(200);
       expect(delivery.payload.data).toEqual({ ...post.body, project_id: project.id });
+      const [{ message_ids }] = await targetsOf(t, postId);
+      const url = `https://t.me/${channel.username}/${message_ids[0]}`;
       expect(delivery.payload.data).toMatchObject({
         id: postId,
         status: 'published',
@@ -409,6 +411,8 @@ describe('Webhooks (D21)', () => {
             channel_ref: channel.id,
             status: 'published',
             message_ids: [expect.any(Number)],
+            url,
+            messages: [{ id: String(message_ids[0]), url }],
           }),
         ],
       });

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { toChannelDto } from '../channels/channels.service';
+import { toChannelListItem } from '../channels/channels.service';
+import { PlatformRegistry } from '../platforms/platform-registry';
 import { ChannelStatsListDto } from './dto/channel-stats.dto';
 
 interface ChannelStatsRow {
@@ -25,7 +26,10 @@ interface ChannelStatsRow {
  */
 @Injectable()
 export class AnalyticsService {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly platforms: PlatformRegistry,
+  ) {}
 
   async channels(projectId: number): Promise<ChannelStatsListDto> {
     const rows = (await this.db.query(
@@ -43,7 +47,7 @@ export class AnalyticsService {
       [projectId],
     )) as ChannelStatsRow[];
     const items = rows.map((row) => ({
-      ...toChannelDto(row),
+      ...toChannelListItem(row, this.platforms),
       scheduled: row.scheduled,
       published: row.published,
       failed: row.failed,

@@ -1,12 +1,13 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { rowsOf, Statement } from '../database/prepared';
 import { Channel } from './channel.entity';
 import { toChannelRef } from './channel-ref';
-import { ChannelDto } from './dto/channel.dto';
+import { PlatformRegistry } from '../platforms/platform-registry';
+import { ChannelDto, ChannelListItemDto } from './dto/channel.dto';
 
-interface ChannelRow {
+export interface ChannelRow {
   id: number;
   account_id: number;
   platform: string;
@@ -25,12 +26,26 @@ const LIST_CHANNELS = new Statement(
 
 @Injectable()
 export class ChannelsService {
-  constructor(@InjectRepository(Channel) private readonly channels: Repository<Channel>) {}
+  constructor(
+    @InjectRepository(Channel) private readonly channels: Repository<Channel>,
+    // The CLI loads channels without the platforms (their pacing needs the queues); it lists no items.
+    @Optional() private readonly platforms?: PlatformRegistry,
+  ) {}
 
   /** Every channel across the project's connected accounts, in the order they were added. */
   async listForProject(projectId: number): Promise<ChannelDto[]> {
-    const rows = await rowsOf<ChannelRow>(this.channels.manager, LIST_CHANNELS, [projectId]);
-    return rows.map(toChannelDto);
+    return (await this.rows(projectId)).map(toChannelDto);
+  }
+
+  /** The same channels as list items: each with its public link and its platform's limits. */
+  async listItems(projectId: number): Promise<ChannelListItemDto[]> {
+    const platforms = this.platforms;
+    if (!platforms) throw new Error('Channel list items need the registered platforms');
+    return (await this.rows(projectId)).map((row) => toChannelListItem(row, platforms));
+  }
+
+  private rows(projectId: number): Promise<ChannelRow[]> {
+    return rowsOf<ChannelRow>(this.channels.manager, LIST_CHANNELS, [projectId]);
   }
 }
 
@@ -43,5 +58,19 @@ export function toChannelDto(row: ChannelRow): ChannelDto {
     title: row.title,
     username: row.username,
     needs_reconnect: row.needs_reconnect,
+  };
+}
+
+/** A channel list item: the channel, its public link and what a post may hold on its platform. */
+export function toChannelListItem(
+  row: ChannelRow,
+  platforms: PlatformRegistry,
+): ChannelListItemDto {
+  const platform = platforms.get(row.platform);
+  if (!platform) throw new Error(`No platform registered as ${row.platform}`);
+  return {
+    ...toChannelDto(row),
+    url: platform.channelUrl({ channelId: row.channel_id, username: row.username }),
+    limits: platform.limits,
   };
 }

@@ -26,7 +26,7 @@ export class PublicChannelsController {
     'rate_limit_exceeded',
   )
   async list(@CurrentProject() project: ProjectAccess): Promise<ChannelListDto> {
-    const items = await this.channels.listForProject(project.project.id);
+    const items = await this.channels.listItems(project.project.id);
     return { items, count: items.length };
   }
 }

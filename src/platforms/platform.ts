@@ -121,8 +121,8 @@ export interface PlatformPublisher {
   readonly platform: string;
   /** The messages a post becomes, in order. */
   plan(text: string, media: OutgoingMedia[]): DeliveryStep[];
-  /** Sends one step; the platform's message ids. Throws DeliveryError. */
-  send(credentials: string, chatId: string, step: DeliveryStep): Promise<number[]>;
+  /** Sends one step; the platform's message ids, as text. Throws DeliveryError. */
+  send(credentials: string, chatId: string, step: DeliveryStep): Promise<string[]>;
 }
 
 /** What a reservation got. */

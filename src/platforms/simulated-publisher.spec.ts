@@ -1,5 +1,5 @@
 import { DeliveryError, type OutgoingMedia } from './platform';
-import { SimulatedPublisher, SIMULATED_FAILURES } from './simulated-publisher';
+import { SimulatedPublisher, SIMULATED_FAILURES, simulatedMessageUrl } from './simulated-publisher';
 import { TelegramPublisher } from './telegram/telegram-publisher';
 import type { AppConfig } from '../config/config';
 import type { TelegramBotApi } from './telegram/telegram-bot-api';
@@ -39,8 +39,15 @@ describe('SimulatedPublisher (D22)', () => {
     const [album, rest] = simulated.plan('y'.repeat(2000), [photo(1), photo(2)]);
     const ids = await simulated.send('token', '-100', album);
     expect(ids).toHaveLength(2);
-    expect(ids[1]).toBe(ids[0] + 1);
+    expect(ids[1]).toBe(String(Number(ids[0]) + 1));
     expect(await simulated.send('token', '-100', rest)).toHaveLength(1);
+  });
+
+  it('links a simulated message under example.invalid', () => {
+    const channel = { channelId: '-1001234567890', username: 'herald_news' };
+    expect(simulatedMessageUrl('telegram', channel, '42')).toBe(
+      'https://example.invalid/telegram/-1001234567890/42',
+    );
   });
 
   it.each(Object.entries(SIMULATED_FAILURES))(

@@ -6,6 +6,7 @@ import {
   type OutgoingMedia,
   type PlatformPublisher,
 } from './platform';
+import type { PlatformChannel } from './platform-answers';
 
 /**
  * Text markers that make a simulated delivery fail, so integrators can try their failure handling
@@ -38,7 +39,7 @@ export class SimulatedPublisher implements PlatformPublisher {
     return this.real.plan(text, media).map((step) => ({ ...step, cost: 0 }));
   }
 
-  send(_credentials: string, _chatId: string, step: DeliveryStep): Promise<number[]> {
+  send(_credentials: string, _chatId: string, step: DeliveryStep): Promise<string[]> {
     const failure = simulatedFailure(step.text);
     if (failure) {
       return Promise.reject(
@@ -47,8 +48,21 @@ export class SimulatedPublisher implements PlatformPublisher {
     }
     const count = step.kind === 'album' ? step.media.length : 1;
     const first = randomInt(1_000_000, 2_000_000_000);
-    return Promise.resolve(Array.from({ length: count }, (_, i) => first + i));
+    return Promise.resolve(Array.from({ length: count }, (_, i) => String(first + i)));
   }
+}
+
+/**
+ * A test post's message link: under a domain that never resolves (example.invalid), so that it
+ * is never taken for a real one.
+ */
+export function simulatedMessageUrl(
+  platform: string,
+  channel: PlatformChannel,
+  messageId: string,
+): string {
+  const path = [platform, channel.channelId, messageId].map(encodeURIComponent).join('/');
+  return `https://example.invalid/${path}`;
 }
 
 function failureCode(text: string | null): string | null {

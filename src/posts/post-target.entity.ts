@@ -10,6 +10,7 @@ import {
 import { Account } from '../accounts/account.entity';
 import { Channel } from '../channels/channel.entity';
 import { TimestampColumn, type DbTimestamp } from '../database/timestamps';
+import type { SentMessage } from '../platforms/platform-answers';
 import type { TargetStatus } from './post-state';
 import { Post } from './post.entity';
 
@@ -68,6 +69,10 @@ export class PostTarget {
   /** Telegram `message_id`s of every message sent for this target, in order. */
   @Column({ type: 'jsonb', default: () => "'[]'" })
   messageIds!: number[];
+
+  /** Every message this target became, in order: the platform's id (as text) and its link. */
+  @Column({ type: 'jsonb', default: () => "'[]'" })
+  messages!: SentMessage[];
 
   /** Messages of the delivery plan already sent (album, then long text): resumes after a retry. */
   @Column({ type: 'int', default: 0 })

@@ -31,6 +31,7 @@ const post: PostWithDetails = {
       error_code: null,
       error_message: null,
       message_ids: [100],
+      messages: [{ id: '100', url: 'https://example.invalid/telegram/-1001/100' }],
       steps_done: 1,
       published_at: '2026-12-01 09:00:00.612345+00',
     },
@@ -46,6 +47,7 @@ const post: PostWithDetails = {
       error_code: 'account_needs_reconnect',
       error_message: 'Telegram 401: Unauthorized',
       message_ids: [],
+      messages: [],
       steps_done: 0,
       published_at: null,
     },
@@ -85,6 +87,8 @@ describe('posts mappers (SERVICE.md 2, D1, D9)', () => {
           status: 'published',
           error: null,
           message_ids: [100],
+          url: 'https://example.invalid/telegram/-1001/100',
+          messages: [{ id: '100', url: 'https://example.invalid/telegram/-1001/100' }],
           published_at: '2026-12-01T09:00:00.612345',
         },
         {
@@ -93,10 +97,24 @@ describe('posts mappers (SERVICE.md 2, D1, D9)', () => {
           status: 'failed',
           error: { code: 'account_needs_reconnect', message: 'Telegram 401: Unauthorized' },
           message_ids: [],
+          url: null,
+          messages: [],
           published_at: null,
         },
       ],
     });
+  });
+
+  it('a target not yet published has no url, though its messages so far are listed', () => {
+    const album = [
+      { id: '100', url: 'https://t.me/herald_news/100' },
+      { id: '101', url: 'https://t.me/herald_news/101' },
+    ];
+    const [pending] = toPostListItem({
+      ...post,
+      targets: [{ ...post.targets[0], status: 'pending', messages: album, published_at: null }],
+    }).targets;
+    expect(pending).toMatchObject({ status: 'pending', url: null, messages: album });
   });
 
   it('a post without targets has platform null (D9)', () => {

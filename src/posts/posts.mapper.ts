@@ -35,6 +35,9 @@ export function toTargetState(target: TargetRow): PostTargetStateDto {
         ? null
         : { code: target.error_code, message: target.error_message ?? '' },
     message_ids: target.message_ids,
+    // The target's link is its first message's, once the target is published.
+    url: target.status === 'published' ? (target.messages[0]?.url ?? null) : null,
+    messages: target.messages,
     published_at: formatTimestamp(target.published_at),
   };
 }

@@ -6,6 +6,7 @@ import { StatementBatcher } from '../database/statement-batcher';
 import type { DbTimestamp } from '../database/timestamps';
 import type { ChannelRefParts } from '../channels/channel-ref';
 import type { MediaType } from '../media/media-asset.entity';
+import type { SentMessage } from '../platforms/platform-answers';
 import type { PostStatus, TargetStatus } from './post-state';
 
 /** A post row as the queries below return it (snake_case, timestamps as the database's text). */
@@ -35,6 +36,7 @@ export interface TargetRow {
   error_code: string | null;
   error_message: string | null;
   message_ids: number[];
+  messages: SentMessage[];
   steps_done: number;
   published_at: DbTimestamp | null;
 }
@@ -93,7 +95,7 @@ const POST_COLUMNS = `p.id, p.project_id, p.created_by_user_id, p.text, p.status
   p.published_at, p.publish_attempt, p.created_at, p.updated_at, p.test`;
 
 const TARGET_COLUMNS = `t.id, t.post_id, t.channel_id, t.platform, t.account_id, t.chat_id, t.position,
-  t.status, t.error_code, t.error_message, t.message_ids, t.steps_done, t.published_at`;
+  t.status, t.error_code, t.error_message, t.message_ids, t.messages, t.steps_done, t.published_at`;
 
 /** A post to insert: its targets as channel refs, its media as asset ids, both still unchecked. */
 export interface NewPost {

@@ -28,3 +28,12 @@ export function metricSample(
   }
   return undefined;
 }
+
+/** What a Telegram channel's list item shows as its limits: 4096 UTF-16 code units, albums of 10, 50 MB files. */
+export const TELEGRAM_CHANNEL_LIMITS = {
+  text_max: 4096,
+  text_unit: 'utf16',
+  media_max: 10,
+  media_kinds: ['image', 'video'],
+  media_max_bytes: { image: 52_428_800, video: 52_428_800 },
+};

@@ -4,7 +4,7 @@ import { HeraldError, HeraldErrorDetail } from './errors';
 import type * as api from './generated/api';
 
 export type Project = api.PublicProjectDto;
-export type Channel = api.ChannelDto;
+export type Channel = api.ChannelListItemDto;
 export type MediaAsset = api.MediaAssetDto;
 export type CreatePost = api.CreatePostDto;
 export type CreatedPost = api.PostCreatedDto;

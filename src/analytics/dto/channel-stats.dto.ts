@@ -1,8 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { ChannelDto } from '../../channels/dto/channel.dto';
+import { ChannelListItemDto } from '../../channels/dto/channel.dto';
 
 /** A channel of the project (as in SERVICE.md) with its post counts. */
-export class ChannelStatsDto extends ChannelDto {
+export class ChannelStatsDto extends ChannelListItemDto {
   @ApiProperty({
     description: 'Posts waiting for their time (status scheduled) that target this channel',
   })

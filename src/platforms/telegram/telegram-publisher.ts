@@ -69,7 +69,7 @@ export class TelegramPublisher implements PlatformPublisher {
     return steps;
   }
 
-  async send(token: string, chatId: string, step: DeliveryStep): Promise<number[]> {
+  async send(token: string, chatId: string, step: DeliveryStep): Promise<string[]> {
     const opened: Readable[] = [];
     try {
       if (step.kind === 'text') {
@@ -77,7 +77,7 @@ export class TelegramPublisher implements PlatformPublisher {
           chat_id: chatId,
           text: step.text ?? '',
         });
-        return [message.message_id];
+        return [String(message.message_id)];
       }
       const form = new FormData();
       form.append('chat_id', chatId);
@@ -91,7 +91,7 @@ export class TelegramPublisher implements PlatformPublisher {
           medium.type === 'video' ? 'sendVideo' : 'sendPhoto',
           form,
         );
-        return [message.message_id];
+        return [String(message.message_id)];
       }
       const items = step.media.map((medium, index) => ({
         type: medium.type === 'video' ? 'video' : 'photo',
@@ -102,7 +102,7 @@ export class TelegramPublisher implements PlatformPublisher {
       for (const [index, medium] of step.media.entries())
         form.append(`file${index}`, await this.file(medium, opened));
       const messages = await this.call<TelegramMessage[]>(token, 'sendMediaGroup', form);
-      return messages.map((m) => m.message_id);
+      return messages.map((m) => String(m.message_id));
     } catch (error) {
       throw toDeliveryError(error);
     } finally {

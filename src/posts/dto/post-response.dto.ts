@@ -19,14 +19,47 @@ export class TargetErrorDto {
   @ApiProperty() message!: string;
 }
 
+/** One message a target became. */
+export class TargetMessageDto {
+  @ApiProperty({
+    description: 'The message id as the platform gives it, always text',
+    example: '42',
+  })
+  id!: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      'Its public link; null where the platform gives none (test posts: under https://example.invalid/)',
+    example: 'https://t.me/herald_news/42',
+  })
+  url!: string | null;
+}
+
 /** Per-target delivery state (D7, D9: items may carry more fields). */
 export class PostTargetStateDto {
   @ApiProperty({ example: 'telegram:12:-1001234567890' }) channel_ref!: string;
   @ApiProperty({ example: '-1001234567890' }) channel_id!: string;
   @ApiProperty({ enum: TARGET_STATUSES }) status!: string;
   @ApiProperty({ type: TargetErrorDto, nullable: true }) error!: TargetErrorDto | null;
-  @ApiProperty({ type: [Number], description: 'Telegram message ids, in order' })
+  @ApiProperty({
+    type: [Number],
+    description: 'Telegram message ids, in order (kept as before; `messages` has every platform’s)',
+  })
   message_ids!: number[];
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      'The public link of its first message; null until the target is published, or where the platform gives none',
+    example: 'https://t.me/herald_news/42',
+  })
+  url!: string | null;
+  @ApiProperty({
+    type: [TargetMessageDto],
+    description: 'Every message this target became, in order',
+  })
+  messages!: TargetMessageDto[];
   @ApiProperty({ type: String, nullable: true }) published_at!: string | null;
 }
 

@@ -3,9 +3,10 @@ import Redis from 'ioredis';
 import type { AppConfig } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
 import { InjectRedis } from '../../redis/redis.module';
+import type { SentMessage } from '../../platforms/platform-answers';
 import { withinTime } from '../../redis/time-limit';
 
-/** A send the platform confirmed, whose message ids the database does not have yet. */
+/** A send the platform confirmed, whose messages the database does not have yet. */
 export interface ConfirmedSend {
   targetId: number;
   postId: number;
@@ -13,7 +14,8 @@ export interface ConfirmedSend {
   /** The target's step the send delivered, and whether it was its last. */
   step: number;
   last: boolean;
-  messageIds: number[];
+  /** The messages the send became, in order: the platform's ids (as text) and their links. */
+  messages: SentMessage[];
 }
 
 /** A copy in Redis outlives any outage worth waiting for; then the key goes by itself. */
@@ -93,7 +95,7 @@ export class ConfirmedSends {
       );
     }
     if (stored === null) return null;
-    const send = JSON.parse(stored) as ConfirmedSend;
+    const send = fromStored(JSON.parse(stored) as StoredSend);
     if (send.step !== step) return null;
     this.kept.set(targetId, { ...send, inRedis: true });
     return send;
@@ -116,4 +118,17 @@ export class ConfirmedSends {
   private bounded<T>(work: Promise<T>): Promise<T> {
     return withinTime(work, this.config.publication.queueCallTimeoutMs);
   }
+}
+
+/** A copy as Redis holds it; one kept before message ids were text has only `messageIds`. */
+type StoredSend = Omit<ConfirmedSend, 'messages'> & {
+  messages?: SentMessage[];
+  messageIds?: number[];
+};
+
+function fromStored({ messageIds, messages, ...send }: StoredSend): ConfirmedSend {
+  return {
+    ...send,
+    messages: messages ?? (messageIds ?? []).map((id) => ({ id: String(id), url: null })),
+  };
 }

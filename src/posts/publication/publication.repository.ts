@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { rowsOf, Statement } from '../../database/prepared';
 import { StatementBatcher } from '../../database/statement-batcher';
 import type { MediaType } from '../../media/media-asset.entity';
+import type { SentMessage } from '../../platforms/platform-answers';
 import { Metrics } from '../../metrics/metrics.service';
 import { postEventOutbox, reconnectEventOutbox } from '../../webhooks/webhook-outbox';
 import { PROCESSABLE_FROM, type PostStatus } from '../post-state';
@@ -25,6 +26,8 @@ export interface DeliveryTarget {
   platform: string;
   account_id: number;
   chat_id: string;
+  /** The channel's public name on the platform (its links use it); null without one, or once the channel is removed. */
+  channel_username: string | null;
   steps_done: number;
   /** Set when a previous send's outcome was never recorded. */
   sending_since: string | null;
@@ -132,12 +135,14 @@ export class PublicationRepository {
        SELECT c.id, c.attempt, c.text, c.test,
               coalesce((SELECT json_agg(x ORDER BY x.position, x.id) FROM (
                  SELECT t.id, t.position, t.platform, t.account_id, t.chat_id, t.steps_done,
+                        ch.username AS channel_username,
                         t.sending_since, a.needs_reconnect, a.credentials_encrypted,
                         (extract(epoch FROM now() - t.sending_since) * 1000)::float8
                           AS sending_for_ms,
                         (extract(epoch FROM t.not_before) * 1000)::float8 AS not_before_ms,
                         EXISTS (SELECT 1 FROM marked m WHERE m.id = t.id) AS marked
                    FROM post_targets t JOIN accounts a ON a.id = t.account_id
+                   LEFT JOIN channels ch ON ch.id = t.channel_id
                   WHERE t.post_id = c.id AND t.status = 'pending') x), '[]') AS targets,
               coalesce((SELECT json_agg(y ORDER BY y.position) FROM (
                  SELECT pm.position, m.type, m.mime_type, m.filename, m.storage_path, m.size_bytes
@@ -175,30 +180,39 @@ export class PublicationRepository {
   );
 
   /**
-   * One step delivered: its message ids kept; the target is published after its last step. When
+   * One step delivered: its messages kept (and their ids in `message_ids`, on a platform whose ids
+   * that list holds); the target is published after its last step. When
    * that makes every target of the post published, the post is published in the same statement
    * (D7: published_at is this, the last, delivery), with its webhook event (D21). True when the
    * post was. Steps delivered at the same moment share one statement, never two of one post.
    */
   stepSent(
     target: { id: number; postId: number; attempt: number },
-    messageIds: number[],
+    sent: { messages: SentMessage[]; listedIds: number[] },
     last: boolean,
   ): Promise<boolean> {
-    return this.steps.call({ ...target, messageIds, last });
+    return this.steps.call({ ...target, ...sent, last });
   }
 
   private readonly steps = new StatementBatcher<
-    { id: number; postId: number; attempt: number; messageIds: number[]; last: boolean },
+    {
+      id: number;
+      postId: number;
+      attempt: number;
+      messages: SentMessage[];
+      listedIds: number[];
+      last: boolean;
+    },
     boolean
   >(
     async (steps) => {
       const rows = await rowsOf<{ id: number }>(this.db, PublicationRepository.STEP_SENT, [
         steps.map((s) => s.id),
-        steps.map((s) => JSON.stringify(s.messageIds)),
+        steps.map((s) => JSON.stringify(s.listedIds)),
         steps.map((s) => s.last),
         steps.map((s) => s.postId),
         steps.map((s) => s.attempt),
+        steps.map((s) => JSON.stringify(s.messages)),
       ]);
       const published = new Set(rows.map((r) => r.id));
       return steps.map((s) => published.has(s.postId));
@@ -211,11 +225,11 @@ export class PublicationRepository {
     `WITH t AS (
          UPDATE post_targets pt
             SET steps_done = pt.steps_done + 1, message_ids = pt.message_ids || s.ids::jsonb,
-                sending_since = NULL, failures = 0,
+                messages = pt.messages || s.messages::jsonb, sending_since = NULL, failures = 0,
                 status = CASE WHEN s.last THEN 'published' ELSE pt.status END,
                 published_at = CASE WHEN s.last THEN now() ELSE pt.published_at END
-           FROM unnest($1::int[], $2::text[], $3::bool[], $4::int[], $5::int[])
-                AS s(id, ids, last, post_id, attempt)
+           FROM unnest($1::int[], $2::text[], $3::bool[], $4::int[], $5::int[], $6::text[])
+                AS s(id, ids, last, post_id, attempt, messages)
           WHERE pt.id = s.id
           RETURNING pt.id, pt.post_id, pt.status, pt.published_at, s.post_id AS job_post_id,
                     s.attempt),

@@ -11,8 +11,9 @@ import {
   type PlatformPacing,
   type PlatformPublisher,
 } from '../../platforms/platform';
+import type { PlatformChannel, SentMessage } from '../../platforms/platform-answers';
 import { PlatformRegistry } from '../../platforms/platform-registry';
-import { SimulatedPublisher } from '../../platforms/simulated-publisher';
+import { SimulatedPublisher, simulatedMessageUrl } from '../../platforms/simulated-publisher';
 import { ConfirmedSends } from './confirmed-sends';
 import { RetryLater } from './publication.queue';
 import {
@@ -62,6 +63,12 @@ interface PacingHold {
 /** A step's turn: it may go now, or it waited for its channel's slot and asks again holding it. */
 type Turn = 'go' | 'again';
 
+/** How a run delivers to one platform: its publisher, and the links of the messages it makes. */
+interface Delivery {
+  publisher: PlatformPublisher;
+  messageUrl(channel: PlatformChannel, messageId: string): string | null;
+}
+
 /**
  * Runs one publication job (D7, D15). Idempotent: the post is claimed with a state guard, each
  * send is marked in flight before it goes out, and a target already published is never sent
@@ -70,9 +77,9 @@ type Turn = 'go' | 'again';
 @Injectable()
 export class PublicationService {
   private readonly logger = new Logger(PublicationService.name);
-  private readonly publishers: Map<string, PlatformPublisher>;
+  private readonly live: Map<string, Delivery>;
   /** D22: the same platforms, simulated: test posts go through these and never leave Herald. */
-  private readonly simulated: Map<string, PlatformPublisher>;
+  private readonly simulated: Map<string, Delivery>;
 
   constructor(
     private readonly repo: PublicationRepository,
@@ -83,8 +90,21 @@ export class PublicationService {
     private readonly confirmed: ConfirmedSends,
   ) {
     const registered = platforms.all();
-    this.publishers = new Map(registered.map((p) => [p.name, p.publisher]));
-    this.simulated = new Map(registered.map((p) => [p.name, new SimulatedPublisher(p.publisher)]));
+    this.live = new Map(
+      registered.map((p) => [
+        p.name,
+        { publisher: p.publisher, messageUrl: (channel, id) => p.messageUrl(channel, id) },
+      ]),
+    );
+    this.simulated = new Map(
+      registered.map((p) => [
+        p.name,
+        {
+          publisher: new SimulatedPublisher(p.publisher),
+          messageUrl: (channel, id) => simulatedMessageUrl(p.name, channel, id),
+        },
+      ]),
+    );
   }
 
   /** Delivers every pending target; throws RetryLater when some must wait. */
@@ -93,11 +113,11 @@ export class PublicationService {
     if (!post) return; // superseded, finished, or deleted: nothing to do
     const media = post.media.map(toOutgoing);
     // The one place test mode shows in the pipeline (D22): which publishers deliver.
-    const publishers = post.test ? this.simulated : this.publishers;
+    const deliveries = post.test ? this.simulated : this.live;
     let retryInMs: number | null = null;
     let published = false;
     for (const target of post.targets) {
-      const outcome = await this.deliver({ postId, attempt }, publishers, post.text, media, target);
+      const outcome = await this.deliver({ postId, attempt }, deliveries, post.text, media, target);
       if (!outcome.done) retryInMs = Math.min(retryInMs ?? Infinity, outcome.retryInMs);
       else if (outcome.postPublished) published = true;
     }
@@ -119,12 +139,13 @@ export class PublicationService {
   /** Sends the target's steps that are left, each when its platform's pacing lets it go. */
   private async deliver(
     job: { postId: number; attempt: number },
-    publishers: Map<string, PlatformPublisher>,
+    deliveries: Map<string, Delivery>,
     text: string,
     media: OutgoingMedia[],
     target: DeliveryTarget,
   ): Promise<TargetOutcome> {
-    const publisher = publishers.get(target.platform);
+    const delivery = deliveries.get(target.platform);
+    const publisher = delivery?.publisher;
     const pacing = this.platforms.get(target.platform)?.pacing;
     const steps = publisher?.plan(text, media);
     let step = target.steps_done;
@@ -139,7 +160,7 @@ export class PublicationService {
         'channel_needs_reconnect',
         'The account of this channel must be reconnected',
       );
-    if (!publisher || !pacing || !steps)
+    if (!delivery || !publisher || !pacing || !steps)
       return this.fail(target, 'platform_unsupported', `No publisher for ${target.platform}`);
     const credentials = await this.openCredentials(target);
     const early = await this.waitForHeldSlot(target);
@@ -153,14 +174,16 @@ export class PublicationService {
       }
       if (turn !== 'go') return turn;
       hold = { marked: false, holdsChannel: false };
-      let messageIds: number[];
+      let messageIds: string[];
       try {
         messageIds = await publisher.send(credentials, target.chat_id, steps[step]);
       } catch (error) {
         return this.failed(target, error);
       }
       const last = step === steps.length - 1;
-      if (await this.recordSent(job, target, step, last, messageIds)) return PUBLISHED;
+      const channel = { channelId: target.chat_id, username: target.channel_username };
+      const messages = messageIds.map((id) => ({ id, url: delivery.messageUrl(channel, id) }));
+      if (await this.recordSent(job, target, step, last, messages)) return PUBLISHED;
       step++;
     }
     return DONE;
@@ -299,7 +322,7 @@ export class PublicationService {
     target: DeliveryTarget,
     step: number,
     last: boolean,
-    messageIds: number[],
+    messages: SentMessage[],
   ): Promise<boolean> {
     this.confirmed.keep({
       targetId: target.id,
@@ -307,7 +330,7 @@ export class PublicationService {
       platform: target.platform,
       step,
       last,
-      messageIds,
+      messages,
     });
     return this.writeStep(job, target.id, last);
   }
@@ -335,7 +358,11 @@ export class PublicationService {
     if (!send) throw new Error(`Target ${targetId}: no confirmed send to write`);
     let postPublished: boolean;
     try {
-      postPublished = await this.repo.stepSent({ id: targetId, ...job }, send.messageIds, last);
+      postPublished = await this.repo.stepSent(
+        { id: targetId, ...job },
+        { messages: send.messages, listedIds: this.listedIds(send.platform, send.messages) },
+        last,
+      );
     } catch (error) {
       await this.confirmed.writeFailed(targetId);
       this.logger.warn(
@@ -346,6 +373,16 @@ export class PublicationService {
     this.confirmed.written(targetId);
     if (last) this.metrics.publicationTarget(send.platform, 'published', null);
     return postPublished;
+  }
+
+  /** The messages' ids as `message_ids` lists them, on a platform whose ids it holds. */
+  private listedIds(platform: string, messages: SentMessage[]): number[] {
+    const listed = this.platforms.get(platform);
+    if (!listed) return [];
+    return messages.flatMap((m) => {
+      const id = listed.listedMessageId(m.id);
+      return id === null ? [] : [id];
+    });
   }
 
   private async openCredentials(target: DeliveryTarget): Promise<string> {

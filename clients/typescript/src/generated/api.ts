@@ -34,18 +34,6 @@ export interface PublicProjectListDto {
   count: number;
 }
 
-export interface ChannelDto {
-  /** `{platform}:{account_id}:{channel_id}`; use it as channel_ref */
-  id: string;
-  platform: string;
-  account_id: number;
-  /** Chat id on the platform, as text (may be negative) */
-  channel_id: string;
-  title: string;
-  username: string | null;
-  needs_reconnect: boolean;
-}
-
 export interface MediaAssetDto {
   /** Use it in `media_ids` of a post */
   id: number;
@@ -61,8 +49,40 @@ export interface MediaAssetDto {
   created_at: Date;
 }
 
+export interface MediaMaxBytesDto {
+  image?: number;
+  video?: number;
+}
+
+export interface ChannelLimitsDto {
+  /** The longest text, counted in `text_unit` */
+  text_max: number;
+  /** How text is counted: UTF-16 code units, or graphemes (characters as people see them) */
+  text_unit: 'utf16' | 'graphemes';
+  /** The most media files in one post */
+  media_max: number;
+  /** The media kinds the platform takes */
+  media_kinds: Array<'image' | 'video'>;
+  media_max_bytes: MediaMaxBytesDto;
+}
+
+export interface ChannelListItemDto {
+  /** `{platform}:{account_id}:{channel_id}`; use it as channel_ref */
+  id: string;
+  platform: string;
+  account_id: number;
+  /** Chat id on the platform, as text (may be negative) */
+  channel_id: string;
+  title: string;
+  username: string | null;
+  needs_reconnect: boolean;
+  /** The channel’s public link; null where it has none (a chat without a username) */
+  url: string | null;
+  limits: ChannelLimitsDto;
+}
+
 export interface ChannelListDto {
-  items: Array<ChannelDto>;
+  items: Array<ChannelListItemDto>;
   count: number;
 }
 
@@ -122,13 +142,24 @@ export interface TargetErrorDto {
   message: string;
 }
 
+export interface TargetMessageDto {
+  /** The message id as the platform gives it, always text */
+  id: string;
+  /** Its public link; null where the platform gives none (test posts: under https://example.invalid/) */
+  url: string | null;
+}
+
 export interface PostTargetStateDto {
   channel_ref: string;
   channel_id: string;
   status: 'pending' | 'published' | 'failed';
   error: TargetErrorDto | null;
-  /** Telegram message ids, in order */
+  /** Telegram message ids, in order (kept as before; `messages` has every platform’s) */
   message_ids: Array<number>;
+  /** The public link of its first message; null until the target is published, or where the platform gives none */
+  url: string | null;
+  /** Every message this target became, in order */
+  messages: Array<TargetMessageDto>;
   published_at: Date | null;
 }
 
