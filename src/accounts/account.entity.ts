@@ -1,11 +1,13 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 import { CreatedAtColumn, type DbTimestamp } from '../database/timestamps';
+import { PLATFORM_TRAITS } from '../platforms/platform-list';
 import { Project } from '../projects/project.entity';
 
-export type Platform = 'telegram';
-export const PLATFORMS: readonly Platform[] = ['telegram'];
+/** A registered platform's name. */
+export type Platform = string;
+export const PLATFORMS: readonly Platform[] = PLATFORM_TRAITS.map((platform) => platform.name);
 
-/** A connected social account (for Telegram: a bot) of a project. */
+/** A connected social account (a bot, a user of an instance, …) of a project. */
 @Entity('accounts')
 export class Account {
   @PrimaryGeneratedColumn()

@@ -126,7 +126,7 @@ export class AccountsService implements OnModuleInit {
     const account = await this.accounts.save(
       this.accounts.create({
         projectId,
-        platform: connector.platform as Account['platform'],
+        platform: connector.platform,
         externalId: demo.account.id,
         title: demo.account.title,
         username: demo.account.username,

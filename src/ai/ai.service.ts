@@ -2,16 +2,20 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Readable } from 'node:stream';
 import type { MediaAssetDto } from '../media/dto/media-asset.dto';
 import { MediaService } from '../media/media.service';
+import { PLATFORM_TRAITS } from '../platforms/platform-list';
 import { MAX_TEXT_LENGTH } from '../posts/post-state';
 import { AI_PROVIDER, type AiProvider } from './ai-provider';
 
+/** Whom the model writes for: the registered platforms' channels. */
+const AUDIENCE = PLATFORM_TRAITS.map((platform) => platform.aiAudience).join(' and ');
+
 /** What the model is told before the user's prompt; a post's text has the limit of D8. */
 export const POST_INSTRUCTIONS =
-  'You write posts for Telegram channels. Answer with the post text only, ready to publish, ' +
+  `You write posts for ${AUDIENCE}. Answer with the post text only, ready to publish, ` +
   `at most ${MAX_TEXT_LENGTH} characters, in the language of the request.`;
 
 export const TEMPLATE_INSTRUCTIONS =
-  'You write reusable post templates for Telegram channels. Answer with the template text only, ' +
+  `You write reusable post templates for ${AUDIENCE}. Answer with the template text only, ` +
   `at most ${MAX_TEXT_LENGTH} characters, with placeholders such as {product} or {date} where ` +
   'details vary, in the language of the request.';
 

@@ -11,7 +11,7 @@ import { Account, type Platform } from '../accounts/account.entity';
 import { CreatedAtColumn, type DbTimestamp } from '../database/timestamps';
 import { Project } from '../projects/project.entity';
 
-/** A destination of an account (for Telegram: a chat or channel the bot posts to). */
+/** A destination of an account (a chat, a channel, a timeline) it posts to. */
 @Entity('channels')
 @Unique(['accountId', 'channelId'])
 export class Channel {
@@ -36,7 +36,7 @@ export class Channel {
   @Column({ type: 'varchar', length: 32 })
   platform!: Platform;
 
-  /** The chat id on the platform, as text (Telegram ids may be negative). */
+  /** The channel's id on the platform, as text (it may be negative, or hold colons). */
   @Column({ type: 'varchar', length: 64 })
   channelId!: string;
 

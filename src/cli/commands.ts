@@ -28,7 +28,7 @@ export const USAGE = `Usage: npm run cli -- <command>
   create-key <email> [--test]
                            print a new API key of the user (a test key with --test)
   seed-demo                create (once) a demo user (administrator and operator), project,
-                           Telegram account and channels, and print a new live API key and a
+                           platform account and channels, and print a new live API key and a
                            new test key with curl lines`;
 
 /** The commands that grant or revoke a global role, and what each says once done. */

@@ -21,7 +21,7 @@ export const LOG_FLUSH_INTERVAL_MS = 200;
  * does not hold up the work that logged it, the lines logged while a write is under way go out
  * together in the next one, and pino writes out what is left when the process exits. `batched`
  * (the `api` role): lines also wait for LOG_BATCH_BYTES or LOG_FLUSH_INTERVAL_MS. A process that
- * delivers posts writes each line at once: its sends are timed against Telegram's limits, and
+ * delivers posts writes each line at once: its sends are timed against a platform's limits, and
  * with batched lines the ceiling benchmark's worker drew 429s on 0.95% of sends on average (12
  * runs) against 0.44% (8 runs) writing each line, a difference whose cause was not found
  * (bench/README.md, issue 14).

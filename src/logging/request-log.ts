@@ -1,8 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import { PLATFORM_TRAITS } from '../platforms/platform-list';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
+
+/** What every platform masks in a logged path. */
+const MASKS = PLATFORM_TRAITS.flatMap((platform) => platform.logMasks);
 
 /** Reuses a caller's X-Request-Id when it is sane, else mints one; echoes it on the answer. */
 export function assignRequestId(req: IncomingMessage, res: ServerResponse): string {
@@ -15,8 +19,8 @@ export function assignRequestId(req: IncomingMessage, res: ServerResponse): stri
 
 /**
  * One JSON line per finished request: id, method, path, status, duration. Headers, query strings
- * and bodies never reach the log, so no key, token or password does; a Telegram-style
- * `/bot<token>/` path segment is masked too.
+ * and bodies never reach the log, so no key, token or password does; a path segment a platform
+ * says holds a secret is masked too.
  */
 export function requestLogger(logger: Logger) {
   return (req: IncomingMessage, res: ServerResponse, next: () => void): void => {
@@ -41,5 +45,8 @@ export function requestLogger(logger: Logger) {
 }
 
 function loggablePath(url: string | undefined): string {
-  return (url ?? '').split('?')[0].replace(/\/bot[^/]+\//, '/bot<redacted>/');
+  return MASKS.reduce(
+    (path, { pattern, replacement }) => path.replace(pattern, replacement),
+    (url ?? '').split('?')[0],
+  );
 }

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { PLATFORM_TRAITS } from '../platforms/platform-list';
 import { boundedQueueCall } from '../queues/bull-queue';
 import { QueueRegistry } from './queue-registry';
 
@@ -19,20 +20,11 @@ export const QUEUE_STATES = [
 /** How long a scrape waits for Redis before it leaves the queue gauges out. */
 const QUEUE_READ_TIMEOUT_MS = 2_000;
 
-/** Bot API methods Herald calls; anything else is counted as `other` (bounded labels). */
-const TELEGRAM_METHODS = new Set([
-  'getMe',
-  'getChat',
-  'sendMessage',
-  'sendPhoto',
-  'sendVideo',
-  'sendMediaGroup',
-]);
-
 export type PublicationOutcome = 'published' | 'failed';
 /** What became of one webhook delivery attempt. */
 export type WebhookDeliveryOutcome = 'delivered' | 'retrying' | 'failed';
-export type TelegramCallOutcome = 'ok' | 'api_error' | 'transport_error';
+/** How one call to a platform's API ended. */
+export type PlatformCallOutcome = 'ok' | 'api_error' | 'transport_error';
 
 /**
  * The Prometheus series of D23, in one registry per application instance (tests run several in
@@ -93,13 +85,22 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  private readonly telegramDuration = new Histogram({
-    name: 'herald_telegram_request_duration_seconds',
-    help: 'Telegram Bot API calls by method and outcome',
-    labelNames: ['method', 'outcome'] as const,
-    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-    registers: [this.registry],
-  });
+  /** Each platform's histogram of API calls, under the name the platform gives it. */
+  private readonly platformCalls = new Map(
+    PLATFORM_TRAITS.map(({ name, callMetric }) => [
+      name,
+      {
+        methods: new Set(callMetric.methods),
+        histogram: new Histogram({
+          name: callMetric.name,
+          help: callMetric.help,
+          labelNames: ['method', 'outcome'] as const,
+          buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+          registers: [this.registry],
+        }),
+      },
+    ]),
+  );
 
   constructor(queues: QueueRegistry) {
     collectDefaultMetrics({ register: this.registry });
@@ -157,9 +158,16 @@ export class Metrics {
     this.apiKeyRevocationsListening.set(listening ? 1 : 0);
   }
 
-  telegramCall(method: string, outcome: TelegramCallOutcome, seconds: number): void {
-    const label = TELEGRAM_METHODS.has(method) ? method : 'other';
-    this.telegramDuration.observe({ method: label, outcome }, seconds);
+  platformCall(
+    platform: string,
+    method: string,
+    outcome: PlatformCallOutcome,
+    seconds: number,
+  ): void {
+    const calls = this.platformCalls.get(platform);
+    if (!calls) return;
+    const label = calls.methods.has(method) ? method : 'other';
+    calls.histogram.observe({ method: label, outcome }, seconds);
   }
 
   /** The exposition text and its content type. */

@@ -2,7 +2,7 @@ import { Injectable, Optional } from '@nestjs/common';
 import { Dispatcher, FormData, request } from 'undici';
 import type { AppConfig } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
-import { Metrics, type TelegramCallOutcome } from '../../metrics/metrics.service';
+import { Metrics, type PlatformCallOutcome } from '../../metrics/metrics.service';
 
 /** Default wait for one Bot API call. */
 const TELEGRAM_TIMEOUT_MS = 15_000;
@@ -83,14 +83,14 @@ export class TelegramBotApi {
     timeoutMs = TELEGRAM_TIMEOUT_MS,
   ): Promise<T> {
     const started = performance.now();
-    let outcome: TelegramCallOutcome = 'ok';
+    let outcome: PlatformCallOutcome = 'ok';
     try {
       return await this.send<T>(token, method, params, timeoutMs);
     } catch (error) {
       outcome = error instanceof TelegramApiError ? 'api_error' : 'transport_error';
       throw error;
     } finally {
-      this.metrics?.telegramCall(method, outcome, (performance.now() - started) / 1000);
+      this.metrics?.platformCall('telegram', method, outcome, (performance.now() - started) / 1000);
     }
   }
 
