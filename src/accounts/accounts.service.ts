@@ -85,22 +85,7 @@ export class AccountsService implements OnModuleInit {
       .get(account.platform)
       .addChannel(this.secret(account), fields);
     try {
-      const channel = await this.channels.save(
-        this.channels.create({
-          projectId: account.projectId,
-          accountId: account.id,
-          platform: account.platform,
-          channelId: found.id,
-          title: found.title,
-          username: found.username,
-        }),
-      );
-      return toChannelDto({
-        ...channel,
-        account_id: channel.accountId,
-        channel_id: channel.channelId,
-        needs_reconnect: account.needsReconnect,
-      });
+      return await this.saveChannel(account, found);
     } catch (error) {
       if (isUniqueViolation(error)) {
         throw new AppError('channel_exists', 'This chat is already a channel of the account');
@@ -136,12 +121,13 @@ export class AccountsService implements OnModuleInit {
     );
     const channels: ChannelDto[] = [];
     for (const found of demo.channels) {
-      channels.push(await this.saveDemoChannel(account, found));
+      channels.push(await this.saveChannel(account, found));
     }
     return { displayName: connector.displayName, account: await this.view(account.id), channels };
   }
 
-  private async saveDemoChannel(account: Account, found: PlatformIdentity): Promise<ChannelDto> {
+  /** Stores a channel of the account as its platform described it. */
+  private async saveChannel(account: Account, found: PlatformIdentity): Promise<ChannelDto> {
     const channel = await this.channels.save(
       this.channels.create({
         projectId: account.projectId,
@@ -156,7 +142,7 @@ export class AccountsService implements OnModuleInit {
       ...channel,
       account_id: account.id,
       channel_id: channel.channelId,
-      needs_reconnect: false,
+      needs_reconnect: account.needsReconnect,
     });
   }
 

@@ -29,8 +29,6 @@ const EXCEPTIONS: Record<string, string> = {
   'posts/post-target.entity.ts': 'message_ids keeps the integer ids of one platform, as answered',
   'posts/posts.mapper.spec.ts': 'checks the answers built for that platform',
   'platforms/simulated-publisher.spec.ts': 'test mode simulates a real publisher: it takes one',
-  'posts/publication/publication.queue.ts': 'a comment, in a file another change is rewriting',
-  'posts/publication/publication.repository.ts': 'a comment, in a file another change is rewriting',
 };
 
 function sourceFiles(dir: string): string[] {

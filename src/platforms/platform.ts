@@ -91,7 +91,7 @@ export interface DeliveryStep {
   cost: number;
 }
 
-/** How a send failed, which decides what happens to the target (D15). */
+/** How a send failed, which decides what happens to the target. */
 export type DeliveryFailure =
   /** The platform asked to wait (its rate-limit answer said how long). */
   | 'rate_limited'

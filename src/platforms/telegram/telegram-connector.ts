@@ -16,7 +16,7 @@ import {
   TelegramUser,
 } from './telegram-bot-api';
 
-/** A bot connected by its token (checked with getMe), its chats added with getChat (D13, D15). */
+/** A bot connected by its token (checked with getMe), its chats added with getChat. */
 @Injectable()
 export class TelegramConnector implements PlatformConnector {
   readonly platform = 'telegram';

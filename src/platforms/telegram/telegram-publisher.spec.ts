@@ -10,7 +10,7 @@ const medium = (name: string, type: 'image' | 'video' = 'image'): OutgoingMedia 
   sizeBytes: 10,
 });
 
-describe('TelegramPublisher.plan (D15)', () => {
+describe('TelegramPublisher.plan', () => {
   const plan = (text: string, media: OutgoingMedia[]) =>
     TelegramPublisher.prototype.plan.call({}, text, media);
 
@@ -44,7 +44,7 @@ describe('TelegramPublisher.plan (D15)', () => {
   });
 });
 
-describe('toDeliveryError (D15)', () => {
+describe('toDeliveryError', () => {
   it.each([
     [new TelegramApiError(429, 'Too Many Requests', 7), 'rate_limited', 7000],
     [new TelegramApiError(401, 'Unauthorized'), 'unauthorized', null],

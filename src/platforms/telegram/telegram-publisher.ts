@@ -17,7 +17,7 @@ import {
   type PlatformPublisher,
 } from '../platform';
 
-/** Telegram's caption limit; longer text goes as its own message after the media (D15). */
+/** Telegram's caption limit; longer text goes as its own message after the media. */
 export const TELEGRAM_CAPTION_LIMIT = 1024;
 
 interface TelegramMessage {
@@ -42,7 +42,7 @@ class StoredFile extends File {
   }
 }
 
-/** D15: sendMessage, sendPhoto/sendVideo with caption, sendMediaGroup; files from storage. */
+/** sendMessage, sendPhoto/sendVideo with caption, sendMediaGroup; files uploaded from storage. */
 @Injectable()
 export class TelegramPublisher implements PlatformPublisher {
   readonly platform = 'telegram';
@@ -134,7 +134,7 @@ export class TelegramPublisher implements PlatformPublisher {
   }
 }
 
-/** D15: what a Telegram failure means for the target. */
+/** What a Telegram failure means for the target. */
 export function toDeliveryError(error: unknown): DeliveryError {
   if (error instanceof DeliveryError) return error;
   if (error instanceof TelegramApiError) {

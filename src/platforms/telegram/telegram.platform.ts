@@ -6,7 +6,7 @@ import { TELEGRAM_LIMITS, telegramChannelUrl, telegramMessageUrl } from './teleg
 import { TelegramPacing } from './telegram-pacing';
 import { TelegramPublisher } from './telegram-publisher';
 
-/** Telegram behind the platform interfaces (D15). */
+/** Telegram behind the platform interfaces. */
 @Injectable()
 export class TelegramPlatform implements Platform {
   readonly name = 'telegram';

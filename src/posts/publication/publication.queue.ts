@@ -16,9 +16,9 @@ export const PUBLICATION_QUEUE = 'publication';
 export const PUBLICATION_BACKOFF = 'publication';
 
 /**
- * Bull attempts are only a safety net: pacing waits and Telegram's retry_after also go through
- * Bull's delayed retry, so the real budget of transient failures is counted per target in the
- * database (PUBLICATION_MAX_TRIES).
+ * Bull attempts are only a safety net: pacing waits and the waits a platform asks for also go
+ * through Bull's delayed retry, so the real budget of transient failures is counted per target
+ * in the database (PUBLICATION_MAX_TRIES).
  */
 export const JOB_ATTEMPTS = 500;
 

@@ -278,8 +278,9 @@ export class PublicationRepository {
   }
 
   /**
-   * D15: Telegram refused the bot; its channels need reconnecting. Only the change from connected
-   * records a `channel.needs_reconnect` event (D21): an account that stays refused emits nothing more.
+   * The platform refused the account's credentials; its channels need reconnecting. Only the
+   * change from connected records a `channel.needs_reconnect` event: an account that stays
+   * refused emits nothing more.
    */
   async flagNeedsReconnect(accountId: number): Promise<void> {
     await this.db.query(

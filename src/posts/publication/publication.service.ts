@@ -402,7 +402,7 @@ export class PublicationService {
         : new DeliveryError('transient', (error as Error).message ?? 'Unknown error');
     switch (failure.failure) {
       case 'rate_limited':
-        // D15: the platform said how long to wait; that is not a failure of ours.
+        // The platform said how long to wait; that is not a failure of ours.
         await this.repo.sendNotDelivered(target.id, false);
         return { done: false, retryInMs: failure.retryAfterMs ?? 1000 };
       case 'transient': {
