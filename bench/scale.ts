@@ -15,6 +15,7 @@ import {
   cpuSeconds,
   freePort,
   heraldNodeFlags,
+  postJson,
   sampleDatabaseBackends,
   waitUntilAnswers,
   withDatabase,
@@ -166,21 +167,23 @@ async function seed(
 ): Promise<World> {
   const herald = await startHerald(base.heraldEnv, base.url, log);
   try {
+    const post = postJson(base.url);
     const email = `scale-${process.pid}@bench.local`;
-    const registered = (await call(base.url, 'POST', '/api/auth/register', undefined, {
+    const registered = (await post('/api/auth/register', {
       email,
       password: 'a long bench password',
       name: 'Scale bench',
     })) as { token: string; user: { id: number } };
     const session = `Bearer ${registered.token}`;
     await base.db.query('UPDATE users SET is_admin = true WHERE id = $1', [registered.user.id]);
-    const { key } = (await call(base.url, 'POST', '/api/api-keys', session, {
-      name: 'scale bench',
-    })) as { key: string };
-    const project = (await call(base.url, 'POST', '/api/projects', session, {
-      name: 'Measured project',
-      timezone: 'UTC',
-    })) as { id: number };
+    const { key } = (await post('/api/api-keys', { name: 'scale bench' }, session)) as {
+      key: string;
+    };
+    const project = (await post(
+      '/api/projects',
+      { name: 'Measured project', timezone: 'UTC' },
+      session,
+    )) as { id: number };
     const world: World = {
       ...base,
       userId: registered.user.id,
@@ -569,22 +572,9 @@ async function stop(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-/** One request; fails the run on an answer other than 2xx. */
-async function call(
-  base: string,
-  method: string,
-  path: string,
-  auth?: string,
-  body?: unknown,
-): Promise<unknown> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      ...(auth ? { authorization: auth } : {}),
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+/** One measured request; fails the run on an answer other than 2xx. */
+async function call(base: string, method: string, path: string, auth: string): Promise<unknown> {
+  const res = await fetch(`${base}${path}`, { method, headers: { authorization: auth } });
   const text = await res.text();
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
   return text ? (JSON.parse(text) as unknown) : null;

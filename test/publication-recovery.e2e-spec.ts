@@ -7,7 +7,7 @@ import { loadConfig } from '../src/config/config';
 import { PublicationSweeper } from '../src/posts/publication/publication.sweeper';
 import { Factory, TestChannel, TestProject } from './support/factories';
 import { waitFor } from './support/expectations';
-import { sleep, waitForPostStatus } from './support/publication';
+import { publishNow, sleep, waitForPostStatus } from './support/publication';
 import { SwitchableRedis } from './support/switchable-redis';
 import { TelegramStandIn } from './support/telegram-stand-in';
 import { startTestApp, TEST_APP_SECRET, TestApp } from './support/test-app';
@@ -102,12 +102,7 @@ describe('Publication when Redis is away, worker roles, graceful shutdown (issue
       const { project, key, channel } = await setUp(t, telegram);
       const ids: number[] = [];
       for (const text of ['one', 'two', 'three']) {
-        const res = await t.http
-          .post(`/api/public/v1/projects/${project.id}/posts`)
-          .set('Authorization', `Bearer ${key}`)
-          .send({ text, targets: [{ channel_ref: channel.id }], publish_now: true })
-          .expect(201);
-        ids.push(res.body.id);
+        ids.push(await publishNow(t, project.id, key, channel.id, text));
       }
       for (const id of ids) expect((await waitForPostStatus(t, id)).status).toBe('published');
       const at = telegram.callsOf('sendMessage').map((c) => c.at);

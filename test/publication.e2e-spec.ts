@@ -1,7 +1,5 @@
 import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { PublicationRepository } from '../src/posts/publication/publication.repository';
 import { PublicationService } from '../src/posts/publication/publication.service';
 import { TelegramPacing } from '../src/platforms/telegram/telegram-pacing';
@@ -11,8 +9,7 @@ import { TelegramStandIn } from './support/telegram-stand-in';
 import { startWithTelegram, TelegramWorld } from './support/telegram-world';
 import { TestApp } from './support/test-app';
 import { MICROS } from './support/expectations';
-
-const fixture = (name: string) => readFileSync(join(__dirname, 'fixtures', 'media', name));
+import { fixture } from './support/media-helpers';
 
 /** A public chat's messages as a target lists them: Telegram's ids as text, with their t.me links. */
 const publicMessages = (username: string | null, ids: number[]) =>

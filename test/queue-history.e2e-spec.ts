@@ -1,7 +1,7 @@
 import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
 import { waitFor } from './support/expectations';
-import { waitForPostStatus } from './support/publication';
+import { publishNow, waitForPostStatus } from './support/publication';
 import { startWithTelegram, TelegramWorld } from './support/telegram-world';
 import { WebhookReceiver } from './support/webhook-receiver';
 
@@ -37,9 +37,11 @@ describe('Finished jobs stay for the queue dashboard, bounded', () => {
 
   it('keeps the latest finished publication and webhook jobs, the older ones trimmed', async () => {
     const { t, make } = world;
-    const { owner, project, key } = await make.owner('History');
-    const account = await make.telegramAccount(owner, project);
-    const channel = await make.channel(owner, account.id);
+    const {
+      project,
+      key,
+      channels: [channel],
+    } = await make.ownerWithChannels('History');
     const hook = await t.http
       .post(`/api/public/v1/projects/${project.id}/webhooks`)
       .set('Authorization', `Bearer ${key}`)
@@ -49,13 +51,9 @@ describe('Finished jobs stay for the queue dashboard, bounded', () => {
 
     const ids: number[] = [];
     for (const text of ['One', 'Two', 'Three']) {
-      const res = await t.http
-        .post(`/api/public/v1/projects/${project.id}/posts`)
-        .set('Authorization', `Bearer ${key}`)
-        .send({ text, targets: [{ channel_ref: channel.id }], publish_now: true })
-        .expect(201);
-      ids.push(res.body.id);
-      expect((await waitForPostStatus(t, res.body.id)).status).toBe('published');
+      const id = await publishNow(t, project.id, key, channel.id, text);
+      ids.push(id);
+      expect((await waitForPostStatus(t, id)).status).toBe('published');
       await waitFor(() => receiver.deliveries.length === ids.length);
     }
     await waitFor(async () => (await finished('webhooks')).length === 2);

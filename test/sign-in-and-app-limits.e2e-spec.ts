@@ -265,7 +265,6 @@ describe('Application API limits per user', () => {
   let ai: AiStandIn;
   let make: Factory;
   let owner: SignedInUser;
-  let projectId: number;
 
   beforeAll(async () => {
     ai = await new AiStandIn().start();
@@ -290,7 +289,6 @@ describe('Application API limits per user', () => {
       .set('Authorization', owner.auth)
       .send({ name: 'Limited', timezone: 'UTC' })
       .expect(201);
-    projectId = project.body.id;
     expect(project.headers['x-ratelimit-limit']).toBe('4');
     expect(project.headers['x-ratelimit-remaining']).toBe('3');
     for (const remaining of ['2', '1', '0']) {
@@ -326,6 +324,5 @@ describe('Application API limits per user', () => {
     await generate().expect(200);
     expectRefused(await generate(), 3600);
     expect(ai.calls).toHaveLength(2);
-    expect(projectId).toBeGreaterThan(0);
   });
 });

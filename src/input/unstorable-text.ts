@@ -17,7 +17,7 @@ function problemOf(text: string): string | null {
  * saw them) must never meet one: such a key is refused like any unknown field.
  */
 const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
-export const PROTOTYPE_KEY_MESSAGE = 'is not allowed';
+const PROTOTYPE_KEY_MESSAGE = 'is not allowed';
 
 /**
  * The first string (value or key) of a parsed body or query that cannot be stored, with why: its

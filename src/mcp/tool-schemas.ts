@@ -14,7 +14,7 @@ const ID_DESCRIPTIONS: Record<string, string> = {
 };
 
 /** `METHOD /path/{param}` of a handler, as the OpenAPI document names its operation. */
-export function routeOf(tool: McpTool): { method: string; path: string } {
+function routeOf(tool: McpTool): { method: string; path: string } {
   const { controller, method } = tool.route;
   const handler = (controller.prototype as Record<string, unknown>)[method] as object;
   const parts = [

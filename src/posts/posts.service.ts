@@ -36,7 +36,6 @@ import { validate } from 'class-validator';
 import { bodySetsAny } from '../auth/decorators';
 import { MAX_DB_ID } from '../errors/parse-id.pipe';
 import { flattenValidationErrors, validationFailed } from '../errors/validation';
-import type { MediaAsset } from '../media/media-asset.entity';
 import type { OutgoingMedia } from '../platforms/platform';
 import { PlatformRegistry } from '../platforms/platform-registry';
 import { CreatePostDto, MAX_CHANNEL_REF_LENGTH, type PostTargetDto } from './dto/create-post.dto';
@@ -185,7 +184,8 @@ export class PostsService implements OnModuleInit {
       ...mediaProblems(mediaIds, new Set(checked.assets.map((asset) => asset.id))),
     ];
     const text = typeof raw.text === 'string' ? raw.text : '';
-    const media = checked.assets.map(toOutgoingMedia);
+    // A media asset is already what a platform's planner reads.
+    const media: OutgoingMedia[] = checked.assets;
     return {
       valid: errors.length === 0,
       errors,
@@ -465,16 +465,6 @@ function wellFormedIds(ids: unknown): number[] {
       ids.filter((id): id is number => Number.isInteger(id) && id >= 1 && id <= MAX_DB_ID),
     ),
   ];
-}
-
-function toOutgoingMedia(asset: MediaAsset): OutgoingMedia {
-  return {
-    type: asset.type,
-    mimeType: asset.mimeType,
-    filename: asset.filename,
-    storagePath: asset.storagePath,
-    sizeBytes: Number(asset.sizeBytes),
-  };
 }
 
 /** The fields of an update; an update that names none of them is refused. */

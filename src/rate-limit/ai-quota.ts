@@ -3,15 +3,9 @@ import { InjectThrottlerStorage } from '@nestjs/throttler';
 import type { Response } from 'express';
 import type { AppConfig } from '../config/config';
 import { InjectConfig } from '../config/config.module';
-import { AppError } from '../errors/error-codes';
 import { Metrics } from '../metrics/metrics.service';
-import { rateLimitHeaders } from './rate-limit.guard';
-import {
-  RateLimitRecord,
-  RateLimitStoreUnavailable,
-  RedisRateLimitStorage,
-  retryAfterSeconds,
-} from './redis-rate-limit.storage';
+import { enforceWindow } from './rate-limit.guard';
+import { RedisRateLimitStorage } from './redis-rate-limit.storage';
 
 export const AI_QUOTA_MESSAGE = 'The hourly quota of AI generations is used up; retry later';
 /** The `category` label of `herald_rate_limited_total` for AI generations. */
@@ -34,19 +28,14 @@ export class AiQuota {
   async consume(userId: number, res: Response): Promise<void> {
     const { enabled, aiGenerationsPerHour: limit } = this.config.rateLimits;
     if (!enabled) return;
-    let record: RateLimitRecord;
-    try {
-      record = await this.storage.increment(`user:${AI_QUOTA_CATEGORY}:${userId}`, HOUR_MS, limit);
-    } catch (error) {
-      if (error instanceof RateLimitStoreUnavailable) return;
-      throw error;
-    }
-    for (const [name, value] of Object.entries(rateLimitHeaders(limit, record)))
-      res.setHeader(name, value);
-    if (!record.isBlocked) return;
-    this.metrics.rateLimit(AI_QUOTA_CATEGORY);
-    throw new AppError('rate_limit_exceeded', AI_QUOTA_MESSAGE, undefined, {
-      'Retry-After': String(retryAfterSeconds(record.msToReset)),
+    const key = `user:${AI_QUOTA_CATEGORY}:${userId}`;
+    const record = await this.storage.countOrPass(key, HOUR_MS, limit);
+    if (record === null) return;
+    enforceWindow(res, this.metrics, {
+      limit,
+      record,
+      category: AI_QUOTA_CATEGORY,
+      message: AI_QUOTA_MESSAGE,
     });
   }
 }

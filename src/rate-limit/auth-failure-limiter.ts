@@ -5,11 +5,7 @@ import type { AppConfig } from '../config/config';
 import { InjectConfig } from '../config/config.module';
 import { AppError } from '../errors/error-codes';
 import { Metrics } from '../metrics/metrics.service';
-import {
-  RateLimitStoreUnavailable,
-  RedisRateLimitStorage,
-  retryAfterSeconds,
-} from './redis-rate-limit.storage';
+import { rateLimitExceeded, RedisRateLimitStorage } from './redis-rate-limit.storage';
 
 export const AUTH_FAILURE_MESSAGE =
   'Too many failed authentications from this address; retry later';
@@ -48,7 +44,7 @@ export class AuthFailureLimiter {
       return;
     }
     this.metrics.rateLimit(AUTH_FAILURE_CATEGORY);
-    throw blockedError(left);
+    throw rateLimitExceeded(AUTH_FAILURE_MESSAGE, left);
   }
 
   /** Counts a failed authentication; answers the error to send (401, or 429 past the limit). */
@@ -57,21 +53,16 @@ export class AuthFailureLimiter {
     if (!this.config.rateLimits.enabled) return error;
     const address = clientAddress(request);
     const { windowMs, authFailuresPerIp } = this.config.rateLimits;
-    try {
-      const record = await this.storage.increment(
-        `auth-failures:${address}`,
-        windowMs,
-        authFailuresPerIp,
-      );
-      if (!record.isBlocked) return error;
-      this.remember(address, Date.now() + record.msToReset);
-      this.metrics.rateLimit(AUTH_FAILURE_CATEGORY);
-      return blockedError(record.msToReset);
-    } catch (failure) {
-      // Fail open, as for the key limits: the 401 stands.
-      if (failure instanceof RateLimitStoreUnavailable) return error;
-      throw failure;
-    }
+    const record = await this.storage.countOrPass(
+      `auth-failures:${address}`,
+      windowMs,
+      authFailuresPerIp,
+    );
+    // Fail open, as for the key limits: the 401 stands.
+    if (record === null || !record.isBlocked) return error;
+    this.remember(address, Date.now() + record.msToReset);
+    this.metrics.rateLimit(AUTH_FAILURE_CATEGORY);
+    return rateLimitExceeded(AUTH_FAILURE_MESSAGE, record.msToReset);
   }
 
   private remember(address: string, until: number): void {
@@ -88,10 +79,4 @@ export class AuthFailureLimiter {
 export function clientAddress(request: Request): string {
   const ip = request.ip ?? request.socket.remoteAddress ?? 'unknown';
   return normalizeIp(ip, IPV6_SUBNET_PREFIX);
-}
-
-function blockedError(msLeft: number): AppError {
-  return new AppError('rate_limit_exceeded', AUTH_FAILURE_MESSAGE, undefined, {
-    'Retry-After': String(retryAfterSeconds(msLeft)),
-  });
 }

@@ -15,9 +15,8 @@ import { AppError } from '../errors/error-codes';
 import { Metrics } from '../metrics/metrics.service';
 import {
   RateLimitRecord,
-  RateLimitStoreUnavailable,
+  rateLimitExceeded,
   RedisRateLimitStorage,
-  retryAfterSeconds,
 } from './redis-rate-limit.storage';
 
 export const RATE_LIMIT_MESSAGE =
@@ -27,13 +26,30 @@ export const APP_RATE_LIMIT_MESSAGE =
 /** The `category` label of `herald_rate_limited_total` for the application API. */
 export const APP_RATE_LIMIT_CATEGORY = 'application';
 
-/** The headers of D11 for one category's window. */
+/** The X-RateLimit-* headers of one window. */
 export function rateLimitHeaders(limit: number, record: RateLimitRecord): Record<string, string> {
   return {
     'X-RateLimit-Limit': String(limit),
     'X-RateLimit-Remaining': String(Math.max(0, limit - record.totalHits)),
     'X-RateLimit-Reset': String(Math.ceil(record.resetAtMs / 1000)),
   };
+}
+
+/**
+ * Puts a counted window's headers on the answer; past the limit, counts the refusal in
+ * `herald_rate_limited_total` under `category` and throws the 429 with `message`.
+ */
+export function enforceWindow(
+  res: Response,
+  metrics: Metrics,
+  window: { limit: number; record: RateLimitRecord; category: string; message: string },
+): void {
+  const { limit, record, category, message } = window;
+  for (const [name, value] of Object.entries(rateLimitHeaders(limit, record)))
+    res.setHeader(name, value);
+  if (!record.isBlocked) return;
+  metrics.rateLimit(category);
+  throw rateLimitExceeded(message, record.msToReset);
 }
 
 /**
@@ -71,50 +87,38 @@ export class RateLimitGuard extends ThrottlerGuard {
     // Fail closed: a category without a configured limit is a programming error, not a free pass.
     if (!throttler) throw new Error(`No rate limit is configured for category "${category}"`);
     const key = this.generateKey(context, trackerOf(context.switchToHttp().getRequest()), category);
-    return this.count(context, key, category, throttler.limit as number, throttler.ttl as number);
+    return this.count(context, key, throttler.ttl as number, {
+      limit: throttler.limit as number,
+      category,
+      message: RATE_LIMIT_MESSAGE,
+    });
   }
 
   private countUser(context: ExecutionContext): Promise<boolean> {
     const userId = context.switchToHttp().getRequest<HeraldRequest>().principal?.user.id;
     if (userId === undefined) throw AppError.unauthorized();
     const { appRequestsPerMinute, windowMs } = this.config.rateLimits;
-    return this.count(
-      context,
-      `user:${APP_RATE_LIMIT_CATEGORY}:${userId}`,
-      APP_RATE_LIMIT_CATEGORY,
-      appRequestsPerMinute,
-      windowMs,
-    );
+    return this.count(context, `user:${APP_RATE_LIMIT_CATEGORY}:${userId}`, windowMs, {
+      limit: appRequestsPerMinute,
+      category: APP_RATE_LIMIT_CATEGORY,
+      message: APP_RATE_LIMIT_MESSAGE,
+    });
   }
 
   /** One atomic Redis script per request (D11), then the headers, then 429 past the limit. */
   private async count(
     context: ExecutionContext,
     key: string,
-    category: string,
-    limit: number,
     ttl: number,
+    window: { limit: number; category: string; message: string },
   ): Promise<boolean> {
-    const http = context.switchToHttp();
-    let record: RateLimitRecord;
-    try {
-      record = await this.storage.increment(key, ttl, limit);
-    } catch (error) {
-      // Fail open (README, rate limits): the outage is logged by the storage, at most twice a minute.
-      if (error instanceof RateLimitStoreUnavailable) return true;
-      throw error;
-    }
-    const res = http.getResponse<Response>();
-    for (const [name, value] of Object.entries(rateLimitHeaders(limit, record)))
-      res.setHeader(name, value);
-    if (record.isBlocked) {
-      this.metrics.rateLimit(category);
-      const message =
-        category === APP_RATE_LIMIT_CATEGORY ? APP_RATE_LIMIT_MESSAGE : RATE_LIMIT_MESSAGE;
-      throw new AppError('rate_limit_exceeded', message, undefined, {
-        'Retry-After': String(retryAfterSeconds(record.msToReset)),
-      });
-    }
+    // Fail open (README, rate limits): the outage is logged by the storage, at most twice a minute.
+    const record = await this.storage.countOrPass(key, ttl, window.limit);
+    if (record === null) return true;
+    enforceWindow(context.switchToHttp().getResponse<Response>(), this.metrics, {
+      ...window,
+      record,
+    });
     return true;
   }
 

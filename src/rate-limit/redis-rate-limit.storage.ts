@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import type Redis from 'ioredis';
+import { AppError } from '../errors/error-codes';
 import { RedisScript } from '../redis/redis-script';
 import { withinTime } from '../redis/time-limit';
 
@@ -59,6 +60,13 @@ export function retryAfterSeconds(msToReset: number): number {
 /** Redis did not answer: callers decide what that means (the public API fails open). */
 export class RateLimitStoreUnavailable extends Error {}
 
+/** The refusal of every request limit: 429 `rate_limit_exceeded` with `Retry-After`. */
+export function rateLimitExceeded(message: string, msToReset: number): AppError {
+  return new AppError('rate_limit_exceeded', message, undefined, {
+    'Retry-After': String(retryAfterSeconds(msToReset)),
+  });
+}
+
 /**
  * `ThrottlerStorage` for @nestjs/throttler on the shared ioredis client. Unlike the throttler's
  * default, a refused request is blocked only until its window ends (D11 fixed windows), so the
@@ -99,7 +107,23 @@ export class RedisRateLimitStorage implements ThrottlerStorage {
     };
   }
 
-  /** Takes back one hit of `increment` (a counted attempt that turned out not to count). */
+  /**
+   * `increment`, or null while Redis is unreachable: Herald's own limits then let the request
+   * through (README, rate limits), the outage logged by `noteOutage`.
+   */
+  async countOrPass(key: string, ttl: number, limit: number): Promise<RateLimitRecord | null> {
+    try {
+      return await this.increment(key, ttl, limit);
+    } catch (error) {
+      if (error instanceof RateLimitStoreUnavailable) return null;
+      throw error;
+    }
+  }
+
+  /**
+   * Takes back one hit of `increment` (a counted attempt that turned out not to count); while
+   * Redis is unreachable the hit stays, as nothing was counted against it either.
+   */
   async refund(key: string): Promise<void> {
     try {
       await withinTime(
@@ -107,7 +131,7 @@ export class RedisRateLimitStorage implements ThrottlerStorage {
         RATE_LIMIT_REDIS_TIMEOUT_MS,
       );
     } catch (error) {
-      throw this.noteOutage(error as Error);
+      this.noteOutage(error as Error);
     }
   }
 

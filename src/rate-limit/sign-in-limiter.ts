@@ -4,14 +4,13 @@ import type { Request } from 'express';
 import { createHash } from 'node:crypto';
 import type { AppConfig } from '../config/config';
 import { InjectConfig } from '../config/config.module';
-import { AppError } from '../errors/error-codes';
 import { Metrics } from '../metrics/metrics.service';
 import { clientAddress } from './auth-failure-limiter';
+import { normalizeEmail } from '../users/users.service';
 import {
   RateLimitRecord,
-  RateLimitStoreUnavailable,
+  rateLimitExceeded,
   RedisRateLimitStorage,
-  retryAfterSeconds,
 } from './redis-rate-limit.storage';
 
 export const SIGN_IN_LIMIT_MESSAGE = 'Too many failed sign-ins; retry later';
@@ -54,21 +53,17 @@ export class SignInLimiter {
       { key: `signin:account:${accountKey(account)}`, limit: limits.signInFailuresPerAccount },
       { key: `signin:address:${clientAddress(request)}`, limit: limits.signInFailuresPerAddress },
     ];
-    let records: RateLimitRecord[];
-    try {
-      records = await Promise.all(
-        counters.map(({ key, limit }) => this.storage.increment(key, limits.signInWindowMs, limit)),
-      );
-    } catch (error) {
-      if (error instanceof RateLimitStoreUnavailable) return check();
-      throw error;
-    }
+    const counted = await Promise.all(
+      counters.map(({ key, limit }) => this.storage.countOrPass(key, limits.signInWindowMs, limit)),
+    );
+    if (counted.includes(null)) return check();
+    const records = counted as RateLimitRecord[];
     const blocked = records.filter((record) => record.isBlocked);
     if (blocked.length > 0) {
       // A refused attempt checked no password: it is no failure.
       await this.refund(counters.map(({ key }) => key));
       this.metrics.rateLimit(SIGN_IN_CATEGORY);
-      throw refusal(SIGN_IN_LIMIT_MESSAGE, Math.max(...blocked.map((r) => r.msToReset)));
+      throw rateLimitExceeded(SIGN_IN_LIMIT_MESSAGE, Math.max(...blocked.map((r) => r.msToReset)));
     }
     const user = await check();
     if (user !== null) await this.refund(counters.map(({ key }) => key));
@@ -79,38 +74,23 @@ export class SignInLimiter {
   async registration(request: Request): Promise<void> {
     const limits = this.config.rateLimits;
     if (!limits.enabled) return;
-    let record: RateLimitRecord;
-    try {
-      record = await this.storage.increment(
-        `register:address:${clientAddress(request)}`,
-        HOUR_MS,
-        limits.registrationsPerAddressPerHour,
-      );
-    } catch (error) {
-      if (error instanceof RateLimitStoreUnavailable) return;
-      throw error;
-    }
+    const record = await this.storage.countOrPass(
+      `register:address:${clientAddress(request)}`,
+      HOUR_MS,
+      limits.registrationsPerAddressPerHour,
+    );
+    if (record === null) return;
     if (!record.isBlocked) return;
     this.metrics.rateLimit(REGISTRATION_CATEGORY);
-    throw refusal(REGISTRATION_LIMIT_MESSAGE, record.msToReset);
+    throw rateLimitExceeded(REGISTRATION_LIMIT_MESSAGE, record.msToReset);
   }
 
   private async refund(keys: string[]): Promise<void> {
-    try {
-      await Promise.all(keys.map((key) => this.storage.refund(key)));
-    } catch (error) {
-      if (!(error instanceof RateLimitStoreUnavailable)) throw error;
-    }
+    await Promise.all(keys.map((key) => this.storage.refund(key)));
   }
 }
 
 /** The account's email, normalised and hashed: Redis keys never carry an address in clear. */
 function accountKey(email: string): string {
-  return createHash('sha256').update(email.trim().toLowerCase()).digest('base64url');
-}
-
-function refusal(message: string, msLeft: number): AppError {
-  return new AppError('rate_limit_exceeded', message, undefined, {
-    'Retry-After': String(retryAfterSeconds(msLeft)),
-  });
+  return createHash('sha256').update(normalizeEmail(email)).digest('base64url');
 }

@@ -72,8 +72,12 @@ export class WebhookDeliveryService {
     );
     if (retryInMs === null) return;
     const next = send.attempts + 1;
-    const job = { id: send.id, attempt: next, webhookId: send.webhook_id };
-    if (await this.producer.enqueue({ ...job, dueMs: Date.now() + retryInMs }))
-      await this.repo.markQueued(send.id, next);
+    const job = {
+      id: send.id,
+      attempt: next,
+      webhookId: send.webhook_id,
+      dueMs: Date.now() + retryInMs,
+    };
+    if (await this.producer.enqueue(job)) await this.repo.markQueued(send.id, next);
   }
 }

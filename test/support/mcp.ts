@@ -3,10 +3,10 @@ import { ERROR_STATUS, type ErrorCode } from '../../src/errors/error-codes';
 
 export const MCP_PATH = '/api/public/v1/mcp';
 /** What the protocol's Streamable HTTP transport requires of every POST. */
-export const MCP_ACCEPT = 'application/json, text/event-stream';
+const MCP_ACCEPT = 'application/json, text/event-stream';
 
 /** A `tools/call` message, its arguments given as raw JSON (hostile text survives as sent). */
-export function toolCallMessage(name: string, rawArguments: string): string {
+function toolCallMessage(name: string, rawArguments: string): string {
   return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":${JSON.stringify(name)},"arguments":${rawArguments}}}`;
 }
 

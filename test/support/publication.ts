@@ -47,6 +47,22 @@ export async function targetsOf(t: TestApp, postId: number): Promise<TargetState
   return rows;
 }
 
+/** Creates a post to `channelRef` with publish_now through the public API; returns its id. */
+export async function publishNow(
+  t: TestApp,
+  projectId: number,
+  key: string,
+  channelRef: string,
+  text: string,
+): Promise<number> {
+  const res = await t.http
+    .post(`/api/public/v1/projects/${projectId}/posts`)
+    .set('Authorization', `Bearer ${key}`)
+    .send({ text, targets: [{ channel_ref: channelRef }], publish_now: true })
+    .expect(201);
+  return res.body.id;
+}
+
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**

@@ -145,9 +145,8 @@ export class PublicationService {
     target: DeliveryTarget,
   ): Promise<TargetOutcome> {
     const delivery = deliveries.get(target.platform);
-    const publisher = delivery?.publisher;
     const pacing = this.platforms.get(target.platform)?.pacing;
-    const steps = publisher?.plan(text, media);
+    const steps = delivery?.publisher.plan(text, media);
     let step = target.steps_done;
     if (target.sending_since !== null) {
       const settled = await this.settleUnrecordedSend(job, target, steps);
@@ -160,7 +159,7 @@ export class PublicationService {
         'channel_needs_reconnect',
         'The account of this channel must be reconnected',
       );
-    if (!delivery || !publisher || !pacing || !steps)
+    if (!delivery || !pacing || !steps)
       return this.fail(target, 'platform_unsupported', `No publisher for ${target.platform}`);
     const credentials = await this.openCredentials(target);
     const early = await this.waitForHeldSlot(target);
@@ -176,7 +175,7 @@ export class PublicationService {
       hold = { marked: false, holdsChannel: false };
       let messageIds: string[];
       try {
-        messageIds = await publisher.send(credentials, target.chat_id, steps[step]);
+        messageIds = await delivery.publisher.send(credentials, target.chat_id, steps[step]);
       } catch (error) {
         return this.failed(target, error);
       }
@@ -219,11 +218,9 @@ export class PublicationService {
 
   /** Back before the channel slot it holds (a sweep re-enqueued it): waits for that slot. */
   private async waitForHeldSlot(target: DeliveryTarget): Promise<TargetOutcome | null> {
-    if (target.not_before_ms !== null && target.not_before_ms - Date.now() > 0) {
-      const early = target.not_before_ms - Date.now();
-      if (early > PACING_INLINE_MAX_MS) return { done: false, retryInMs: early };
-      await sleep(early);
-    }
+    const early = target.not_before_ms === null ? 0 : target.not_before_ms - Date.now();
+    if (early > PACING_INLINE_MAX_MS) return { done: false, retryInMs: early };
+    await sleep(early);
     return null;
   }
 
