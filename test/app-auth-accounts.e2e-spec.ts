@@ -227,6 +227,14 @@ describe('Application API: sessions, projects, Telegram accounts (D13)', () => {
         title: 'Herald News',
         username: 'herald_news',
         needs_reconnect: false,
+        url: 'https://t.me/herald_news',
+        limits: {
+          text_max: 4096,
+          text_unit: 'utf16',
+          media_max: 10,
+          media_kinds: ['image', 'video'],
+          media_max_bytes: { image: 52_428_800, video: 52_428_800 },
+        },
       });
       const getChat = telegram.callsOf('getChat').at(-1);
       expect(getChat).toMatchObject({ token: account.token, params: { chat_id: '@herald_news' } });

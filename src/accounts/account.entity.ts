@@ -1,5 +1,6 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 import { CreatedAtColumn, type DbTimestamp } from '../database/timestamps';
+import type { PlatformLimits } from '../platforms/platform-answers';
 import { PLATFORM_TRAITS } from '../platforms/platform-list';
 import { Project } from '../projects/project.entity';
 
@@ -34,12 +35,16 @@ export class Account {
   @Column({ type: 'varchar', length: 255, nullable: true })
   username!: string | null;
 
-  /** AES-256-GCM sealed bot token (SecretBox); never the token in clear. */
+  /** AES-256-GCM sealed credentials (SecretBox), as the platform's connector keeps them; never in clear. */
   @Column({ type: 'text' })
   credentialsEncrypted!: string;
 
   @Column({ type: 'boolean', default: false })
   needsReconnect!: boolean;
+
+  /** The account's own limits where they differ per account (an instance's); null: its platform's. */
+  @Column({ type: 'jsonb', nullable: true })
+  limits!: PlatformLimits | null;
 
   @CreatedAtColumn()
   createdAt!: DbTimestamp;

@@ -6,7 +6,7 @@ import {
   ApiOperation,
 } from '@nestjs/swagger';
 import { SessionAuth } from '../auth/decorators';
-import { ChannelDto } from '../channels/dto/channel.dto';
+import { ChannelListItemDto } from '../channels/dto/channel.dto';
 import { ParseIdPipe } from '../errors/parse-id.pipe';
 import { CurrentProject, ProjectSource, RequirePermission } from '../members/require-permission';
 import type { ProjectAccess } from '../projects/project-access';
@@ -65,9 +65,12 @@ export class AccountsController {
   @Post(':id/channels')
   @RequirePermission('can_manage_accounts', BY_ACCOUNT)
   @ApiOperation({ summary: 'Add a chat the bot posts to (checked with getChat)' })
-  @ApiCreatedResponse({ type: ChannelDto })
+  @ApiCreatedResponse({ type: ChannelListItemDto })
   @ApiErrors('account_not_found', 'channel_exists', 'telegram_rejected', 'telegram_unavailable')
-  addChannel(@Param('id', ACCOUNT_ID) id: number, @Body() dto: AddChannelDto): Promise<ChannelDto> {
+  addChannel(
+    @Param('id', ACCOUNT_ID) id: number,
+    @Body() dto: AddChannelDto,
+  ): Promise<ChannelListItemDto> {
     return this.accounts.addChannel(id, { ...dto });
   }
 }

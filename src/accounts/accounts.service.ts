@@ -1,9 +1,9 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable, OnModuleInit, Optional } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { type EntityManager, Repository } from 'typeorm';
 import { Channel } from '../channels/channel.entity';
-import { toChannelDto } from '../channels/channels.service';
-import { ChannelDto } from '../channels/dto/channel.dto';
+import { type ChannelRow, toChannelDto, toChannelListItem } from '../channels/channels.service';
+import { ChannelDto, ChannelListItemDto } from '../channels/dto/channel.dto';
 import { SecretsService } from '../crypto/secrets.service';
 import { formatTimestamp } from '../database/timestamps';
 import { isUniqueViolation } from '../database/query-errors';
@@ -11,6 +11,7 @@ import { AppError } from '../errors/error-codes';
 import { ProjectResolvers } from '../members/project-resolvers';
 import type { ConnectFields, DemoAccount, PlatformIdentity } from '../platforms/platform';
 import { PlatformConnectors } from '../platforms/platform-connectors';
+import { PlatformRegistry } from '../platforms/platform-registry';
 import { Account } from './account.entity';
 import { AccountResponseDto } from './dto/account.dto';
 
@@ -22,6 +23,8 @@ export class AccountsService implements OnModuleInit {
     private readonly secrets: SecretsService,
     private readonly connectors: PlatformConnectors,
     private readonly resolvers: ProjectResolvers,
+    // The CLI connects no channels and loads no platforms (their pacing needs the queues).
+    @Optional() private readonly platforms?: PlatformRegistry,
   ) {}
 
   onModuleInit(): void {
@@ -43,17 +46,22 @@ export class AccountsService implements OnModuleInit {
     fields: ConnectFields,
   ): Promise<AccountResponseDto> {
     const connected = await this.connectors.get(platform).connect(fields);
-    const account = await this.accounts.save(
-      this.accounts.create({
-        projectId,
-        platform,
-        externalId: connected.id,
-        title: connected.title,
-        username: connected.username,
-        credentialsEncrypted: this.secrets.seal(connected.secret),
-        needsReconnect: false,
-      }),
-    );
+    const account = await this.accounts.manager.transaction(async (m) => {
+      const saved = await m.getRepository(Account).save(
+        this.accounts.create({
+          projectId,
+          platform,
+          externalId: connected.id,
+          title: connected.title,
+          username: connected.username,
+          credentialsEncrypted: this.secrets.seal(connected.secret),
+          limits: connected.limits ?? null,
+          needsReconnect: false,
+        }),
+      );
+      for (const found of connected.channels ?? []) await this.saveChannel(saved, found, m);
+      return saved;
+    });
     return this.view(account.id);
   }
 
@@ -61,16 +69,21 @@ export class AccountsService implements OnModuleInit {
   async updateCredentials(accountId: number, fields: ConnectFields): Promise<AccountResponseDto> {
     const account = await this.accounts.findOneByOrFail({ id: accountId });
     const connected = await this.connectors.get(account.platform).connect(fields);
-    await this.accounts.update(
-      { id: accountId },
-      {
-        externalId: connected.id,
-        title: connected.title,
-        username: connected.username,
-        credentialsEncrypted: this.secrets.seal(connected.secret),
-        needsReconnect: false,
-      },
-    );
+    await this.accounts.manager.transaction(async (m) => {
+      await m.getRepository(Account).update(
+        { id: accountId },
+        {
+          externalId: connected.id,
+          title: connected.title,
+          username: connected.username,
+          credentialsEncrypted: this.secrets.seal(connected.secret),
+          limits: connected.limits ?? null,
+          needsReconnect: false,
+        },
+      );
+      // The channels that come with the account follow it: their names and links as they are now.
+      for (const found of connected.channels ?? []) await this.saveChannel(account, found, m);
+    });
     return this.view(accountId);
   }
 
@@ -78,20 +91,26 @@ export class AccountsService implements OnModuleInit {
     await this.accounts.delete({ id: accountId });
   }
 
-  /** Adds a channel the account can post to, as its platform checked it. */
-  async addChannel(accountId: number, fields: ConnectFields): Promise<ChannelDto> {
+  /**
+   * Adds a channel the account can post to, as its platform checked it: the channel as the list
+   * shows it, with its link and limits.
+   */
+  async addChannel(accountId: number, fields: ConnectFields): Promise<ChannelListItemDto> {
     const account = await this.accounts.findOneByOrFail({ id: accountId });
     const found = await this.connectors
       .get(account.platform)
       .addChannel(this.secret(account), fields);
+    const exists = await this.channels.existsBy({ accountId, channelId: found.id });
+    if (exists) throw channelExists();
+    let channel: ChannelRow;
     try {
-      return await this.saveChannel(account, found);
+      channel = await this.saveChannel(account, found, this.channels.manager);
     } catch (error) {
-      if (isUniqueViolation(error)) {
-        throw new AppError('channel_exists', 'This chat is already a channel of the account');
-      }
+      if (isUniqueViolation(error)) throw channelExists();
       throw error;
     }
+    if (!this.platforms) throw new Error('Adding a channel needs the registered platforms');
+    return toChannelListItem(channel, this.platforms);
   }
 
   /** The account's credentials in clear, for the moment of a call; never logged, never returned. */
@@ -121,29 +140,37 @@ export class AccountsService implements OnModuleInit {
     );
     const channels: ChannelDto[] = [];
     for (const found of demo.channels) {
-      channels.push(await this.saveChannel(account, found));
+      channels.push(toChannelDto(await this.saveChannel(account, found, this.channels.manager)));
     }
     return { displayName: connector.displayName, account: await this.view(account.id), channels };
   }
 
-  /** Stores a channel of the account as its platform described it. */
-  private async saveChannel(account: Account, found: PlatformIdentity): Promise<ChannelDto> {
-    const channel = await this.channels.save(
-      this.channels.create({
-        projectId: account.projectId,
-        accountId: account.id,
-        platform: account.platform,
-        channelId: found.id,
-        title: found.title,
-        username: found.username,
-      }),
-    );
-    return toChannelDto({
-      ...channel,
-      account_id: account.id,
-      channel_id: channel.channelId,
-      needs_reconnect: account.needsReconnect,
-    });
+  /**
+   * Stores a channel of the account as its platform described it, in `m`'s transaction; a channel
+   * the account has already takes the platform's names and link.
+   */
+  private async saveChannel(
+    account: Account,
+    found: PlatformIdentity,
+    m: EntityManager,
+  ): Promise<ChannelRow> {
+    const [row] = (await m.query(
+      `INSERT INTO channels (project_id, account_id, platform, channel_id, title, username, url)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (account_id, channel_id)
+         DO UPDATE SET title = excluded.title, username = excluded.username, url = excluded.url
+       RETURNING id, account_id, platform, channel_id, title, username, url`,
+      [
+        account.projectId,
+        account.id,
+        account.platform,
+        found.id,
+        found.title,
+        found.username,
+        found.url ?? null,
+      ],
+    )) as Omit<ChannelRow, 'needs_reconnect' | 'limits'>[];
+    return { ...row, needs_reconnect: account.needsReconnect, limits: account.limits };
   }
 
   private async view(accountId: number): Promise<AccountResponseDto> {
@@ -158,4 +185,8 @@ export class AccountsService implements OnModuleInit {
       created_at: formatTimestamp(account.createdAt),
     };
   }
+}
+
+function channelExists(): AppError {
+  return new AppError('channel_exists', 'This chat is already a channel of the account');
 }

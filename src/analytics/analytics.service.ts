@@ -1,18 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { toChannelListItem } from '../channels/channels.service';
+import { type ChannelRow, toChannelListItem } from '../channels/channels.service';
 import { PlatformRegistry } from '../platforms/platform-registry';
 import { ChannelStatsListDto } from './dto/channel-stats.dto';
 
-interface ChannelStatsRow {
-  id: number;
-  account_id: number;
-  platform: string;
-  channel_id: string;
-  title: string;
-  username: string | null;
-  needs_reconnect: boolean;
+interface ChannelStatsRow extends ChannelRow {
   scheduled: number;
   published: number;
   failed: number;
@@ -33,7 +26,8 @@ export class AnalyticsService {
 
   async channels(projectId: number): Promise<ChannelStatsListDto> {
     const rows = (await this.db.query(
-      `SELECT c.id, c.account_id, c.platform, c.channel_id, c.title, c.username, a.needs_reconnect,
+      `SELECT c.id, c.account_id, c.platform, c.channel_id, c.title, c.username, c.url,
+              a.needs_reconnect, a.limits,
               count(p.id) FILTER (WHERE p.status = 'scheduled')::int AS scheduled,
               count(p.id) FILTER (WHERE t.status = 'published')::int AS published,
               count(p.id) FILTER (WHERE t.status = 'failed')::int AS failed
@@ -42,7 +36,7 @@ export class AnalyticsService {
          LEFT JOIN post_targets t ON t.channel_id = c.id
          LEFT JOIN posts p ON p.id = t.post_id AND p.project_id = c.project_id AND NOT p.test
         WHERE c.project_id = $1
-        GROUP BY c.id, a.needs_reconnect
+        GROUP BY c.id, a.needs_reconnect, a.limits
         ORDER BY c.account_id, c.id`,
       [projectId],
     )) as ChannelStatsRow[];

@@ -46,6 +46,10 @@ export class Channel {
   @Column({ type: 'varchar', length: 255, nullable: true })
   username!: string | null;
 
+  /** The channel's public link as its platform gave it when it was added; null where it gave none. */
+  @Column({ type: 'text', nullable: true })
+  url!: string | null;
+
   @CreatedAtColumn()
   createdAt!: DbTimestamp;
 }

@@ -6,6 +6,7 @@ import { Channel } from './channel.entity';
 import { toChannelRef } from './channel-ref';
 import { PlatformRegistry } from '../platforms/platform-registry';
 import { ChannelDto, ChannelListItemDto } from './dto/channel.dto';
+import type { PlatformLimits } from '../platforms/platform-answers';
 
 export interface ChannelRow {
   id: number;
@@ -14,11 +15,16 @@ export interface ChannelRow {
   channel_id: string;
   title: string;
   username: string | null;
+  /** The link its platform gave when it was added. */
+  url: string | null;
   needs_reconnect: boolean;
+  /** The account's own limits; null where its platform's apply. */
+  limits: PlatformLimits | null;
 }
 
 const LIST_CHANNELS = new Statement(
-  `SELECT c.id, c.account_id, c.platform, c.channel_id, c.title, c.username, a.needs_reconnect
+  `SELECT c.id, c.account_id, c.platform, c.channel_id, c.title, c.username, c.url,
+          a.needs_reconnect, a.limits
      FROM channels c JOIN accounts a ON a.id = c.account_id
     WHERE c.project_id = $1
     ORDER BY c.account_id, c.id`,
@@ -49,7 +55,7 @@ export class ChannelsService {
   }
 }
 
-export function toChannelDto(row: ChannelRow): ChannelDto {
+export function toChannelDto(row: Omit<ChannelRow, 'id' | 'url' | 'limits'>): ChannelDto {
   return {
     id: toChannelRef(row.platform, row.account_id, row.channel_id),
     platform: row.platform,
@@ -70,7 +76,7 @@ export function toChannelListItem(
   if (!platform) throw new Error(`No platform registered as ${row.platform}`);
   return {
     ...toChannelDto(row),
-    url: platform.channelUrl({ channelId: row.channel_id, username: row.username }),
-    limits: platform.limits,
+    url: platform.channelUrl({ channelId: row.channel_id, username: row.username, url: row.url }),
+    limits: row.limits ?? platform.limits,
   };
 }

@@ -137,6 +137,13 @@ export interface DatabasePoolConfig {
   idleMs: number;
 }
 
+export interface PlatformsConfig {
+  /** Discord's REST API, version included. */
+  discordApiBaseUrl: string;
+  /** The Bluesky service an account signs in to when it names none. */
+  blueskyServiceUrl: string;
+}
+
 export interface AppConfig {
   port: number;
   databaseUrl: string;
@@ -156,6 +163,8 @@ export interface AppConfig {
   outboundAllowCidrs: readonly string[];
   mediaFetchTimeoutMs: number;
   telegramApiBaseUrl: string;
+  /** The operator's addresses of platforms with one public API (never checked as outbound). */
+  platforms: PlatformsConfig;
   aiApiBaseUrl: string | null;
   aiApiKey: string | null;
   /** Chat-completions model for post and template text (D16). */
@@ -253,6 +262,14 @@ export function loadConfig(env: Env): AppConfig {
     telegramApiBaseUrl: read
       .url('TELEGRAM_API_BASE_URL', 'https://api.telegram.org', ['http:', 'https:'])
       .replace(/\/+$/, ''),
+    platforms: {
+      discordApiBaseUrl: read
+        .url('DISCORD_API_BASE_URL', 'https://discord.com/api/v10', ['http:', 'https:'])
+        .replace(/\/+$/, ''),
+      blueskyServiceUrl: read
+        .url('BLUESKY_SERVICE_URL', 'https://bsky.social', ['http:', 'https:'])
+        .replace(/\/+$/, ''),
+    },
     aiApiBaseUrl: read.optionalUrl('AI_API_BASE_URL')?.replace(/\/+$/, '') ?? null,
     aiApiKey: read.optionalString('AI_API_KEY'),
     aiTextModel: read.pattern('AI_TEXT_MODEL', 'gpt-4o-mini', /^[\w.:/-]{1,100}$/),

@@ -1,9 +1,11 @@
 import type { MediaType } from '../media/media-asset.entity';
 
-/** A channel as its links are made: its id on the platform and its public name, if any. */
+/** A channel as its links are made: its id on the platform, its public name and link, if any. */
 export interface PlatformChannel {
   channelId: string;
   username: string | null;
+  /** The link its platform gave when it was added. */
+  url?: string | null;
 }
 
 /**
@@ -17,6 +19,10 @@ export interface PlatformLimits {
   media_max: number;
   media_kinds: MediaType[];
   media_max_bytes: Partial<Record<MediaType, number>>;
+  /** A second measure of the text where the platform has one: at most this many UTF-8 bytes. */
+  text_max_bytes?: number;
+  /** Where each http(s) link counts as this many characters, whatever its length. */
+  url_length?: number;
 }
 
 /** One message a target became: the platform's id, always text, and its public link. */

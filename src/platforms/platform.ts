@@ -1,6 +1,14 @@
 import type { MediaType } from '../media/media-asset.entity';
 import type { PlatformChannel, PlatformLimits } from './platform-answers';
 
+/** A stored media file as the post rules see it. */
+export interface MediaToCheck {
+  id: number;
+  type: MediaType;
+  filename: string;
+  sizeBytes: number;
+}
+
 /**
  * What the generic pipeline (claim, deliver, retry, finish) needs from a platform. Each platform
  * lives in its own folder behind these interfaces and is registered by name in PlatformsModule;
@@ -9,10 +17,30 @@ import type { PlatformChannel, PlatformLimits } from './platform-answers';
 export interface Platform {
   /** The `platform` of its accounts, channels and targets. */
   readonly name: string;
+  /** The platform's name as people write it, for messages. */
+  readonly displayName: string;
   readonly publisher: PlatformPublisher;
   readonly pacing: PlatformPacing;
-  /** What a post may hold on this platform, shown with each of its channels. */
+  /**
+   * What a post may hold on this platform, shown with each of its channels; an account may have
+   * its own (an instance's), read when it was connected.
+   */
   readonly limits: PlatformLimits;
+  /** True when an account may carry limits of its own (an instance's), read when it connects. */
+  readonly accountLimits: boolean;
+  /** The text's length as the platform counts it against `limits.text_max`. */
+  measureText(text: string, limits: PlatformLimits): number;
+  /**
+   * A rule on the media of one post beyond the limits' kinds, count and sizes (such as images or
+   * one video, never both): the refusal's message, or null when the media are fine.
+   */
+  mediaProblem?(media: readonly MediaToCheck[], limits: PlatformLimits): string | null;
+  /**
+   * True when the platform recognises a send tried again with the same key (a nonce, an
+   * Idempotency-Key, a record key): a send whose outcome is unknown is then tried again with
+   * `retry` set instead of failing, and it never posts twice.
+   */
+  readonly confirmsByKey: boolean;
   /** The channel's public link, or null where it has none. */
   channelUrl(channel: PlatformChannel): string | null;
   /** A message's public link in the channel, or null where the platform gives none. */
@@ -43,12 +71,18 @@ export interface PlatformIdentity {
   id: string;
   title: string;
   username: string | null;
+  /** A channel's public link, kept with it; absent or null where the platform gives none. */
+  url?: string | null;
 }
 
 /** An account whose credentials the platform accepted. */
 export interface ConnectedAccount extends PlatformIdentity {
   /** What to keep of the credentials, sealed at rest; never logged, never returned. */
   secret: string;
+  /** Channels that come with the account (its own timeline), made with it. */
+  channels?: PlatformIdentity[];
+  /** The account's own limits where they differ per account (an instance's). */
+  limits?: PlatformLimits;
 }
 
 /** A placeholder account and its channels for the demo seed, made without asking the platform. */
@@ -116,13 +150,34 @@ export class DeliveryError extends Error {
   }
 }
 
-/** Delivers posts to one platform (STYLE 12). */
+/** Where one send goes, and the key every try of it carries. */
+export interface SendTarget {
+  /** The channel's id on the platform. */
+  chatId: string;
+  /**
+   * Unique to this message of this target and the same on every try of it: at most 25 characters
+   * of `[0-9a-z-]` (a message nonce, an Idempotency-Key).
+   */
+  key: string;
+  /** The target's TID (13 characters, time-ordered), made when it was stored: a record key. */
+  tid: string;
+  /** True when an earlier try of this very message may have reached the platform. */
+  retry: boolean;
+}
+
+/** A message the platform made: its id, always text, and its link when the answer gives one. */
+export interface PlatformMessage {
+  id: string;
+  url?: string | null;
+}
+
+/** Delivers posts to one platform. */
 export interface PlatformPublisher {
   readonly platform: string;
   /** The messages a post becomes, in order. */
   plan(text: string, media: OutgoingMedia[]): DeliveryStep[];
-  /** Sends one step; the platform's message ids, as text. Throws DeliveryError. */
-  send(credentials: string, chatId: string, step: DeliveryStep): Promise<string[]>;
+  /** Sends one step: the messages the platform made. Throws DeliveryError. */
+  send(credentials: string, target: SendTarget, step: DeliveryStep): Promise<PlatformMessage[]>;
 }
 
 /** What a reservation got. */

@@ -35,12 +35,14 @@ describe('SimulatedPublisher (D22)', () => {
     expect(real.map((s) => s.cost)).toEqual([3, 1]);
   });
 
+  const TARGET = { chatId: '-100', key: '3n36hjtiu3ltt-1-0', tid: '3n36hjtiu3ltt', retry: false };
+
   it('answers as many made-up message ids as the platform would, without a connection', async () => {
     const [album, rest] = simulated.plan('y'.repeat(2000), [photo(1), photo(2)]);
-    const ids = await simulated.send('token', '-100', album);
+    const ids = await simulated.send('token', TARGET, album);
     expect(ids).toHaveLength(2);
-    expect(ids[1]).toBe(String(Number(ids[0]) + 1));
-    expect(await simulated.send('token', '-100', rest)).toHaveLength(1);
+    expect(ids[1].id).toBe(String(Number(ids[0].id) + 1));
+    expect(await simulated.send('token', TARGET, rest)).toHaveLength(1);
   });
 
   it('links a simulated message under example.invalid', () => {
@@ -54,7 +56,7 @@ describe('SimulatedPublisher (D22)', () => {
     '[simulate:%s] fails the send as a %s failure',
     async (code, failure) => {
       const [step] = simulated.plan(`Hello [simulate:${code}]`, []);
-      const error = await simulated.send('token', '-100', step).catch((e: unknown) => e);
+      const error = await simulated.send('token', TARGET, step).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(DeliveryError);
       expect(error).toMatchObject({ failure, message: expect.stringContaining(code) });
     },
@@ -67,7 +69,7 @@ describe('SimulatedPublisher (D22)', () => {
       '[simulate]',
     ]) {
       const [step] = simulated.plan(text, []);
-      expect(await simulated.send('token', '-100', step)).toHaveLength(1);
+      expect(await simulated.send('token', TARGET, step)).toHaveLength(1);
     }
   });
 });

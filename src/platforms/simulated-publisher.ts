@@ -4,7 +4,9 @@ import {
   type DeliveryFailure,
   type DeliveryStep,
   type OutgoingMedia,
+  type PlatformMessage,
   type PlatformPublisher,
+  type SendTarget,
 } from './platform';
 import type { PlatformChannel } from './platform-answers';
 
@@ -39,7 +41,7 @@ export class SimulatedPublisher implements PlatformPublisher {
     return this.real.plan(text, media).map((step) => ({ ...step, cost: 0 }));
   }
 
-  send(_credentials: string, _chatId: string, step: DeliveryStep): Promise<string[]> {
+  send(_credentials: string, _target: SendTarget, step: DeliveryStep): Promise<PlatformMessage[]> {
     const failure = simulatedFailure(step.text);
     if (failure) {
       return Promise.reject(
@@ -48,7 +50,7 @@ export class SimulatedPublisher implements PlatformPublisher {
     }
     const count = step.kind === 'album' ? step.media.length : 1;
     const first = randomInt(1_000_000, 2_000_000_000);
-    return Promise.resolve(Array.from({ length: count }, (_, i) => String(first + i)));
+    return Promise.resolve(Array.from({ length: count }, (_, i) => ({ id: String(first + i) })));
   }
 }
 

@@ -1,35 +1,27 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 import Redis from 'ioredis';
-import type { AppConfig } from '../../config/config';
-import { InjectConfig } from '../../config/config.module';
-import { InjectRedis } from '../../redis/redis.module';
-import { RedisScript } from '../../redis/redis-script';
-import { withinTime } from '../../redis/time-limit';
-import type { PacingSlot, PlatformPacing } from '../platform';
+import type { AppConfig } from '../config/config';
+import { RedisScript } from '../redis/redis-script';
+import { withinTime } from '../redis/time-limit';
+import type { PacingSlot, PlatformPacing } from './platform';
 
 /**
- * Telegram counts a send when it arrives, and a send arrives a little after it is stamped (the
- * stamp's answer crossing back from Redis, the worker's event loop, the request's write). Each
- * window is counted this much longer than Telegram's, so that two sends stamped a full window apart
- * never arrive less than one apart (issue 14). It replaces a 7% wider spacing, which capped
- * delivery at 93% of the ceiling by construction and still let late sends bunch: 50 ms costs 4.8%
- * of a second and 0.08% of a minute, and only the spread of that delay matters, not the delay
- * (25 ms let 1–2% of sends be refused on a machine loaded ten times over).
+ * A platform counts a send when it arrives, a little after it was stamped here (the stamp's answer
+ * crossing back from Redis, the worker's event loop, the request's write). Each window is counted
+ * this much longer than the platform's, so that two sends stamped a full window apart never arrive
+ * less than one apart; only the spread of that delay matters (docs/performance.md).
  */
 export const PACING_WINDOW_MARGIN_MS = 50;
 
 /**
- * The authoritative check, made when the send is about to leave (issue 14): each key (the bot, the
- * bot in one chat) keeps the stamps of its last `limit` messages, newest first, stamped with Redis's
- * clock (one clock for every worker). A send of `cost` messages may leave when its bot and its chat
- * each have room for it in the window ending now, exactly as Telegram counts (any second, any
- * minute); it is then stamped now and answers 0. Otherwise it answers the ms until there is room.
- * Unlike the slots of RESERVE, a stamp is when the send leaves, not when it was meant to: a send
- * that leaves late never makes one too many, and delays at most the one a window after it.
- * Two sends of one bot also leave at least `gap` ms apart (half the limit's spacing): sends that
- * came late together would otherwise leave in one burst, and a burst reaches Telegram spread by the
- * time the worker takes to write each request, which a window's margin cannot cover (two workers
- * sharing a bot bunched that way and drew 429s on 1.5% of sends).
+ * The authoritative check, made when the send is about to leave: each key (the account, the account
+ * in one channel) keeps the stamps of its last `limit` messages, newest first, stamped with Redis's
+ * clock (one clock for every worker). A send of `cost` messages may leave when its account and its
+ * channel each have room for it in the window ending now, exactly as the platform counts (any
+ * window, sliding); it is then stamped now and answers 0. Otherwise it answers the ms until there
+ * is room. A stamp is when the send leaves, not when it was meant to: a send that leaves late never
+ * makes one too many. Two sends of one account also leave at least `gap` ms apart (half the limit's
+ * spacing): sends that came late together would otherwise reach the platform in one burst.
  */
 const DEPART_LUA = `
 local function depart(sentBot, sentChat, cost, botLimit, botWindow, chatLimit, chatWindow, gap)
@@ -58,25 +50,24 @@ end
 `;
 
 /**
- * Slots: each send is given its moment ahead, so that the sends waiting for one bot come back one
- * after the other instead of all at once; DEPART decides when they really leave. Strict spacing
- * over two keys (the bot, and the bot in one chat): each key keeps the moment it is free again.
- * Times are ms since the epoch, written with `%.3f` so Lua's number-to-string never rounds them.
+ * Slots: each send is given its moment ahead, so that the sends waiting for one account come back
+ * one after the other instead of all at once; DEPART decides when they really leave. Strict spacing
+ * over two keys (the account, and the account in one channel): each key keeps the moment it is free
+ * again. Times are ms since the epoch, written with `%.3f` so Lua's number-to-string never rounds.
  *
- * A chat that is not free yet queues the send behind it on the chat's key alone and answers
- * {0, wait}: the bot is not touched, so one busy chat never delays another chat of its bot
- * (issue 14, defect a: booking the bot at the chat's future time stalled every chat of the bot).
- * The caller comes back at that time holding the chat's slot (ARGV[5] = 1).
+ * A channel that is not free yet queues the send behind it on the channel's key alone and answers
+ * {0, wait}: the account is not touched, so one busy channel never delays another channel of its
+ * account. The caller comes back at that time holding the channel's slot (ARGV[5] = 1).
  *
- * A free chat (or a held chat slot) books the bot: the send goes at the bot's next free moment,
- * the bot is held for `cost` intervals, and the chat for `cost` chat intervals after that send.
- * Answers {1, wait}; or, when that moment is more than ARGV[6] ms ahead, keeps it for the caller
- * under KEYS[3] and answers {2, wait}: the caller gives its worker slot back and, asking again
- * before then, gets the kept slot ({1, wait}) instead of a new one.
+ * A free channel (or a held channel slot) books the account: the send goes at the account's next
+ * free moment, the account is held for `cost` intervals, and the channel for `cost` channel
+ * intervals after that send. Answers {1, wait}; or, when that moment is more than ARGV[6] ms ahead,
+ * keeps it for the caller under KEYS[3] and answers {2, wait}: the caller gives its worker slot
+ * back and, asking again before then, gets the kept slot ({1, wait}) instead of a new one.
  *
  * A caller that has already marked its send in flight asks for DEPART in the same call
- * (ARGV[7] = 1): a slot that is now answers {1, 0, DEPART's answer}, so that a send to a bot with
- * room goes after one Redis round trip, not two (issue 14).
+ * (ARGV[7] = 1): a slot that is now answers {1, 0, DEPART's answer}, so that a send from an account
+ * with room goes after one Redis round trip, not two.
  */
 const RESERVE = new RedisScript(
   `${DEPART_LUA}
@@ -123,43 +114,57 @@ return depart(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARG
   2,
 );
 
-/** A bot slot further ahead than this is kept for its send, which gives its worker slot back. */
+/** An account's slot further ahead than this is kept for its send, which gives its worker slot back. */
 export const PACING_KEEP_AFTER_MS = 2_000;
 
+/** At most `limit` messages in any `windowMs`, as a platform counts them. */
+export interface PacingWindow {
+  limit: number;
+  windowMs: number;
+}
+
+/** A platform's published limits: per account, and per channel of the account. */
+export interface PacingLimits {
+  account: PacingWindow;
+  channel: PacingWindow;
+}
+
 /**
- * Telegram's limits (about 30 messages a second per bot, 20 a minute per group or channel),
- * shared by every worker through Redis, so bursts are spread out instead of collecting 429s.
+ * A platform's sending limits, per account and per channel of the account, shared by every worker
+ * through Redis, so bursts are spread out instead of collecting rate-limit answers. Each platform
+ * builds one from its published limits.
  */
-@Injectable()
-export class TelegramPacing implements PlatformPacing {
-  private readonly logger = new Logger(TelegramPacing.name);
+export class WindowPacing implements PlatformPacing {
+  private readonly logger: Logger;
   private readonly botWindowMs: number;
   private readonly chatWindowMs: number;
   private readonly botIntervalMs: number;
   private readonly chatIntervalMs: number;
-  /** The least time between two departures of one bot (see DEPART). */
+  /** The least time between two departures of one account (see DEPART). */
   readonly departureGapMs: number;
-  /** Bots whose last reservation in this process got a slot at once (see expectsFree). */
+  /** Accounts whose last reservation in this process got a slot at once (see expectsFree). */
   private readonly freeBots = new Set<number>();
 
   constructor(
-    @InjectRedis() private readonly redis: Redis,
-    @InjectConfig() private readonly config: AppConfig,
+    private readonly redis: Redis,
+    private readonly config: AppConfig,
+    private readonly limits: PacingLimits,
+    name: string,
   ) {
-    const { botMessagesPerSecond, chatMessagesPerMinute } = config.publication;
-    this.botWindowMs = 1000 + PACING_WINDOW_MARGIN_MS;
-    this.chatWindowMs = 60_000 + PACING_WINDOW_MARGIN_MS;
+    this.logger = new Logger(`${name} pacing`);
+    this.botWindowMs = limits.account.windowMs + PACING_WINDOW_MARGIN_MS;
+    this.chatWindowMs = limits.channel.windowMs + PACING_WINDOW_MARGIN_MS;
     // Slots spaced so that the sends of any one window fill it exactly: on time, they all pass
     // the check at departure.
-    this.botIntervalMs = this.botWindowMs / botMessagesPerSecond;
-    this.chatIntervalMs = this.chatWindowMs / chatMessagesPerMinute;
+    this.botIntervalMs = this.botWindowMs / limits.account.limit;
+    this.chatIntervalMs = this.chatWindowMs / limits.channel.limit;
     this.departureGapMs = this.botIntervalMs / 2;
   }
 
   /**
-   * Reserves a slot for `cost` messages from the bot to the chat. `holdsChat`: the caller comes
-   * back with the chat slot an earlier answer queued it for. `holder` (one send, e.g. a target's
-   * step): a bot slot more than PACING_KEEP_AFTER_MS ahead is kept for it (`kept`). `departIfNow`
+   * Reserves a slot for `cost` messages from the account to the channel. `holdsChat`: the caller comes
+   * back with the channel slot an earlier answer queued it for. `holder` (one send, e.g. a target's
+   * step): an account slot more than PACING_KEEP_AFTER_MS ahead is kept for it (`kept`). `departIfNow`
    * (the caller has marked the send in flight already): a slot that is now also gets the check
    * at departure, as `depart` would answer it, in `departWaitMs`.
    */
@@ -200,26 +205,26 @@ export class TelegramPacing implements PlatformPacing {
       };
     } catch (error) {
       // Without Redis there is no shared pacing; sending beats stalling, and a 429 is still honoured.
-      this.logger.warn(`Telegram pacing unavailable: ${(error as Error).message}`);
+      this.logger.warn(`Pacing unavailable: ${(error as Error).message}`);
       return { waitMs: 0, sendAtSlot: true, ...(departIfNow ? { departWaitMs: 0 } : {}) };
     }
   }
 
   /**
-   * Whether the bot's last reservation here got a slot at once: its next send will likely get one
+   * Whether the account's last reservation here got a slot at once: its next send will likely get one
    * too, so it is worth marking in flight before reserving and departing in the same call.
    */
   expectsFree(accountId: number): boolean {
     return this.freeBots.has(accountId);
   }
 
-  /** The bots that `expectsFree`. */
+  /** The accounts that `expectsFree`. */
   freeAccounts(): number[] {
     return [...this.freeBots];
   }
 
   /**
-   * Stamps a send of `cost` messages from the bot to the chat as leaving now, if the last window
+   * Stamps a send of `cost` messages from the account to the channel as leaving now, if the last window
    * of each has room for it: answers 0, and the send must go at once. Otherwise nothing is
    * stamped and it answers the ms to wait before asking again.
    */
@@ -230,24 +235,23 @@ export class TelegramPacing implements PlatformPacing {
       );
       return Math.max(0, Number(wait));
     } catch (error) {
-      this.logger.warn(`Telegram pacing unavailable: ${(error as Error).message}`);
+      this.logger.warn(`Pacing unavailable: ${(error as Error).message}`);
       return 0;
     }
   }
 
-  /** DEPART's keys: the stamps of the bot's sends, and of the bot's sends to the chat. */
+  /** DEPART's keys: the stamps of the account's sends, and of its sends to the channel. */
   private sentKeys(accountId: number, chatId: string): string[] {
     const prefix = this.config.redisKeyPrefix;
     return [`${prefix}:pacing:sent:${accountId}`, `${prefix}:pacing:sent:${accountId}:${chatId}`];
   }
 
   private departArgs(cost: number): number[] {
-    const { botMessagesPerSecond, chatMessagesPerMinute } = this.config.publication;
     return [
       cost,
-      botMessagesPerSecond,
+      this.limits.account.limit,
       this.botWindowMs,
-      chatMessagesPerMinute,
+      this.limits.channel.limit,
       this.chatWindowMs,
       this.departureGapMs,
     ];

@@ -53,6 +53,13 @@ export class PostTarget {
   @Column({ type: 'varchar', length: 64 })
   chatId!: string;
 
+  /**
+   * A TID made when the target is stored: every try of one of its sends carries a key made from it,
+   * so a platform that recognises the key never posts twice.
+   */
+  @Column({ type: 'varchar', length: 13, default: () => 'herald_tid()' })
+  deliveryKey!: string;
+
   /** Order of the targets as the request gave them. */
   @Column({ type: 'int' })
   position!: number;

@@ -6,7 +6,8 @@ import { StatementBatcher } from '../database/statement-batcher';
 import type { DbTimestamp } from '../database/timestamps';
 import type { ChannelRefParts } from '../channels/channel-ref';
 import type { MediaType } from '../media/media-asset.entity';
-import type { SentMessage } from '../platforms/platform-answers';
+import type { MediaToCheck } from '../platforms/platform';
+import type { PlatformLimits, SentMessage } from '../platforms/platform-answers';
 import type { PostStatus, TargetStatus } from './post-state';
 
 /** A post row as the queries below return it (snake_case, timestamps as the database's text). */
@@ -54,6 +55,8 @@ export interface ResolvedChannel {
   account_id: number;
   channel_id: string;
   needs_reconnect: boolean;
+  /** The account's own limits; null where its platform's apply. */
+  limits: PlatformLimits | null;
 }
 
 export interface MediaRow {
@@ -471,13 +474,24 @@ export class PostsRepository {
   }
 
   private static readonly FIND_CHANNELS = new Statement(
-    `SELECT c.id, c.platform, c.account_id, c.channel_id, a.needs_reconnect
+    `SELECT c.id, c.platform, c.account_id, c.channel_id, a.needs_reconnect, a.limits
          FROM channels c JOIN accounts a ON a.id = c.account_id
         WHERE c.project_id = $1
           AND (c.platform, c.account_id, c.channel_id) IN
               (SELECT * FROM unnest($2::text[], $3::int[], $4::text[]))
           FOR SHARE OF c, a`,
   );
+
+  /** The post's media, in album order, as its platform's limits see them. */
+  async mediaOfPost(m: EntityManager, postId: number): Promise<MediaToCheck[]> {
+    const rows = (await m.query(
+      `SELECT ma.id, ma.type, ma.filename, ma.size_bytes::float8 AS "sizeBytes"
+         FROM post_media pm JOIN media_assets ma ON ma.id = pm.media_asset_id
+        WHERE pm.post_id = $1 ORDER BY pm.position`,
+      [postId],
+    )) as MediaToCheck[];
+    return rows;
+  }
 
   async projectOfPost(postId: number): Promise<number | null> {
     const rows = (await this.db.query(`SELECT project_id FROM posts WHERE id = $1`, [postId])) as {

@@ -36,7 +36,7 @@ import { validate } from 'class-validator';
 import { bodySetsAny } from '../auth/decorators';
 import { MAX_DB_ID } from '../errors/parse-id.pipe';
 import { flattenValidationErrors, validationFailed } from '../errors/validation';
-import type { OutgoingMedia } from '../platforms/platform';
+import type { MediaToCheck, OutgoingMedia } from '../platforms/platform';
 import { PlatformRegistry } from '../platforms/platform-registry';
 import { CreatePostDto, MAX_CHANNEL_REF_LENGTH, type PostTargetDto } from './dto/create-post.dto';
 import type {
@@ -69,7 +69,15 @@ import {
   PostsRepository,
   type ResolvedChannel,
 } from './posts.repository';
-import { mediaProblems, type PostProblem, refusal, targetProblems } from './post-rules';
+import {
+  fitsEveryPost,
+  limitProblems,
+  type LimitedTarget,
+  mediaProblems,
+  type PostProblem,
+  refusal,
+  targetProblems,
+} from './post-rules';
 import { PublicationProducer } from './publication/publication.queue';
 
 /** The fields of an update (application API); absent fields keep their stored value. */
@@ -89,9 +97,12 @@ export class PostsService implements OnModuleInit {
     private readonly media: MediaService,
     @Inject(STORAGE_DRIVER) private readonly storage: StorageDriver,
     private readonly secrets: SecretsService,
-    /** Each platform's publisher, for the messages a post becomes there. */
+    /** Each platform's publisher and limits. */
     private readonly platforms: PlatformRegistry,
   ) {}
+
+  /** Per platform: whether its limits can refuse no post that passed the body's rules. */
+  private readonly fitting = new Map<string, boolean>();
 
   onModuleInit(): void {
     // `@RequirePermission(flag, { resource: 'post', param: 'id' })` on application routes.
@@ -121,8 +132,9 @@ export class PostsService implements OnModuleInit {
     };
     // The insert checks the targets and media itself (one round trip); when it refuses, the
     // checked insert below says which rule failed and why.
+    const fast = !refs.includes(null) && refs.every((ref) => this.fitsEveryPost(ref!.platform));
     const post =
-      (!refs.includes(null) && (await this.posts.insertPost(input).catch(refusedWhenGone))) ||
+      (fast && (await this.posts.insertPost(input).catch(refusedWhenGone))) ||
       (await this.insertChecked(projectId, dto, publishing, input));
     // Persist, then enqueue (see PublicationSweeper): a Redis outage never loses the post.
     if (publishing) await this.producer.enqueue(post.id, 1, schedule?.epochMs ?? null);
@@ -130,10 +142,10 @@ export class PostsService implements OnModuleInit {
   }
 
   /**
-   * The insert refused the post: the lookups of D8 say which rule failed. They run in one
-   * transaction with the channels and accounts they read locked, so the insert that follows them
-   * sees what they saw, whatever other requests and workers change meanwhile (media assets and
-   * projects are never deleted).
+   * The insert refused the post, or its platform's limits need its media and accounts read first:
+   * the lookups say which rule failed. They run in one transaction with the channels and accounts
+   * they read locked, so the insert that follows them sees what they saw, whatever other requests
+   * and workers change meanwhile (media assets and projects are never deleted).
    */
   private insertChecked(
     projectId: number,
@@ -144,7 +156,11 @@ export class PostsService implements OnModuleInit {
     return this.posts.transaction(async (m) => {
       const targets = await this.checkTargets(projectId, dto.targets ?? [], publishing, m);
       const media = await this.checkMedia(projectId, dto.media_ids ?? [], m);
-      const problems = [...targets.problems, ...media];
+      const problems = [
+        ...targets.problems,
+        ...media.problems,
+        ...this.limitProblems(targets.channels, dto.text ?? '', media.assets),
+      ];
       if (problems.length > 0) throw refusal(problems);
       const post = await this.posts.insertPost(input, m);
       if (!post) throw new Error('The post was refused although its checks passed');
@@ -178,12 +194,16 @@ export class PostsService implements OnModuleInit {
       const assets = await this.media.findForProject(projectId, mediaIds, m);
       return { targets, assets };
     });
+    const text = typeof raw.text === 'string' ? raw.text : '';
     const errors = [
       ...shape,
       ...checked.targets.problems,
       ...mediaProblems(mediaIds, new Set(checked.assets.map((asset) => asset.id))),
+      // A field the body's shape already refuses is not measured again against the platforms.
+      ...this.limitProblems(checked.targets.channels, text, checked.assets).filter(
+        (problem) => !shape.some((refused) => refused.field === problem.field),
+      ),
     ];
-    const text = typeof raw.text === 'string' ? raw.text : '';
     // A media asset is already what a platform's planner reads.
     const media: OutgoingMedia[] = checked.assets;
     return {
@@ -263,6 +283,10 @@ export class PostsService implements OnModuleInit {
     // The checks and the write in one transaction: the channels stay as checked until it commits.
     const attempt = await this.posts.transaction(async (m) => {
       const { channels, problems } = await this.checkTargets(projectId, targets, true, m);
+      const limited = channels.every((c) => this.fitsEveryPost(c.platform))
+        ? []
+        : this.limitProblems(channels, post.text, await this.posts.mediaOfPost(m, postId));
+      problems.push(...limited);
       if (problems.length > 0) throw refusal(problems);
       return this.posts.startPublication(m, postScope(access), postId, channels, PUBLISHABLE_FROM);
     });
@@ -357,12 +381,17 @@ export class PostsService implements OnModuleInit {
         input.targets !== undefined || status === 'scheduled'
           ? await this.checkTargets(projectId, refs, status === 'scheduled', m)
           : null;
-      const problems = [
-        ...(targets?.problems ?? []),
-        ...(input.media_ids !== undefined
-          ? await this.checkMedia(projectId, input.media_ids, m)
-          : []),
-      ];
+      const media =
+        input.media_ids !== undefined ? await this.checkMedia(projectId, input.media_ids, m) : null;
+      const problems = [...(targets?.problems ?? []), ...(media?.problems ?? [])];
+      // The platforms' limits, on the post as it would become.
+      const platforms = refs.map((ref) => parseChannelRef(ref.channel_ref)?.platform ?? '');
+      if (!platforms.every((platform) => this.fitsEveryPost(platform))) {
+        const limited =
+          targets?.channels ?? (await this.checkTargets(projectId, refs, false, m)).channels;
+        const assets = media?.assets ?? (await this.media.findForProject(projectId, mediaIds, m));
+        problems.push(...this.limitProblems(limited, text, assets));
+      }
       if (problems.length > 0) throw refusal(problems);
       const channels = targets?.channels ?? null;
       await this.posts.updatePost(m, postId, {
@@ -437,9 +466,35 @@ export class PostsService implements OnModuleInit {
     projectId: number,
     ids: readonly number[],
     m: EntityManager,
-  ): Promise<PostProblem[]> {
-    const found = await this.media.findForProject(projectId, ids, m);
-    return mediaProblems(ids, new Set(found.map((asset) => asset.id)));
+  ): Promise<{ assets: MediaToCheck[]; problems: PostProblem[] }> {
+    const assets = await this.media.findForProject(projectId, ids, m);
+    return { assets, problems: mediaProblems(ids, new Set(assets.map((asset) => asset.id))) };
+  }
+
+  /** The targets' platforms' limits on this text and media (post-rules.ts). */
+  private limitProblems(
+    channels: readonly ResolvedChannel[],
+    text: string,
+    media: readonly MediaToCheck[],
+  ): PostProblem[] {
+    const targets: LimitedTarget[] = channels.flatMap((channel) => {
+      const platform = this.platforms.get(channel.platform);
+      if (!platform) return [];
+      const ref = toChannelRef(channel.platform, channel.account_id, channel.channel_id);
+      return [{ ref, platform, limits: channel.limits ?? platform.limits }];
+    });
+    return limitProblems(targets, text, media);
+  }
+
+  /** Whether no post the body's rules let through can break the platform's limits (post-rules.ts). */
+  private fitsEveryPost(platformName: string): boolean {
+    let fits = this.fitting.get(platformName);
+    if (fits === undefined) {
+      const platform = this.platforms.get(platformName);
+      fits = platform ? fitsEveryPost(platform) : true;
+      this.fitting.set(platformName, fits);
+    }
+    return fits;
   }
 }
 

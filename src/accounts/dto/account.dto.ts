@@ -1,11 +1,66 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { IsIn, IsInt, IsNotEmpty, IsPositive, IsString, Matches, MaxLength } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsInt, IsPositive, IsString, MaxLength } from 'class-validator';
+import { Omittable } from '../../input/omittable';
 import { type Platform, PLATFORMS } from '../account.entity';
 
-/** Telegram bot tokens look like `123456:ABC-…`. */
-const BOT_TOKEN_SHAPE = /^\d{1,20}:[A-Za-z0-9_-]{20,100}$/;
+/** Long enough for any platform's credential or address; each platform checks its own shape. */
+const MAX_FIELD_LENGTH = 2048;
 
-export class CreateAccountDto {
+/**
+ * The credentials of an account, each platform reading its own (and refusing the others'): a
+ * Telegram or Discord `bot_token`; a Mastodon `instance_url` and `access_token`; a Bluesky
+ * `identifier`, `app_password` and optional `service_url`.
+ */
+export class AccountCredentialsDto {
+  @ApiPropertyOptional({
+    description: "Telegram (from @BotFather) or Discord (the application's bot) bot token",
+    example: '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw',
+  })
+  @Omittable()
+  @IsString()
+  @MaxLength(MAX_FIELD_LENGTH)
+  bot_token?: string;
+
+  @ApiPropertyOptional({
+    description: "Mastodon: the instance's address",
+    example: 'https://mastodon.social',
+  })
+  @Omittable()
+  @IsString()
+  @MaxLength(MAX_FIELD_LENGTH)
+  instance_url?: string;
+
+  @ApiPropertyOptional({
+    description: "Mastodon: an application's access token with write:statuses and write:media",
+  })
+  @Omittable()
+  @IsString()
+  @MaxLength(MAX_FIELD_LENGTH)
+  access_token?: string;
+
+  @ApiPropertyOptional({ description: 'Bluesky: the handle or DID', example: 'herald.bsky.social' })
+  @Omittable()
+  @IsString()
+  @MaxLength(MAX_FIELD_LENGTH)
+  identifier?: string;
+
+  @ApiPropertyOptional({ description: 'Bluesky: an app password (Settings → App passwords)' })
+  @Omittable()
+  @IsString()
+  @MaxLength(MAX_FIELD_LENGTH)
+  app_password?: string;
+
+  @ApiPropertyOptional({
+    description: "Bluesky: the account's service (its PDS); the operator's default when absent",
+    example: 'https://bsky.social',
+  })
+  @Omittable()
+  @IsString()
+  @MaxLength(MAX_FIELD_LENGTH)
+  service_url?: string;
+}
+
+export class CreateAccountDto extends AccountCredentialsDto {
   @ApiProperty({ example: 1 })
   @IsInt()
   @IsPositive()
@@ -14,32 +69,27 @@ export class CreateAccountDto {
   @ApiProperty({ enum: PLATFORMS, example: 'telegram' })
   @IsIn(PLATFORMS)
   platform!: Platform;
-
-  @ApiProperty({
-    description: 'Telegram bot token from @BotFather',
-    example: '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw',
-  })
-  @IsString()
-  @Matches(BOT_TOKEN_SHAPE, { message: 'bot_token must be a Telegram bot token' })
-  bot_token!: string;
 }
 
-export class UpdateAccountDto {
-  @ApiProperty({ description: 'A new Telegram bot token' })
-  @IsString()
-  @Matches(BOT_TOKEN_SHAPE, { message: 'bot_token must be a Telegram bot token' })
-  bot_token!: string;
-}
+/** New credentials, the same fields as the account's platform takes at connect. */
+export class UpdateAccountDto extends AccountCredentialsDto {}
 
+/** The channel to add: a Telegram `chat` (numeric id or @username) or a Discord `channel_id`. */
 export class AddChannelDto {
-  @ApiProperty({ description: 'Numeric chat id or @username', example: '@herald_news' })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(64)
-  @Matches(/^(-?\d{1,20}|@[A-Za-z0-9_]{4,32})$/, {
-    message: 'chat must be a numeric chat id or an @username',
+  @ApiPropertyOptional({
+    description: 'Telegram: numeric chat id or @username',
+    example: '@herald_news',
   })
-  chat!: string;
+  @Omittable()
+  @IsString()
+  @MaxLength(64)
+  chat?: string;
+
+  @ApiPropertyOptional({ description: "Discord: the channel's id", example: '1100000000000000001' })
+  @Omittable()
+  @IsString()
+  @MaxLength(64)
+  channel_id?: string;
 }
 
 export class AccountResponseDto {

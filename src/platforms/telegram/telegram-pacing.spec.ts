@@ -3,7 +3,8 @@ import Redis from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { loadConfig } from '../../config/config';
-import { PACING_KEEP_AFTER_MS, PACING_WINDOW_MARGIN_MS, TelegramPacing } from './telegram-pacing';
+import { PACING_KEEP_AFTER_MS, PACING_WINDOW_MARGIN_MS } from '../window-pacing';
+import { TelegramPacing } from './telegram-pacing';
 
 /** Pacing runs on the real Redis: its Lua script is the thing under test. */
 describe('TelegramPacing (issue 4, point 6 and issue 14: spread sends instead of collecting 429s)', () => {

@@ -1,45 +1,26 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { File } from 'node:buffer';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { FormData } from 'undici';
 import type { AppConfig } from '../../config/config';
 import { InjectConfig } from '../../config/config.module';
-import {
-  STORAGE_DRIVER,
-  StorageUnavailableError,
-  type StorageDriver,
-} from '../../storage/storage-driver';
+import { STORAGE_DRIVER, type StorageDriver } from '../../storage/storage-driver';
 import { TelegramApiError, TelegramBotApi, TelegramTransportError } from './telegram-bot-api';
 import {
   DeliveryError,
   type DeliveryStep,
   type OutgoingMedia,
+  type PlatformMessage,
   type PlatformPublisher,
+  type SendTarget,
 } from '../platform';
+import { openStoredFile } from '../stored-file';
 
 /** Telegram's caption limit; longer text goes as its own message after the media. */
 export const TELEGRAM_CAPTION_LIMIT = 1024;
 
 interface TelegramMessage {
   message_id: number;
-}
-
-/** A File whose bytes stream from storage when undici writes the multipart body. */
-class StoredFile extends File {
-  constructor(
-    private readonly source: Readable,
-    byteLength: number,
-    name: string,
-    type: string,
-  ) {
-    super([], name, { type });
-    // undici sizes the multipart body from `size` and then reads `stream()`.
-    Object.defineProperty(this, 'size', { value: byteLength });
-  }
-
-  override stream(): ReturnType<File['stream']> {
-    return Readable.toWeb(this.source) as ReturnType<File['stream']>;
-  }
 }
 
 /** sendMessage, sendPhoto/sendVideo with caption, sendMediaGroup; files uploaded from storage. */
@@ -69,7 +50,8 @@ export class TelegramPublisher implements PlatformPublisher {
     return steps;
   }
 
-  async send(token: string, chatId: string, step: DeliveryStep): Promise<string[]> {
+  async send(token: string, target: SendTarget, step: DeliveryStep): Promise<PlatformMessage[]> {
+    const chatId = target.chatId;
     const opened: Readable[] = [];
     try {
       if (step.kind === 'text') {
@@ -77,7 +59,7 @@ export class TelegramPublisher implements PlatformPublisher {
           chat_id: chatId,
           text: step.text ?? '',
         });
-        return [String(message.message_id)];
+        return [{ id: String(message.message_id) }];
       }
       const form = new FormData();
       form.append('chat_id', chatId);
@@ -91,7 +73,7 @@ export class TelegramPublisher implements PlatformPublisher {
           medium.type === 'video' ? 'sendVideo' : 'sendPhoto',
           form,
         );
-        return [String(message.message_id)];
+        return [{ id: String(message.message_id) }];
       }
       const items = step.media.map((medium, index) => ({
         type: medium.type === 'video' ? 'video' : 'photo',
@@ -102,7 +84,7 @@ export class TelegramPublisher implements PlatformPublisher {
       for (const [index, medium] of step.media.entries())
         form.append(`file${index}`, await this.file(medium, opened));
       const messages = await this.call<TelegramMessage[]>(token, 'sendMediaGroup', form);
-      return messages.map((m) => String(m.message_id));
+      return messages.map((m) => ({ id: String(m.message_id) }));
     } catch (error) {
       throw toDeliveryError(error);
     } finally {
@@ -115,22 +97,8 @@ export class TelegramPublisher implements PlatformPublisher {
     return this.api.call<T>(token, method, params, this.config.publication.sendTimeoutMs);
   }
 
-  private async file(medium: OutgoingMedia, opened: Readable[]): Promise<File> {
-    if (!this.storage)
-      throw new DeliveryError('media_unavailable', 'No media storage is configured');
-    let stream: Readable;
-    try {
-      stream = await this.storage.openRead(medium.storagePath);
-    } catch (error) {
-      if (error instanceof StorageUnavailableError)
-        throw new DeliveryError('transient', error.message);
-      throw new DeliveryError(
-        'media_unavailable',
-        `Media file ${medium.filename} is not in storage`,
-      );
-    }
-    opened.push(stream);
-    return new StoredFile(stream, medium.sizeBytes, medium.filename, medium.mimeType);
+  private file(medium: OutgoingMedia, opened: Readable[]): Promise<File> {
+    return openStoredFile(this.storage, medium, opened);
   }
 }
 

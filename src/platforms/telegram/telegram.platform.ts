@@ -10,13 +10,22 @@ import { TelegramPublisher } from './telegram-publisher';
 @Injectable()
 export class TelegramPlatform implements Platform {
   readonly name = 'telegram';
+  readonly displayName = 'Telegram';
   readonly limits = TELEGRAM_LIMITS;
+  /** Telegram has no key that recognises a send tried again: an unknown outcome stays unknown. */
+  readonly confirmsByKey = false;
+  readonly accountLimits = false;
 
   constructor(
     readonly publisher: TelegramPublisher,
     readonly pacing: TelegramPacing,
     readonly connector: TelegramConnector,
   ) {}
+
+  /** Telegram counts a message's length in UTF-16 code units, as JavaScript does. */
+  measureText(text: string): number {
+    return text.length;
+  }
 
   channelUrl(channel: PlatformChannel): string | null {
     return telegramChannelUrl(channel);

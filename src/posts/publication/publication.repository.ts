@@ -28,6 +28,12 @@ export interface DeliveryTarget {
   chat_id: string;
   /** The channel's public name on the platform (its links use it); null without one, or once the channel is removed. */
   channel_username: string | null;
+  /** The channel's public link as its platform gave it; null without one. */
+  channel_url: string | null;
+  /** The target's TID: every try of one of its sends carries a key made from it. */
+  delivery_key: string;
+  /** Sends of the current step not delivered so far (the next try may follow one that arrived). */
+  failures: number;
   steps_done: number;
   /** Set when a previous send's outcome was never recorded. */
   sending_since: string | null;
@@ -135,7 +141,8 @@ export class PublicationRepository {
        SELECT c.id, c.attempt, c.text, c.test,
               coalesce((SELECT json_agg(x ORDER BY x.position, x.id) FROM (
                  SELECT t.id, t.position, t.platform, t.account_id, t.chat_id, t.steps_done,
-                        ch.username AS channel_username,
+                        ch.username AS channel_username, ch.url AS channel_url, t.delivery_key,
+                        t.failures,
                         t.sending_since, a.needs_reconnect, a.credentials_encrypted,
                         (extract(epoch FROM now() - t.sending_since) * 1000)::float8
                           AS sending_for_ms,

@@ -8,8 +8,11 @@ import {
   type DeliveryStep,
   type OutgoingMedia,
   type PacingSlot,
+  type Platform,
+  type PlatformMessage,
   type PlatformPacing,
   type PlatformPublisher,
+  type SendTarget,
 } from '../../platforms/platform';
 import type { PlatformChannel, SentMessage } from '../../platforms/platform-answers';
 import { PlatformRegistry } from '../../platforms/platform-registry';
@@ -145,13 +148,17 @@ export class PublicationService {
     target: DeliveryTarget,
   ): Promise<TargetOutcome> {
     const delivery = deliveries.get(target.platform);
-    const pacing = this.platforms.get(target.platform)?.pacing;
+    const platform = this.platforms.get(target.platform);
+    const pacing = platform?.pacing;
     const steps = delivery?.publisher.plan(text, media);
     let step = target.steps_done;
+    // An earlier try of this step may have reached the platform: its next try says so.
+    let retry = target.failures > 0;
     if (target.sending_since !== null) {
-      const settled = await this.settleUnrecordedSend(job, target, steps);
-      if (settled) return settled;
-      step++;
+      const settled = await this.settleUnrecordedSend(job, target, steps, platform);
+      if (settled === 'resend') retry = true;
+      else if (settled) return settled;
+      else step++;
     }
     if (target.needs_reconnect)
       return this.fail(
@@ -173,15 +180,27 @@ export class PublicationService {
       }
       if (turn !== 'go') return turn;
       hold = { marked: false, holdsChannel: false };
-      let messageIds: string[];
+      let sent: PlatformMessage[];
       try {
-        messageIds = await delivery.publisher.send(credentials, target.chat_id, steps[step]);
+        sent = await delivery.publisher.send(
+          credentials,
+          sendTarget(target, step, retry),
+          steps[step],
+        );
       } catch (error) {
-        return this.failed(target, error);
+        return this.failed(target, error, platform);
       }
+      retry = false;
       const last = step === steps.length - 1;
-      const channel = { channelId: target.chat_id, username: target.channel_username };
-      const messages = messageIds.map((id) => ({ id, url: delivery.messageUrl(channel, id) }));
+      const channel = {
+        channelId: target.chat_id,
+        username: target.channel_username,
+        url: target.channel_url,
+      };
+      const messages = sent.map(({ id, url }) => ({
+        id,
+        url: url ?? delivery.messageUrl(channel, id),
+      }));
       if (await this.recordSent(job, target, step, last, messages)) return PUBLISHED;
       step++;
     }
@@ -191,19 +210,30 @@ export class PublicationService {
   /**
    * A send whose answer was never written: a run that could not write it (the database was away),
    * or a worker that died or lost its job. Only a confirmed answer kept for it counts. Null when
-   * that answer is now written and the target goes on with its next step.
+   * that answer is now written and the target goes on with its next step; `resend` when the
+   * outcome is unknown on a platform that recognises the send's key, so the same step goes again.
    */
   private async settleUnrecordedSend(
     job: { postId: number; attempt: number },
     target: DeliveryTarget,
     steps: DeliveryStep[] | undefined,
-  ): Promise<TargetOutcome | null> {
+    platform: Platform | undefined,
+  ): Promise<TargetOutcome | 'resend' | null> {
     const kept = await this.confirmed.find(target.id, target.steps_done);
     // Another run may still be waiting for that send's answer (its job was enqueued again while
     // it ran, as when Redis lost the queue): the outcome is unknown only once its time is up.
     const undecidedMs =
       this.config.publication.sendTimeoutMs + SEND_SETTLE_MS - (target.sending_for_ms ?? Infinity);
     if (!kept && undecidedMs > 0) return { done: false, retryInMs: undecidedMs };
+    if (!kept && steps && platform?.confirmsByKey) {
+      const failures = await this.repo.sendNotDelivered(target.id, true);
+      if (failures < this.config.publication.maxTries) return 'resend';
+      return this.fail(
+        target,
+        'delivery_failed',
+        `No answer after ${failures} tries; the platform was never seen to take the message`,
+      );
+    }
     if (!kept || !steps) {
       return this.fail(
         target,
@@ -392,11 +422,19 @@ export class PublicationService {
     }
   }
 
-  private async failed(target: DeliveryTarget, error: unknown): Promise<TargetOutcome> {
-    const failure =
+  private async failed(
+    target: DeliveryTarget,
+    error: unknown,
+    platform: Platform | undefined,
+  ): Promise<TargetOutcome> {
+    let failure =
       error instanceof DeliveryError
         ? error
         : new DeliveryError('transient', (error as Error).message ?? 'Unknown error');
+    // The platform recognises the send's key: trying again never posts twice, so an unknown
+    // outcome is retried like a send that was not delivered, its next try marked as a retry.
+    if (failure.failure === 'unconfirmed' && platform?.confirmsByKey)
+      failure = new DeliveryError('transient', failure.message);
     switch (failure.failure) {
       case 'rate_limited':
         // The platform said how long to wait; that is not a failure of ours.
@@ -435,6 +473,19 @@ export class PublicationService {
         return DONE;
     }
   }
+}
+
+/**
+ * Where a step goes and its key: `<tid>-<target id in base 36>-<step>`, at most 24 characters,
+ * unique to the message and the same on every try of it.
+ */
+function sendTarget(target: DeliveryTarget, step: number, retry: boolean): SendTarget {
+  return {
+    chatId: target.chat_id,
+    key: `${target.delivery_key}-${target.id.toString(36)}-${step}`,
+    tid: target.delivery_key,
+    retry,
+  };
 }
 
 function toOutgoing(media: DeliveryMedia): OutgoingMedia {
