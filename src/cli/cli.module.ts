@@ -9,6 +9,7 @@ import { CryptoModule } from '../crypto/crypto.module';
 import { DatabaseModule } from '../database/database.module';
 import { MembersModule } from '../members/members.module';
 import { ProjectsModule } from '../projects/projects.module';
+import { OutboundModule } from '../outbound/outbound.module';
 import { PlatformConnectorsModule } from '../platforms/platforms.module';
 import { AnnouncementsModule } from '../redis/announcements';
 
@@ -23,6 +24,8 @@ export class CliModule {
         DatabaseModule,
         AnnouncementsModule,
         CryptoModule,
+        // Connectors call addresses users gave (an instance) under the outbound rules.
+        OutboundModule,
         PlatformConnectorsModule,
         UsersModule,
         ApiKeysModule,
