@@ -42,6 +42,10 @@ export class Account {
   @Column({ type: 'boolean', default: false })
   needsReconnect!: boolean;
 
+  /** A session the platform opened for the account (sealed like the credentials); null if none. */
+  @Column({ type: 'text', nullable: true })
+  sessionEncrypted!: string | null;
+
   /** The account's own limits where they differ per account (an instance's); null: its platform's. */
   @Column({ type: 'jsonb', nullable: true })
   limits!: PlatformLimits | null;

@@ -56,6 +56,7 @@ export class AccountsService implements OnModuleInit {
           username: connected.username,
           credentialsEncrypted: this.secrets.seal(connected.secret),
           limits: connected.limits ?? null,
+          sessionEncrypted: connected.session ? this.secrets.seal(connected.session) : null,
           needsReconnect: false,
         }),
       );
@@ -78,6 +79,7 @@ export class AccountsService implements OnModuleInit {
           username: connected.username,
           credentialsEncrypted: this.secrets.seal(connected.secret),
           limits: connected.limits ?? null,
+          sessionEncrypted: connected.session ? this.secrets.seal(connected.session) : null,
           needsReconnect: false,
         },
       );

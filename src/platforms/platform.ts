@@ -83,6 +83,8 @@ export interface ConnectedAccount extends PlatformIdentity {
   channels?: PlatformIdentity[];
   /** The account's own limits where they differ per account (an instance's). */
   limits?: PlatformLimits;
+  /** A session the platform opened for the account, kept sealed beside its credentials. */
+  session?: string;
 }
 
 /** A placeholder account and its channels for the demo seed, made without asking the platform. */
@@ -145,6 +147,8 @@ export class DeliveryError extends Error {
     readonly failure: DeliveryFailure,
     message: string,
     readonly retryAfterMs: number | null = null,
+    /** The target's error code when it fails for good, where the platform names its own. */
+    readonly errorCode: string | null = null,
   ) {
     super(message);
   }
@@ -152,6 +156,8 @@ export class DeliveryError extends Error {
 
 /** Where one send goes, and the key every try of it carries. */
 export interface SendTarget {
+  /** Herald's id of the account that sends (where the platform keeps a session for it). */
+  accountId: number;
   /** The channel's id on the platform. */
   chatId: string;
   /**

@@ -35,7 +35,13 @@ describe('SimulatedPublisher (D22)', () => {
     expect(real.map((s) => s.cost)).toEqual([3, 1]);
   });
 
-  const TARGET = { chatId: '-100', key: '3n36hjtiu3ltt-1-0', tid: '3n36hjtiu3ltt', retry: false };
+  const TARGET = {
+    accountId: 1,
+    chatId: '-100',
+    key: '3n36hjtiu3ltt-1-0',
+    tid: '3n36hjtiu3ltt',
+    retry: false,
+  };
 
   it('answers as many made-up message ids as the platform would, without a connection', async () => {
     const [album, rest] = simulated.plan('y'.repeat(2000), [photo(1), photo(2)]);

@@ -463,7 +463,11 @@ export class PublicationService {
         );
         return DONE;
       case 'rejected':
-        await this.repo.failTarget(target.id, 'platform_rejected', failure.message);
+        await this.repo.failTarget(
+          target.id,
+          failure.errorCode ?? 'platform_rejected',
+          failure.message,
+        );
         return DONE;
       case 'media_unavailable':
         await this.repo.failTarget(target.id, 'media_unavailable', failure.message);
@@ -481,6 +485,7 @@ export class PublicationService {
  */
 function sendTarget(target: DeliveryTarget, step: number, retry: boolean): SendTarget {
   return {
+    accountId: target.account_id,
     chatId: target.chat_id,
     key: `${target.delivery_key}-${target.id.toString(36)}-${step}`,
     tid: target.delivery_key,
