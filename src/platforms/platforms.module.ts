@@ -1,4 +1,16 @@
 import { Global, Module } from '@nestjs/common';
+import { BlueskyConnector } from './bluesky/bluesky-connector';
+import { BlueskyXrpcModule } from './bluesky/bluesky-xrpc.module';
+import { BlueskyModule } from './bluesky/bluesky.module';
+import { BlueskyPlatform } from './bluesky/bluesky.platform';
+import { DiscordApiModule } from './discord/discord-api.module';
+import { DiscordConnector } from './discord/discord-connector';
+import { DiscordModule } from './discord/discord.module';
+import { DiscordPlatform } from './discord/discord.platform';
+import { MastodonApiModule } from './mastodon/mastodon-api.module';
+import { MastodonConnector } from './mastodon/mastodon-connector';
+import { MastodonModule } from './mastodon/mastodon.module';
+import { MastodonPlatform } from './mastodon/mastodon.platform';
 import { PLATFORM_CONNECTORS, PLATFORMS, type Platform, type PlatformConnector } from './platform';
 import { PlatformConnectors } from './platform-connectors';
 import { PlatformRegistry } from './platform-registry';
@@ -13,11 +25,11 @@ import { TelegramPlatform } from './telegram/telegram.platform';
  */
 @Global()
 @Module({
-  imports: [TelegramBotApiModule],
+  imports: [TelegramBotApiModule, DiscordApiModule, MastodonApiModule, BlueskyXrpcModule],
   providers: [
     {
       provide: PLATFORM_CONNECTORS,
-      inject: [TelegramConnector],
+      inject: [TelegramConnector, DiscordConnector, MastodonConnector, BlueskyConnector],
       useFactory: (...connectors: PlatformConnector[]): PlatformConnector[] => connectors,
     },
     PlatformConnectors,
@@ -32,11 +44,11 @@ export class PlatformConnectorsModule {}
  */
 @Global()
 @Module({
-  imports: [PlatformConnectorsModule, TelegramModule],
+  imports: [PlatformConnectorsModule, TelegramModule, DiscordModule, MastodonModule, BlueskyModule],
   providers: [
     {
       provide: PLATFORMS,
-      inject: [TelegramPlatform],
+      inject: [TelegramPlatform, DiscordPlatform, MastodonPlatform, BlueskyPlatform],
       useFactory: (...platforms: Platform[]): Platform[] => platforms,
     },
     PlatformRegistry,

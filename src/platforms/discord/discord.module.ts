@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { DiscordApiModule } from './discord-api.module';
+import { DiscordPacing } from './discord-pacing';
+import { DiscordPublisher } from './discord-publisher';
+import { DiscordPlatform } from './discord.platform';
+
+/** Discord as a platform: its REST client, publisher and pacing. */
+@Module({
+  imports: [DiscordApiModule],
+  providers: [DiscordPacing, DiscordPublisher, DiscordPlatform],
+  exports: [DiscordPlatform],
+})
+export class DiscordModule {}

@@ -1,0 +1,44 @@
+import { Injectable } from '@nestjs/common';
+import type { Platform } from '../platform';
+import type { PlatformChannel } from '../platform-answers';
+import { DiscordConnector } from './discord-connector';
+import { DISCORD_LIMITS, discordMessageUrl } from './discord-links';
+import { DiscordPacing } from './discord-pacing';
+import { DiscordPublisher } from './discord-publisher';
+
+/** Discord behind the platform interfaces. */
+@Injectable()
+export class DiscordPlatform implements Platform {
+  readonly name = 'discord';
+  readonly displayName = 'Discord';
+  readonly limits = DISCORD_LIMITS;
+  /** Every bot has Discord's limits. */
+  readonly accountLimits = false;
+  /** A nonce with enforce_nonce makes Discord answer a send tried again with the message it made. */
+  readonly confirmsByKey = true;
+
+  constructor(
+    readonly publisher: DiscordPublisher,
+    readonly pacing: DiscordPacing,
+    readonly connector: DiscordConnector,
+  ) {}
+
+  /** Discord counts a message's length in UTF-16 code units, as JavaScript does. */
+  measureText(text: string): number {
+    return text.length;
+  }
+
+  /** The link stored when the channel was added (it needs the server's id). */
+  channelUrl(channel: PlatformChannel): string | null {
+    return channel.url ?? null;
+  }
+
+  messageUrl(channel: PlatformChannel, messageId: string): string | null {
+    return discordMessageUrl(channel, messageId);
+  }
+
+  /** Discord's ids are snowflakes, never listed in the integer `message_ids`. */
+  listedMessageId(): null {
+    return null;
+  }
+}
