@@ -1,16 +1,8 @@
 import { Global, Module } from '@nestjs/common';
-import { BlueskyConnector } from './bluesky/bluesky-connector';
-import { BlueskyXrpcModule } from './bluesky/bluesky-xrpc.module';
-import { BlueskyModule } from './bluesky/bluesky.module';
-import { BlueskyPlatform } from './bluesky/bluesky.platform';
 import { DiscordApiModule } from './discord/discord-api.module';
 import { DiscordConnector } from './discord/discord-connector';
 import { DiscordModule } from './discord/discord.module';
 import { DiscordPlatform } from './discord/discord.platform';
-import { MastodonApiModule } from './mastodon/mastodon-api.module';
-import { MastodonConnector } from './mastodon/mastodon-connector';
-import { MastodonModule } from './mastodon/mastodon.module';
-import { MastodonPlatform } from './mastodon/mastodon.platform';
 import { PLATFORM_CONNECTORS, PLATFORMS, type Platform, type PlatformConnector } from './platform';
 import { PlatformConnectors } from './platform-connectors';
 import { PlatformRegistry } from './platform-registry';
@@ -25,11 +17,11 @@ import { TelegramPlatform } from './telegram/telegram.platform';
  */
 @Global()
 @Module({
-  imports: [TelegramBotApiModule, DiscordApiModule, MastodonApiModule, BlueskyXrpcModule],
+  imports: [TelegramBotApiModule, DiscordApiModule],
   providers: [
     {
       provide: PLATFORM_CONNECTORS,
-      inject: [TelegramConnector, DiscordConnector, MastodonConnector, BlueskyConnector],
+      inject: [TelegramConnector, DiscordConnector],
       useFactory: (...connectors: PlatformConnector[]): PlatformConnector[] => connectors,
     },
     PlatformConnectors,
@@ -44,11 +36,11 @@ export class PlatformConnectorsModule {}
  */
 @Global()
 @Module({
-  imports: [PlatformConnectorsModule, TelegramModule, DiscordModule, MastodonModule, BlueskyModule],
+  imports: [PlatformConnectorsModule, TelegramModule, DiscordModule],
   providers: [
     {
       provide: PLATFORMS,
-      inject: [TelegramPlatform, DiscordPlatform, MastodonPlatform, BlueskyPlatform],
+      inject: [TelegramPlatform, DiscordPlatform],
       useFactory: (...platforms: Platform[]): Platform[] => platforms,
     },
     PlatformRegistry,
