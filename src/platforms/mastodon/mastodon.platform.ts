@@ -1,0 +1,53 @@
+import { Injectable } from '@nestjs/common';
+import type { MediaToCheck, Platform } from '../platform';
+import type { PlatformChannel, PlatformLimits } from '../platform-answers';
+import { MastodonConnector } from './mastodon-connector';
+import {
+  MASTODON_LIMITS,
+  mastodonChannelUrl,
+  mastodonMediaProblem,
+  mastodonMessageUrl,
+} from './mastodon-limits';
+import { MastodonPacing } from './mastodon-pacing';
+import { MastodonPublisher } from './mastodon-publisher';
+import { MASTODON_URL_LENGTH, mastodonTextLength } from './mastodon-text';
+
+/** Mastodon behind the platform interfaces. */
+@Injectable()
+export class MastodonPlatform implements Platform {
+  readonly name = 'mastodon';
+  readonly displayName = 'Mastodon';
+  /** What a stock instance takes; an account's own limits are its instance's. */
+  readonly limits = MASTODON_LIMITS;
+  /** Each instance states its limits, read when the account is connected. */
+  readonly accountLimits = true;
+  /** A status tried again with the same Idempotency-Key is answered with the one already made. */
+  readonly confirmsByKey = true;
+
+  constructor(
+    readonly publisher: MastodonPublisher,
+    readonly pacing: MastodonPacing,
+    readonly connector: MastodonConnector,
+  ) {}
+
+  measureText(text: string, limits: PlatformLimits): number {
+    return mastodonTextLength(text, limits.url_length ?? MASTODON_URL_LENGTH);
+  }
+
+  mediaProblem(media: readonly MediaToCheck[]): string | null {
+    return mastodonMediaProblem(media);
+  }
+
+  channelUrl(channel: PlatformChannel): string | null {
+    return mastodonChannelUrl(channel);
+  }
+
+  messageUrl(channel: PlatformChannel, messageId: string): string | null {
+    return mastodonMessageUrl(channel, messageId);
+  }
+
+  /** `message_ids` lists only integer ids of the platforms that always had them. */
+  listedMessageId(): null {
+    return null;
+  }
+}
