@@ -3,6 +3,10 @@ import { DiscordApiModule } from './discord/discord-api.module';
 import { DiscordConnector } from './discord/discord-connector';
 import { DiscordModule } from './discord/discord.module';
 import { DiscordPlatform } from './discord/discord.platform';
+import { MastodonApiModule } from './mastodon/mastodon-api.module';
+import { MastodonConnector } from './mastodon/mastodon-connector';
+import { MastodonModule } from './mastodon/mastodon.module';
+import { MastodonPlatform } from './mastodon/mastodon.platform';
 import { PLATFORM_CONNECTORS, PLATFORMS, type Platform, type PlatformConnector } from './platform';
 import { PlatformConnectors } from './platform-connectors';
 import { PlatformRegistry } from './platform-registry';
@@ -17,11 +21,11 @@ import { TelegramPlatform } from './telegram/telegram.platform';
  */
 @Global()
 @Module({
-  imports: [TelegramBotApiModule, DiscordApiModule],
+  imports: [TelegramBotApiModule, DiscordApiModule, MastodonApiModule],
   providers: [
     {
       provide: PLATFORM_CONNECTORS,
-      inject: [TelegramConnector, DiscordConnector],
+      inject: [TelegramConnector, DiscordConnector, MastodonConnector],
       useFactory: (...connectors: PlatformConnector[]): PlatformConnector[] => connectors,
     },
     PlatformConnectors,
@@ -36,11 +40,11 @@ export class PlatformConnectorsModule {}
  */
 @Global()
 @Module({
-  imports: [PlatformConnectorsModule, TelegramModule, DiscordModule],
+  imports: [PlatformConnectorsModule, TelegramModule, DiscordModule, MastodonModule],
   providers: [
     {
       provide: PLATFORMS,
-      inject: [TelegramPlatform, DiscordPlatform],
+      inject: [TelegramPlatform, DiscordPlatform, MastodonPlatform],
       useFactory: (...platforms: Platform[]): Platform[] => platforms,
     },
     PlatformRegistry,
