@@ -13,7 +13,8 @@ const MAX_FIELD_LENGTH = 2048;
  */
 export class AccountCredentialsDto {
   @ApiPropertyOptional({
-    description: "Telegram (from @BotFather) or Discord (the application's bot) bot token",
+    description:
+      "Telegram: the bot token from @BotFather. Discord: the bot token from the developer portal (the application's Bot page, Reset Token)",
     example: '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw',
   })
   @Omittable()
@@ -85,7 +86,11 @@ export class AddChannelDto {
   @MaxLength(64)
   chat?: string;
 
-  @ApiPropertyOptional({ description: "Discord: the channel's id", example: '1100000000000000001' })
+  @ApiPropertyOptional({
+    description:
+      'Discord: the id of a text or announcement channel the bot can see (with developer mode on, right-click the channel, Copy Channel ID)',
+    example: '1100000000000000001',
+  })
   @Omittable()
   @IsString()
   @MaxLength(64)
