@@ -9,6 +9,8 @@ import { WebhookReceiver } from './support/webhook-receiver';
 /** A token shaped as Discord's that no bot has. */
 const UNKNOWN_TOKEN = `MTEwMDAwMDAwMDAwMDAwMDAwMQ.GaBcDe.${'x'.repeat(38)}`;
 
+const METRICS_TOKEN = 'discord-spec-metrics-token';
+
 /** Discord's upload limit for a bot: 10 MiB a file. */
 const TEN_MIB = 10 * 1024 * 1024;
 
@@ -48,6 +50,7 @@ describe('Discord', () => {
       RATE_LIMIT_PUBLISH: '1000',
       RATE_LIMIT_OTHER: '1000',
       RATE_LIMIT_UPLOAD: '1000',
+      METRICS_TOKEN: METRICS_TOKEN,
     });
     t = world.t;
     ({ owner, project, key } = await world.make.owner('Discord'));
@@ -265,6 +268,28 @@ describe('Discord', () => {
       });
       expect(send.files[0]).toMatchObject({ field: 'files[0]', mimeType: 'video/mp4' });
       expect(send.files[0].bytes.equals(fixture('sample.mp4'))).toBe(true);
+    });
+
+    it('times each Discord call by method and outcome', async () => {
+      const scrape = async () =>
+        (await t.http.get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN}`).expect(200))
+          .text;
+      const count = (text: string, method: string, outcome: string) =>
+        Number(
+          new RegExp(
+            `^herald_discord_request_duration_seconds_count\\{method="${method}",outcome="${outcome}"\\} (\\d+)$`,
+            'm',
+          ).exec(text)?.[1] ?? 0,
+        );
+      const before = await scrape();
+      const target = await channel();
+      expect((await waitForPostStatus(t, await publish(target, { text: 'Timed' }))).status).toBe(
+        'published',
+      );
+      const after = await scrape();
+      expect(count(after, 'getChannel', 'ok')).toBe(count(before, 'getChannel', 'ok') + 1);
+      expect(count(after, 'createMessage', 'ok')).toBe(count(before, 'createMessage', 'ok') + 1);
+      expect(after).not.toContain(account.token);
     });
 
     it('a test key publishes without reaching Discord', async () => {
