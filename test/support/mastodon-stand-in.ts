@@ -46,6 +46,8 @@ export const STOCK_LIMITS: Required<MastodonInstanceLimits> = {
 };
 
 export interface MastodonScript {
+  /** Only for calls of this account (its id); any account's when absent. */
+  account?: string;
   /** Answer with this status and `{error}` instead of serving the call. */
   status?: number;
   error?: string;
@@ -200,8 +202,12 @@ export class MastodonStandIn {
     this.processing.push(...ways);
   }
 
-  callsOf(route: MastodonRoute): RecordedMastodonCall[] {
-    return this.calls.filter((call) => call.route === route);
+  callsOf(route: MastodonRoute, token?: string): RecordedMastodonCall[] {
+    return this.calls.filter(
+      (call) =>
+        call.route === route &&
+        (token === undefined || call.headers.authorization === `Bearer ${token}`),
+    );
   }
 
   statusesOf(accountId: string): MadeStatus[] {
@@ -211,6 +217,13 @@ export class MastodonStandIn {
   /** The medium an upload made, as the stand-in keeps it. */
   mediaById(id: string): Media | undefined {
     return this.media.get(id);
+  }
+
+  /** The first script of the route meant for this caller, taken off the list. */
+  private nextScript(route: MastodonRoute, account?: Account): MastodonScript | undefined {
+    const list = this.scripts.get(route) ?? [];
+    const index = list.findIndex((s) => s.account === undefined || s.account === account?.id);
+    return index === -1 ? undefined : list.splice(index, 1)[0];
   }
 
   private id(): string {
@@ -237,7 +250,7 @@ export class MastodonStandIn {
     res.once('close', () => this.open.delete(res));
     if (!route) return this.reply(res, call, 404, { error: 'Record not found' });
 
-    const scripted = this.scripts.get(route)?.shift();
+    const scripted = this.nextScript(route, this.authenticated(call));
     if (scripted?.hang) return;
     if (scripted?.delayMs) await new Promise((resolve) => setTimeout(resolve, scripted.delayMs));
     if (scripted?.status !== undefined) {
