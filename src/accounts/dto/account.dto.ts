@@ -23,7 +23,8 @@ export class AccountCredentialsDto {
   bot_token?: string;
 
   @ApiPropertyOptional({
-    description: "Mastodon: the instance's address",
+    description:
+      "Mastodon: the address of the account's instance (http or https; kept as its origin). A user's address: it must be public unless OUTBOUND_ALLOW_CIDRS lists it (else invalid_url or url_not_allowed)",
     example: 'https://mastodon.social',
   })
   @Omittable()
@@ -32,7 +33,8 @@ export class AccountCredentialsDto {
   instance_url?: string;
 
   @ApiPropertyOptional({
-    description: "Mastodon: an application's access token with write:statuses and write:media",
+    description:
+      "Mastodon: the access token of an application made under Preferences → Development with the scopes read:accounts, write:statuses and write:media (its page shows 'Your access token')",
   })
   @Omittable()
   @IsString()
