@@ -292,6 +292,20 @@ describe('Discord', () => {
       expect(after).not.toContain(account.token);
     });
 
+    it("paces a channel's posts to Discord's 5 per 5 seconds: none refused, the sixth a window later", async () => {
+      const target = await channel();
+      const posts: number[] = [];
+      for (let i = 0; i < 7; i++) posts.push(await publish(target, { text: `Burst ${i}` }));
+      for (const post of posts)
+        expect((await waitForPostStatus(t, post, ['published', 'failed'], 30_000)).status).toBe(
+          'published',
+        );
+      expect(world.discord.rateLimitedCalls).toBe(0);
+      const arrivals = sends().map((send) => send.at);
+      expect(arrivals).toHaveLength(7);
+      expect(arrivals[5] - arrivals[0]).toBeGreaterThanOrEqual(5_000);
+    });
+
     it('a test key publishes without reaching Discord', async () => {
       const target = await channel();
       const testKey = await world.make.apiKey(owner, { mode: 'test' });
@@ -463,6 +477,21 @@ describe('Discord', () => {
         data: { project_id: own.project.id, account_id: bot.id, channel_refs: [target.id] },
       });
       expect(receiver.rejected).toEqual([]);
+
+      // The token given again (checked with Discord) clears the flag, and the post goes out.
+      const reconnected = await t.http
+        .put(`/api/accounts/${bot.id}`)
+        .set('Authorization', own.owner.auth)
+        .send({ bot_token: bot.token })
+        .expect(200);
+      expect(reconnected.body).toMatchObject({ platform: 'discord', needs_reconnect: false });
+      await t.http
+        .post(`/api/public/v1/projects/${own.project.id}/posts/${res.body.id}/publish`)
+        .set('Authorization', `Bearer ${own.key}`)
+        .send({ targets: [{ channel_ref: target.id }] })
+        .expect(202);
+      expect((await waitForPostStatus(t, res.body.id as number)).status).toBe('published');
+      expect(world.discord.messagesIn(target.discord.id)).toHaveLength(1);
     });
 
     it("a message Discord refuses for good fails its target discord_rejected with Discord's message", async () => {
