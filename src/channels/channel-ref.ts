@@ -11,7 +11,8 @@ export interface ChannelRefParts {
   channelId: string;
 }
 
-const CHANNEL_REF = /^([a-z][a-z0-9_]{0,31}):([1-9]\d{0,9}):(-?[A-Za-z0-9_@.-]{1,64})$/;
+/** The channel id is everything after the second colon: it may hold colons itself (a DID). */
+const CHANNEL_REF = /^([a-z][a-z0-9_]{0,31}):([1-9]\d{0,9}):(-?[A-Za-z0-9_@.:%-]{1,64})$/;
 
 /** The parts of a ref, or null when it cannot name a channel: malformed, or an account id past the ids the database holds. */
 export function parseChannelRef(ref: string): ChannelRefParts | null {

@@ -1,3 +1,4 @@
+import { BLUESKY_TRAITS } from './bluesky/bluesky-traits';
 import { DISCORD_TRAITS } from './discord/discord-traits';
 import { MASTODON_TRAITS } from './mastodon/mastodon-traits';
 import type { PlatformTraits } from './platform-traits';
@@ -11,4 +12,5 @@ export const PLATFORM_TRAITS: readonly PlatformTraits[] = [
   TELEGRAM_TRAITS,
   DISCORD_TRAITS,
   MASTODON_TRAITS,
+  BLUESKY_TRAITS,
 ];

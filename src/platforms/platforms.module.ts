@@ -1,4 +1,8 @@
 import { Global, Module } from '@nestjs/common';
+import { BlueskyConnector } from './bluesky/bluesky-connector';
+import { BlueskyXrpcModule } from './bluesky/bluesky-xrpc.module';
+import { BlueskyModule } from './bluesky/bluesky.module';
+import { BlueskyPlatform } from './bluesky/bluesky.platform';
 import { DiscordApiModule } from './discord/discord-api.module';
 import { DiscordConnector } from './discord/discord-connector';
 import { DiscordModule } from './discord/discord.module';
@@ -21,11 +25,11 @@ import { TelegramPlatform } from './telegram/telegram.platform';
  */
 @Global()
 @Module({
-  imports: [TelegramBotApiModule, DiscordApiModule, MastodonApiModule],
+  imports: [TelegramBotApiModule, DiscordApiModule, MastodonApiModule, BlueskyXrpcModule],
   providers: [
     {
       provide: PLATFORM_CONNECTORS,
-      inject: [TelegramConnector, DiscordConnector, MastodonConnector],
+      inject: [TelegramConnector, DiscordConnector, MastodonConnector, BlueskyConnector],
       useFactory: (...connectors: PlatformConnector[]): PlatformConnector[] => connectors,
     },
     PlatformConnectors,
@@ -40,11 +44,11 @@ export class PlatformConnectorsModule {}
  */
 @Global()
 @Module({
-  imports: [PlatformConnectorsModule, TelegramModule, DiscordModule, MastodonModule],
+  imports: [PlatformConnectorsModule, TelegramModule, DiscordModule, MastodonModule, BlueskyModule],
   providers: [
     {
       provide: PLATFORMS,
-      inject: [TelegramPlatform, DiscordPlatform, MastodonPlatform],
+      inject: [TelegramPlatform, DiscordPlatform, MastodonPlatform, BlueskyPlatform],
       useFactory: (...platforms: Platform[]): Platform[] => platforms,
     },
     PlatformRegistry,

@@ -22,16 +22,16 @@ class StoredFile extends File {
 }
 
 /**
- * Opens a post's media file for a multipart upload, its bytes streamed from storage (memory does
- * not grow with the file). The stream is added to `opened`, which the caller destroys once the
- * request is over, answered or not. A storage that cannot be reached is a transient failure; a
- * file that is not there is `media_unavailable`.
+ * Opens a post's media file for an upload, its bytes streamed from storage (memory does not grow
+ * with the file). The stream is added to `opened`, which the caller destroys once the request is
+ * over, answered or not. A storage that cannot be reached is a transient failure; a file that is
+ * not there is `media_unavailable`.
  */
-export async function openStoredFile(
+export async function openStoredStream(
   storage: StorageDriver | undefined,
   medium: OutgoingMedia,
   opened: Readable[],
-): Promise<File> {
+): Promise<Readable> {
   if (!storage) throw new DeliveryError('media_unavailable', 'No media storage is configured');
   let stream: Readable;
   try {
@@ -42,5 +42,15 @@ export async function openStoredFile(
     throw new DeliveryError('media_unavailable', `Media file ${medium.filename} is not in storage`);
   }
   opened.push(stream);
+  return stream;
+}
+
+/** The same, as a File for a multipart body. */
+export async function openStoredFile(
+  storage: StorageDriver | undefined,
+  medium: OutgoingMedia,
+  opened: Readable[],
+): Promise<File> {
+  const stream = await openStoredStream(storage, medium, opened);
   return new StoredFile(stream, medium.sizeBytes, medium.filename, medium.mimeType);
 }

@@ -1,0 +1,36 @@
+/** What a Bluesky account keeps of its credentials (sealed): its service and app password. */
+export interface BlueskyCredentials {
+  /** The service the user gave; null for the operator's (BLUESKY_SERVICE_URL). */
+  service: string | null;
+  identifier: string;
+  appPassword: string;
+}
+
+/** A session the service opened: tokens to call with and to renew with. */
+export interface BlueskySession {
+  accessJwt: string;
+  refreshJwt: string;
+}
+
+export function sealableCredentials(credentials: BlueskyCredentials): string {
+  return JSON.stringify(credentials);
+}
+
+export function readCredentials(secret: string): BlueskyCredentials {
+  const parsed = JSON.parse(secret) as Partial<BlueskyCredentials>;
+  if (typeof parsed.identifier !== 'string' || typeof parsed.appPassword !== 'string')
+    throw new Error('Not the credentials of a Bluesky account');
+  return {
+    service: typeof parsed.service === 'string' ? parsed.service : null,
+    identifier: parsed.identifier,
+    appPassword: parsed.appPassword,
+  };
+}
+
+/** The answer of createSession and refreshSession, as far as Herald reads it. */
+export interface SessionAnswer {
+  did: string;
+  handle: string;
+  accessJwt: string;
+  refreshJwt: string;
+}

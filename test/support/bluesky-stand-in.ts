@@ -1,0 +1,333 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { AddressInfo } from 'node:net';
+
+/** One XRPC request as the stand-in received it. */
+export interface XrpcRecord {
+  nsid: string;
+  /** The Bearer token, or null without one. */
+  token: string | null;
+  params: Record<string, string>;
+  /** A procedure's JSON input (null for a byte upload). */
+  json: Record<string, unknown> | null;
+  /** An upload's bytes and content type. */
+  bytes: Buffer | null;
+  contentType: string | null;
+  at: number;
+}
+
+/** A scripted answer for the next call of one method. */
+export interface XrpcScript {
+  status?: number;
+  error?: string;
+  message?: string;
+  /** Extra answer headers (a 429's `ratelimit-reset`). */
+  headers?: Record<string, string>;
+  /** Do the work (a record is made), then never answer. */
+  hangAfterWork?: boolean;
+  /** Do the work, then drop the connection. */
+  dropAfterWork?: boolean;
+}
+
+interface Account {
+  did: string;
+  handle: string;
+  appPassword: string;
+}
+
+interface Session {
+  did: string;
+  accessJwt: string;
+  refreshJwt: string;
+}
+
+/** The service's published write limit: 5000 points an hour, a create costing 3. */
+export const WRITE_POINTS_PER_HOUR = 5000;
+const CREATE_POINTS = 3;
+
+/**
+ * A local AT Protocol service (PDS) speaking XRPC as bsky.social does, for the calls Herald makes:
+ * createSession, refreshSession (the refresh token is spent: a second use is ExpiredToken),
+ * uploadBlob (at most 1,000,000 bytes), createRecord (an rkey already taken is refused),
+ * getRecord (RecordNotFound). Errors are `{error, message}`; answers carry `ratelimit-*` headers
+ * and a write over the hourly points is 429 RateLimitExceeded with `ratelimit-reset`.
+ */
+export class BlueskyStandIn {
+  readonly calls: XrpcRecord[] = [];
+  /** Records by at:// URI. */
+  readonly records = new Map<
+    string,
+    { uri: string; cid: string; value: Record<string, unknown> }
+  >();
+  readonly blobs = new Map<string, { bytes: Buffer; mimeType: string }>();
+  private readonly accounts = new Map<string, Account>();
+  private readonly sessions = new Map<string, Session>();
+  private readonly refreshTokens = new Map<string, Session>();
+  private readonly scripts = new Map<string, XrpcScript[]>();
+  private readonly hanging = new Set<ServerResponse>();
+  /** Write points spent per DID in the current hour (and when it resets, in seconds). */
+  private readonly points = new Map<string, { spent: number; resetAt: number }>();
+  private pointsPerHour = WRITE_POINTS_PER_HOUR;
+  private latency = { ms: 0, jitterMs: 0 };
+  private server?: Server;
+  sessionsCreated = 0;
+  rateLimited = 0;
+
+  get url(): string {
+    const address = this.server?.address() as AddressInfo;
+    return `http://127.0.0.1:${address.port}`;
+  }
+
+  async start(host = '127.0.0.1'): Promise<this> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((resolve) => this.server!.listen(0, host, resolve));
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    for (const res of this.hanging) res.destroy();
+    await new Promise<void>((resolve) =>
+      this.server ? this.server.close(() => resolve()) : resolve(),
+    );
+  }
+
+  /** Registers an account; `identifier` is its handle. */
+  addAccount(handle = `herald-${randomBytes(3).toString('hex')}.bsky.social`): Account {
+    const did = `did:plc:${createHash('sha256').update(handle).digest('hex').slice(0, 24)}`;
+    const account = { did, handle, appPassword: 'abcd-efgh-ijkl-mnop' };
+    this.accounts.set(handle, account);
+    this.accounts.set(did, account);
+    return account;
+  }
+
+  /** The app password is revoked: sessions and refresh tokens end, createSession refuses it. */
+  revoke(account: Account): void {
+    account.appPassword = `revoked-${randomBytes(4).toString('hex')}`;
+    for (const [token, session] of [...this.sessions])
+      if (session.did === account.did) this.sessions.delete(token);
+    for (const [token, session] of [...this.refreshTokens])
+      if (session.did === account.did) this.refreshTokens.delete(token);
+  }
+
+  /** Every access token of the account expires now (its refresh tokens stay good). */
+  expireAccess(account: Account): void {
+    for (const [token, session] of [...this.sessions])
+      if (session.did === account.did) this.sessions.delete(token);
+  }
+
+  script(nsid: string, ...answers: XrpcScript[]): void {
+    this.scripts.set(nsid, [...(this.scripts.get(nsid) ?? []), ...answers]);
+  }
+
+  callsOf(nsid: string): XrpcRecord[] {
+    return this.calls.filter((call) => call.nsid === `com.atproto.${nsid}`);
+  }
+
+  recordsOf(did: string): { uri: string; value: Record<string, unknown> }[] {
+    return [...this.records.values()].filter((r) => r.uri.startsWith(`at://${did}/`));
+  }
+
+  /** Writes allowed per account and hour, in records (each costs 3 points). */
+  limitRecordsPerHour(records: number): this {
+    this.pointsPerHour = records * CREATE_POINTS;
+    return this;
+  }
+
+  answerAfter(ms: number, jitterMs = 0): this {
+    this.latency = { ms, jitterMs };
+    return this;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://stand-in');
+    const nsid = url.pathname.replace(/^\/xrpc\//, '');
+    const raw = await readBody(req);
+    const contentType = req.headers['content-type'] ?? null;
+    const isJson = contentType?.startsWith('application/json') ?? false;
+    const auth = req.headers.authorization;
+    const call: XrpcRecord = {
+      nsid,
+      token: auth?.startsWith('Bearer ') ? auth.slice(7) : null,
+      params: Object.fromEntries(url.searchParams),
+      json: isJson && raw.length > 0 ? (JSON.parse(raw.toString('utf8')) as never) : null,
+      bytes: isJson ? null : raw,
+      contentType,
+      at: Date.now(),
+    };
+    this.calls.push(call);
+    const delay = this.latency.ms + (Math.random() * 2 - 1) * this.latency.jitterMs;
+    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+    const script = this.scripts.get(nsid)?.shift();
+    if (script?.status) {
+      const body = { error: script.error ?? 'InternalServerError', message: script.message ?? '' };
+      this.send(res, script.status, body, script.headers);
+      return;
+    }
+    const answer = this.answer(nsid, call);
+    if (script?.hangAfterWork) {
+      this.hanging.add(res);
+      return;
+    }
+    if (script?.dropAfterWork) {
+      res.socket?.destroy();
+      return;
+    }
+    this.send(res, answer.status, answer.body, answer.headers);
+  }
+
+  private answer(
+    nsid: string,
+    call: XrpcRecord,
+  ): { status: number; body: unknown; headers?: Record<string, string> } {
+    switch (nsid) {
+      case 'com.atproto.server.createSession':
+        return this.createSession(call);
+      case 'com.atproto.server.refreshSession':
+        return this.refreshSession(call);
+    }
+    const session = call.token ? this.sessions.get(call.token) : undefined;
+    if (!call.token) return err(401, 'AuthenticationRequired', 'Authentication Required');
+    if (!session) return err(400, 'ExpiredToken', 'Token has expired');
+    switch (nsid) {
+      case 'com.atproto.repo.uploadBlob':
+        return this.uploadBlob(call);
+      case 'com.atproto.repo.createRecord':
+        return this.createRecord(call, session);
+      case 'com.atproto.repo.getRecord':
+        return this.getRecord(call);
+    }
+    return err(501, 'MethodNotImplemented', 'Method Not Implemented');
+  }
+
+  private createSession(call: XrpcRecord) {
+    const { identifier, password } = (call.json ?? {}) as {
+      identifier?: string;
+      password?: string;
+    };
+    const account = identifier ? this.accounts.get(identifier) : undefined;
+    if (!account || account.appPassword !== password)
+      return err(401, 'AuthenticationRequired', 'Invalid identifier or password');
+    this.sessionsCreated++;
+    return { status: 200, body: this.open(account) };
+  }
+
+  private refreshSession(call: XrpcRecord) {
+    const session = call.token ? this.refreshTokens.get(call.token) : undefined;
+    if (!session) return err(400, 'ExpiredToken', 'Token has been revoked');
+    // A refresh token is spent once; its access token ends with it.
+    this.refreshTokens.delete(session.refreshJwt);
+    this.sessions.delete(session.accessJwt);
+    const account = this.accounts.get(session.did)!;
+    return { status: 200, body: this.open(account) };
+  }
+
+  private open(account: Account) {
+    const session: Session = {
+      did: account.did,
+      accessJwt: `access.${randomBytes(12).toString('hex')}`,
+      refreshJwt: `refresh.${randomBytes(12).toString('hex')}`,
+    };
+    this.sessions.set(session.accessJwt, session);
+    this.refreshTokens.set(session.refreshJwt, session);
+    return { handle: account.handle, active: true, ...session };
+  }
+
+  private uploadBlob(call: XrpcRecord) {
+    const bytes = call.bytes ?? Buffer.alloc(0);
+    if (bytes.length > 1_000_000)
+      return err(
+        400,
+        'BlobTooLarge',
+        'This file is too large. It is 1.0MB but the maximum size is 1.0MB.',
+      );
+    const link = `bafkrei${createHash('sha256').update(bytes).digest('hex').slice(0, 52)}`;
+    const mimeType = call.contentType ?? '*/*';
+    this.blobs.set(link, { bytes, mimeType });
+    return {
+      status: 200,
+      body: { blob: { $type: 'blob', ref: { $link: link }, mimeType, size: bytes.length } },
+    };
+  }
+
+  private createRecord(call: XrpcRecord, session: Session) {
+    const input = (call.json ?? {}) as {
+      repo?: string;
+      collection?: string;
+      rkey?: string;
+      record?: Record<string, unknown>;
+    };
+    if (input.repo !== session.did)
+      return err(400, 'InvalidRequest', 'Repo does not match the authenticated account');
+    if (
+      !input.rkey ||
+      !/^[234567abcdefghij][234567abcdefghijklmnopqrstuvwxyz]{12}$/.test(input.rkey)
+    )
+      return err(400, 'InvalidRequest', `Invalid record key: ${input.rkey}`);
+    const text = input.record?.text;
+    if (typeof text !== 'string' || [...new Intl.Segmenter().segment(text)].length > 300)
+      return err(
+        400,
+        'InvalidRequest',
+        'Invalid app.bsky.feed.post record: Record/text must not be longer than 300 graphemes',
+      );
+    const limited = this.spend(session.did, CREATE_POINTS);
+    if (limited) return limited;
+    const uri = `at://${session.did}/${input.collection}/${input.rkey}`;
+    if (this.records.has(uri)) return err(400, 'InvalidRequest', `Record already exists at ${uri}`);
+    const cid = `bafyrei${createHash('sha256').update(uri).digest('hex').slice(0, 52)}`;
+    this.records.set(uri, { uri, cid, value: input.record ?? {} });
+    return { status: 200, body: { uri, cid, validationStatus: 'valid' } };
+  }
+
+  private getRecord(call: XrpcRecord) {
+    const { repo, collection, rkey } = call.params;
+    const uri = `at://${repo}/${collection}/${rkey}`;
+    const found = this.records.get(uri);
+    if (!found) return err(400, 'RecordNotFound', `Could not locate record: ${uri}`);
+    return { status: 200, body: { uri, cid: found.cid, value: found.value } };
+  }
+
+  /** Spends write points; a 429 answer when the hour's points are gone. */
+  private spend(did: string, points: number) {
+    const now = Math.floor(Date.now() / 1000);
+    let window = this.points.get(did);
+    if (!window || window.resetAt <= now) {
+      window = { spent: 0, resetAt: now + 3600 };
+      this.points.set(did, window);
+    }
+    const headers = {
+      'ratelimit-limit': String(this.pointsPerHour),
+      'ratelimit-policy': `${this.pointsPerHour};w=3600`,
+      'ratelimit-reset': String(window.resetAt),
+    };
+    if (window.spent + points > this.pointsPerHour) {
+      this.rateLimited++;
+      return {
+        ...err(429, 'RateLimitExceeded', 'Rate Limit Exceeded'),
+        headers: { ...headers, 'ratelimit-remaining': '0' },
+      };
+    }
+    window.spent += points;
+    return null;
+  }
+
+  private send(
+    res: ServerResponse,
+    status: number,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ): void {
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
+    res.end(JSON.stringify(body));
+  }
+}
+
+function err(status: number, error: string, message: string) {
+  return { status, body: { error, message } };
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
