@@ -21,6 +21,8 @@ const KEY = /^[0-9a-z-]{1,25}$/;
 /** A link of 100 characters, which Mastodon counts as 23. */
 const LINK = `https://example.com/${'a'.repeat(80)}`;
 
+const METRICS_TOKEN = 'mastodon-spec-metrics-token';
+
 /** An account's retry is paced a status slot after its first try (300 statuses in 3 hours). */
 const PACED_RETRY_MS = 60_000;
 
@@ -53,6 +55,7 @@ describe('Mastodon', () => {
       RATE_LIMIT_PUBLISH: '1000',
       RATE_LIMIT_OTHER: '1000',
       RATE_LIMIT_UPLOAD: '1000',
+      METRICS_TOKEN,
     });
     ({ t, mastodon } = world);
     ({ owner, project, key } = await world.make.owner('Mastodon'));
@@ -329,6 +332,38 @@ describe('Mastodon', () => {
         visibility: 'public',
       });
       expect(statusCalls(to)[0].at).toBeGreaterThan(polls[2].at);
+    });
+
+    it('times each call to the instance by method and outcome, the token nowhere', async () => {
+      const scrape = async () =>
+        (await t.http.get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN}`).expect(200))
+          .text;
+      const count = (text: string, method: string, outcome: string) =>
+        Number(
+          new RegExp(
+            `^herald_mastodon_request_duration_seconds_count\\{method="${method}",outcome="${outcome}"\\} (\\d+)$`,
+            'm',
+          ).exec(text)?.[1] ?? 0,
+        );
+      const before = await scrape();
+      const to = await connect();
+      mastodon.processMedia({ polls: 1, async: true });
+      const media = await upload('sample.png');
+      const postId = await publish(to, { text: 'Timed', media_ids: [media] });
+      expect((await waitForPostStatus(t, postId)).status).toBe('published');
+      const after = await scrape();
+      for (const [method, calls] of [
+        ['verify_credentials', 1],
+        ['instance', 1],
+        ['upload_media', 1],
+        ['get_media', 2],
+        ['post_status', 1],
+      ] as const)
+        expect([method, count(after, method, 'ok')]).toEqual([
+          method,
+          count(before, method, 'ok') + calls,
+        ]);
+      expect(after).not.toContain(to.token);
     });
 
     it('a test key publishes without reaching the instance', async () => {
