@@ -32,7 +32,14 @@ export class AccountsController {
   @RequirePermission('can_manage_accounts')
   @ApiOperation({ summary: 'Connect a Telegram bot (checked with getMe)' })
   @ApiCreatedResponse({ type: AccountResponseDto })
-  @ApiErrors('telegram_rejected', 'telegram_unavailable')
+  @ApiErrors(
+    'telegram_rejected',
+    'telegram_unavailable',
+    'mastodon_rejected',
+    'mastodon_unavailable',
+    'invalid_url',
+    'url_not_allowed',
+  )
   create(
     @CurrentProject() project: ProjectAccess,
     @Body() dto: CreateAccountDto,
@@ -44,7 +51,15 @@ export class AccountsController {
   @RequirePermission('can_manage_accounts', BY_ACCOUNT)
   @ApiOperation({ summary: 'Replace the bot token; clears needs_reconnect' })
   @ApiOkResponse({ type: AccountResponseDto })
-  @ApiErrors('account_not_found', 'telegram_rejected', 'telegram_unavailable')
+  @ApiErrors(
+    'account_not_found',
+    'telegram_rejected',
+    'telegram_unavailable',
+    'mastodon_rejected',
+    'mastodon_unavailable',
+    'invalid_url',
+    'url_not_allowed',
+  )
   update(
     @Param('id', ACCOUNT_ID) id: number,
     @Body() dto: UpdateAccountDto,
@@ -66,7 +81,13 @@ export class AccountsController {
   @RequirePermission('can_manage_accounts', BY_ACCOUNT)
   @ApiOperation({ summary: 'Add a chat the bot posts to (checked with getChat)' })
   @ApiCreatedResponse({ type: ChannelListItemDto })
-  @ApiErrors('account_not_found', 'channel_exists', 'telegram_rejected', 'telegram_unavailable')
+  @ApiErrors(
+    'account_not_found',
+    'channel_exists',
+    'telegram_rejected',
+    'telegram_unavailable',
+    'channels_not_addable',
+  )
   addChannel(
     @Param('id', ACCOUNT_ID) id: number,
     @Body() dto: AddChannelDto,
