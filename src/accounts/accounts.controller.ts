@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, HttpCode, Param, Post, Put } from '@nestjs/common';
 import {
+  ApiBody,
   ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
@@ -15,13 +16,23 @@ import { AccountsService } from './accounts.service';
 import {
   AccountResponseDto,
   AddChannelDto,
+  CHANNEL_EXAMPLES,
+  CONNECT_EXAMPLES,
   CreateAccountDto,
+  RECONNECT_EXAMPLES,
   UpdateAccountDto,
 } from './dto/account.dto';
 import { ApiErrors } from '../errors/api-errors.decorator';
+import type { ErrorCode } from '../errors/error-codes';
+import { PLATFORMS } from './account.entity';
 
 const BY_ACCOUNT: ProjectSource = { resource: 'account', param: 'id' };
 const ACCOUNT_ID = new ParseIdPipe('account_not_found', 'Account not found');
+
+/** Each registered platform's refusal (400) and unavailability (502). */
+const PLATFORM_ERRORS = PLATFORMS.flatMap(
+  (platform) => [`${platform}_rejected`, `${platform}_unavailable`] as ErrorCode[],
+);
 
 @Controller('api/accounts')
 @SessionAuth()
@@ -30,16 +41,14 @@ export class AccountsController {
 
   @Post()
   @RequirePermission('can_manage_accounts')
-  @ApiOperation({ summary: 'Connect a Telegram bot (checked with getMe)' })
+  @ApiOperation({
+    summary: 'Connect an account, its credentials checked with its platform first',
+    description:
+      "Each platform reads its own fields: a Telegram bot's `bot_token` (checked with getMe), a Discord bot's `bot_token` (GET /users/@me), a Mastodon `instance_url` and `access_token` (verify_credentials, then the instance's limits; the account comes with its own timeline as its channel), a Bluesky `identifier` and `app_password` with an optional `service_url` (createSession; the account comes with its feed). A field of another platform is refused.",
+  })
+  @ApiBody({ type: CreateAccountDto, examples: CONNECT_EXAMPLES })
   @ApiCreatedResponse({ type: AccountResponseDto })
-  @ApiErrors(
-    'telegram_rejected',
-    'telegram_unavailable',
-    'mastodon_rejected',
-    'mastodon_unavailable',
-    'invalid_url',
-    'url_not_allowed',
-  )
+  @ApiErrors(...PLATFORM_ERRORS, 'invalid_url', 'url_not_allowed')
   create(
     @CurrentProject() project: ProjectAccess,
     @Body() dto: CreateAccountDto,
@@ -49,17 +58,13 @@ export class AccountsController {
 
   @Put(':id')
   @RequirePermission('can_manage_accounts', BY_ACCOUNT)
-  @ApiOperation({ summary: 'Replace the bot token; clears needs_reconnect' })
+  @ApiOperation({
+    summary:
+      "Replace the credentials (the same fields as its platform's connect); clears needs_reconnect",
+  })
+  @ApiBody({ type: UpdateAccountDto, examples: RECONNECT_EXAMPLES })
   @ApiOkResponse({ type: AccountResponseDto })
-  @ApiErrors(
-    'account_not_found',
-    'telegram_rejected',
-    'telegram_unavailable',
-    'mastodon_rejected',
-    'mastodon_unavailable',
-    'invalid_url',
-    'url_not_allowed',
-  )
+  @ApiErrors('account_not_found', ...PLATFORM_ERRORS, 'invalid_url', 'url_not_allowed')
   update(
     @Param('id', ACCOUNT_ID) id: number,
     @Body() dto: UpdateAccountDto,
@@ -79,14 +84,19 @@ export class AccountsController {
 
   @Post(':id/channels')
   @RequirePermission('can_manage_accounts', BY_ACCOUNT)
-  @ApiOperation({ summary: 'Add a chat the bot posts to (checked with getChat)' })
+  @ApiOperation({
+    summary: 'Add a channel the account posts to, checked with its platform',
+    description:
+      'A Telegram `chat` (numeric id or @username, checked with getChat) or a Discord `channel_id` (a text or announcement channel, checked with GET /channels/{id}). Mastodon and Bluesky accounts post to their own timeline, added with the account (`channels_not_addable`).',
+  })
+  @ApiBody({ type: AddChannelDto, examples: CHANNEL_EXAMPLES })
   @ApiCreatedResponse({ type: ChannelListItemDto })
   @ApiErrors(
     'account_not_found',
     'channel_exists',
-    'telegram_rejected',
-    'telegram_unavailable',
+    'channel_not_supported',
     'channels_not_addable',
+    ...PLATFORM_ERRORS,
   )
   addChannel(
     @Param('id', ACCOUNT_ID) id: number,

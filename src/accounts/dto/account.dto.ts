@@ -108,3 +108,49 @@ export class AccountResponseDto {
   @ApiProperty() needs_reconnect!: boolean;
   @ApiProperty() created_at!: string;
 }
+
+/** Bodies the API documentation offers, one per platform, each accepted as it stands (shapes only). */
+export const CONNECT_EXAMPLES = {
+  telegram: {
+    value: {
+      project_id: 1,
+      platform: 'telegram',
+      bot_token: '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw',
+    },
+  },
+  discord: {
+    value: {
+      project_id: 1,
+      platform: 'discord',
+      bot_token: 'MTEwMDAwMDAwMDAwMDAwMDAwMQ.GaBcDe.abcdefghijklmnopqrstuvwxyz0123456789AB',
+    },
+  },
+  mastodon: {
+    value: {
+      project_id: 1,
+      platform: 'mastodon',
+      instance_url: 'https://mastodon.social',
+      access_token: 'your-application-access-token',
+    },
+  },
+  bluesky: {
+    value: {
+      project_id: 1,
+      platform: 'bluesky',
+      identifier: 'herald.bsky.social',
+      app_password: 'abcd-efgh-ijkl-mnop',
+    },
+  },
+};
+
+export const RECONNECT_EXAMPLES = Object.fromEntries(
+  Object.entries(CONNECT_EXAMPLES).map(([name, { value }]) => {
+    const { project_id: _project, platform: _platform, ...fields } = value;
+    return [name, { value: fields }];
+  }),
+);
+
+export const CHANNEL_EXAMPLES = {
+  telegram: { value: { chat: '@herald_news' } },
+  discord: { value: { channel_id: '1100000000000000001' } },
+};
