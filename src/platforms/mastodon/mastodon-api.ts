@@ -214,6 +214,11 @@ export class MastodonApi {
     } catch (error) {
       throw transportError(name, error);
     }
+    if (response.statusCode >= 300 && response.statusCode < 400) {
+      // Redirects are never followed (each call goes to the checked address): say where to.
+      await response.body.dump().catch(() => undefined);
+      throw new MastodonApiError(response.statusCode, redirectReason(response.headers.location));
+    }
     let body: unknown;
     try {
       body = await response.body.json();
@@ -235,6 +240,20 @@ export class MastodonApi {
       response.statusCode === 429 ? rateLimitWaitMs(response.headers) : null,
     );
   }
+}
+
+/** A redirect's target, as far as it helps to give the instance's own address. */
+function redirectReason(location: string | string[] | undefined): string {
+  const target = Array.isArray(location) ? location[0] : location;
+  let origin: string | null = null;
+  try {
+    origin = target ? new URL(target).origin : null;
+  } catch {
+    origin = null;
+  }
+  return origin
+    ? `The instance redirects to ${origin}; give that address as instance_url`
+    : 'The instance answered with a redirect; give its own address as instance_url';
 }
 
 /** Mastodon's `{error, error_description?}`, in one line. */

@@ -1,3 +1,4 @@
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { Readable } from 'node:stream';
 import type { AppConfig } from '../../config/config';
@@ -250,6 +251,44 @@ describe('MastodonPublisher against a Mastodon stand-in', () => {
     expect(failure).toMatchObject({
       failure: 'transient',
       message: 'Mastodon post_status failed: ECONNREFUSED',
+    });
+  });
+
+  it('a redirect is not followed: refused, naming where the instance lives', async () => {
+    const redirecting = createHttpServer((_req, res) =>
+      res.writeHead(301, { location: 'https://social.example/api/v1/statuses' }).end(),
+    );
+    await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve));
+    const port = (redirecting.address() as { port: number }).port;
+    const { secret } = account(`http://127.0.0.1:${port}`);
+    const failure = await failureOf(
+      publisher().send(secret, target('1'), { kind: 'text', text: 'x', media: [], cost: 1 }),
+    );
+    await new Promise((resolve) => redirecting.close(resolve));
+    expect(failure).toMatchObject({
+      failure: 'rejected',
+      message:
+        'Mastodon 301: The instance redirects to https://social.example; give that address as instance_url',
+    });
+  });
+
+  it.each([
+    [502, 'transient'],
+    [404, 'rejected'],
+  ])('an answer %i that is not JSON is %s, named by its HTTP status', async (status, failure) => {
+    const html = createHttpServer((_req, res) =>
+      res.writeHead(status, { 'content-type': 'text/html' }).end('<html>Bad gateway</html>'),
+    );
+    await new Promise<void>((resolve) => html.listen(0, '127.0.0.1', resolve));
+    const port = (html.address() as { port: number }).port;
+    const { secret } = account(`http://127.0.0.1:${port}`);
+    const refused = await failureOf(
+      publisher().send(secret, target('1'), { kind: 'text', text: 'x', media: [], cost: 1 }),
+    );
+    await new Promise((resolve) => html.close(resolve));
+    expect(refused).toMatchObject({
+      failure,
+      message: `Mastodon ${status}: Unreadable answer (HTTP ${status})`,
     });
   });
 
