@@ -1,20 +1,23 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { PLATFORMS } from '../../accounts/account.entity';
 
 export class ChannelDto {
   @ApiProperty({
-    description: '`{platform}:{account_id}:{channel_id}`; use it as channel_ref',
+    description:
+      '`{platform}:{account_id}:{channel_id}`, the channel id being everything after the second colon (a Bluesky DID holds colons); use it as channel_ref',
     example: 'telegram:3:-1001234567890',
   })
   id!: string;
 
-  @ApiProperty({ example: 'telegram' })
+  @ApiProperty({ enum: PLATFORMS, example: 'telegram' })
   platform!: string;
 
   @ApiProperty({ example: 3 })
   account_id!: number;
 
   @ApiProperty({
-    description: 'Chat id on the platform, as text (may be negative)',
+    description:
+      'The channel’s id on its platform, as text: a Telegram chat id (may be negative), a Discord channel id, a Mastodon account id, a Bluesky DID',
     example: '-1001234567890',
   })
   channel_id!: string;
@@ -61,6 +64,19 @@ export class ChannelLimitsDto {
 
   @ApiProperty({ type: MediaMaxBytesDto })
   media_max_bytes!: MediaMaxBytesDto;
+
+  @ApiPropertyOptional({
+    description: 'A second limit of the text where the platform has one, in UTF-8 bytes (Bluesky)',
+    example: 3000,
+  })
+  text_max_bytes?: number;
+
+  @ApiPropertyOptional({
+    description:
+      'Where every http(s) link counts as this many characters whatever its length (Mastodon)',
+    example: 23,
+  })
+  url_length?: number;
 }
 
 /** A channel as channel lists show it: with its public link and its platform's limits. */
@@ -68,7 +84,8 @@ export class ChannelListItemDto extends ChannelDto {
   @ApiProperty({
     nullable: true,
     type: String,
-    description: 'The channel’s public link; null where it has none (a chat without a username)',
+    description:
+      'The channel’s public link (a public Telegram chat, a Discord channel, a Mastodon profile, a Bluesky profile); null where it has none (a Telegram chat without a username)',
     example: 'https://t.me/herald_news',
   })
   url!: string | null;

@@ -22,7 +22,8 @@ export class TargetErrorDto {
 /** One message a target became. */
 export class TargetMessageDto {
   @ApiProperty({
-    description: 'The message id as the platform gives it, always text',
+    description:
+      'The message id as the platform gives it, always text (a Bluesky post: its at:// URI)',
     example: '42',
   })
   id!: string;
@@ -44,7 +45,8 @@ export class PostTargetStateDto {
   @ApiProperty({ type: TargetErrorDto, nullable: true }) error!: TargetErrorDto | null;
   @ApiProperty({
     type: [Number],
-    description: 'Telegram message ids, in order (kept as before; `messages` has every platform’s)',
+    description:
+      'Telegram message ids, in order, as integers (kept as before); `[]` on other platforms, whose messages are in `messages`',
   })
   message_ids!: number[];
   @ApiProperty({
@@ -131,7 +133,7 @@ export class TargetPlanDto {
   @ApiProperty({ example: 'telegram' }) platform!: string;
   @ApiProperty({
     description:
-      'How many messages the post becomes on this channel (Telegram: media, then the text as its own message when it is longer than a caption)',
+      'How many messages the post becomes on this channel (Telegram: the media, then the text as its own message when it is longer than a caption; one message, status or record elsewhere)',
   })
   messages!: number;
 }

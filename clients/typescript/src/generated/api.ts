@@ -34,21 +34,6 @@ export interface PublicProjectListDto {
   count: number;
 }
 
-export interface MediaAssetDto {
-  /** Use it in `media_ids` of a post */
-  id: number;
-  /** From the file’s bytes */
-  type: 'image' | 'video';
-  filename: string;
-  /** From the file’s bytes */
-  mime_type: string;
-  size_bytes: number;
-  url: string;
-  storage_path: string;
-  /** UTC, microseconds */
-  created_at: Date;
-}
-
 export interface MediaMaxBytesDto {
   image?: number;
   video?: number;
@@ -64,21 +49,40 @@ export interface ChannelLimitsDto {
   /** The media kinds the platform takes */
   media_kinds: Array<'image' | 'video'>;
   media_max_bytes: MediaMaxBytesDto;
+  /** A second limit of the text where the platform has one, in UTF-8 bytes (Bluesky) */
+  text_max_bytes?: number;
+  /** Where every http(s) link counts as this many characters whatever its length (Mastodon) */
+  url_length?: number;
 }
 
 export interface ChannelListItemDto {
-  /** `{platform}:{account_id}:{channel_id}`; use it as channel_ref */
+  /** `{platform}:{account_id}:{channel_id}`, the channel id being everything after the second colon (a Bluesky DID holds colons); use it as channel_ref */
   id: string;
-  platform: string;
+  platform: 'telegram' | 'discord' | 'mastodon' | 'bluesky';
   account_id: number;
-  /** Chat id on the platform, as text (may be negative) */
+  /** The channel’s id on its platform, as text: a Telegram chat id (may be negative), a Discord channel id, a Mastodon account id, a Bluesky DID */
   channel_id: string;
   title: string;
   username: string | null;
   needs_reconnect: boolean;
-  /** The channel’s public link; null where it has none (a chat without a username) */
+  /** The channel’s public link (a public Telegram chat, a Discord channel, a Mastodon profile, a Bluesky profile); null where it has none (a Telegram chat without a username) */
   url: string | null;
   limits: ChannelLimitsDto;
+}
+
+export interface MediaAssetDto {
+  /** Use it in `media_ids` of a post */
+  id: number;
+  /** From the file’s bytes */
+  type: 'image' | 'video';
+  filename: string;
+  /** From the file’s bytes */
+  mime_type: string;
+  size_bytes: number;
+  url: string;
+  storage_path: string;
+  /** UTC, microseconds */
+  created_at: Date;
 }
 
 export interface ChannelListDto {
@@ -125,7 +129,7 @@ export interface PostProblemDto {
 export interface TargetPlanDto {
   channel_ref: string;
   platform: string;
-  /** How many messages the post becomes on this channel (Telegram: media, then the text as its own message when it is longer than a caption) */
+  /** How many messages the post becomes on this channel (Telegram: the media, then the text as its own message when it is longer than a caption; one message, status or record elsewhere) */
   messages: number;
 }
 
@@ -143,7 +147,7 @@ export interface TargetErrorDto {
 }
 
 export interface TargetMessageDto {
-  /** The message id as the platform gives it, always text */
+  /** The message id as the platform gives it, always text (a Bluesky post: its at:// URI) */
   id: string;
   /** Its public link; null where the platform gives none (test posts: under https://example.invalid/) */
   url: string | null;
@@ -154,7 +158,7 @@ export interface PostTargetStateDto {
   channel_id: string;
   status: 'pending' | 'published' | 'failed';
   error: TargetErrorDto | null;
-  /** Telegram message ids, in order (kept as before; `messages` has every platform’s) */
+  /** Telegram message ids, in order, as integers (kept as before); `[]` on other platforms, whose messages are in `messages` */
   message_ids: Array<number>;
   /** The public link of its first message; null until the target is published, or where the platform gives none */
   url: string | null;
