@@ -125,6 +125,8 @@ export interface DeliveryStep {
   text: string | null;
   media: OutgoingMedia[];
   cost: number;
+  /** How many messages the platform makes of it, where that differs from `cost`. */
+  messages?: number;
 }
 
 /** How a send failed, which decides what happens to the target. */

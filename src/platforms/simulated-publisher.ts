@@ -38,7 +38,10 @@ export class SimulatedPublisher implements PlatformPublisher {
   }
 
   plan(text: string, media: OutgoingMedia[]): DeliveryStep[] {
-    return this.real.plan(text, media).map((step) => ({ ...step, cost: 0 }));
+    // A step makes as many messages as it costs on the real platform (an album of three, three).
+    return this.real
+      .plan(text, media)
+      .map((step) => ({ ...step, messages: step.messages ?? step.cost, cost: 0 }));
   }
 
   send(_credentials: string, _target: SendTarget, step: DeliveryStep): Promise<PlatformMessage[]> {
@@ -48,7 +51,7 @@ export class SimulatedPublisher implements PlatformPublisher {
         new DeliveryError(failure, `Simulated failure (test mode): ${failureCode(step.text)}`),
       );
     }
-    const count = step.kind === 'album' ? step.media.length : 1;
+    const count = step.messages ?? 1;
     const first = randomInt(1_000_000, 2_000_000_000);
     return Promise.resolve(Array.from({ length: count }, (_, i) => ({ id: String(first + i) })));
   }
