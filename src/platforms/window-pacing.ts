@@ -121,6 +121,12 @@ export const PACING_KEEP_AFTER_MS = 2_000;
 export interface PacingWindow {
   limit: number;
   windowMs: number;
+  /**
+   * Sends may go back to back while the window has room, as the platform allows (limits over hours:
+   * spread evenly, one account's second status would wait minutes). Without it, the sends of a
+   * window are spread evenly over it.
+   */
+  burst?: boolean;
 }
 
 /** A platform's published limits: per account, and per channel of the account. */
@@ -155,9 +161,10 @@ export class WindowPacing implements PlatformPacing {
     this.botWindowMs = limits.account.windowMs + PACING_WINDOW_MARGIN_MS;
     this.chatWindowMs = limits.channel.windowMs + PACING_WINDOW_MARGIN_MS;
     // Slots spaced so that the sends of any one window fill it exactly: on time, they all pass
-    // the check at departure.
-    this.botIntervalMs = this.botWindowMs / limits.account.limit;
-    this.chatIntervalMs = this.chatWindowMs / limits.channel.limit;
+    // the check at departure. A window that takes bursts spaces nothing: the check at departure
+    // alone keeps it.
+    this.botIntervalMs = limits.account.burst ? 0 : this.botWindowMs / limits.account.limit;
+    this.chatIntervalMs = limits.channel.burst ? 0 : this.chatWindowMs / limits.channel.limit;
     this.departureGapMs = this.botIntervalMs / 2;
   }
 

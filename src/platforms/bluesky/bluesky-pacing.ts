@@ -15,7 +15,7 @@ export const BLUESKY_POSTS_PER_HOUR = Math.floor(5000 / 3);
 @Injectable()
 export class BlueskyPacing extends WindowPacing {
   constructor(@InjectRedis() redis: Redis, @InjectConfig() config: AppConfig) {
-    const hourly = { limit: BLUESKY_POSTS_PER_HOUR, windowMs: 3_600_000 };
+    const hourly = { limit: BLUESKY_POSTS_PER_HOUR, windowMs: 3_600_000, burst: true };
     super(redis, config, { account: hourly, channel: hourly }, 'Bluesky');
   }
 }

@@ -6,7 +6,7 @@ import { InjectRedis } from '../../redis/redis.module';
 import { WindowPacing } from '../window-pacing';
 
 /** Mastodon's published limit on statuses: 300 per account in 3 hours. */
-export const MASTODON_STATUSES = { limit: 300, windowMs: 3 * 60 * 60 * 1000 };
+export const MASTODON_STATUSES = { limit: 300, windowMs: 3 * 60 * 60 * 1000, burst: true };
 
 /**
  * Mastodon's limit on statuses, kept per account and shared by every worker. The account's one

@@ -33,6 +33,12 @@ import {
  */
 export const PACING_INLINE_MAX_MS = 1_000;
 
+/**
+ * A departure held back longer than this (a full window of a platform that takes bursts) gives its
+ * worker slot back and comes back when there is room.
+ */
+const DEPARTURE_INLINE_MAX_MS = 2_000;
+
 /** A job that gave its worker slot back comes back this long before its kept account slot. */
 const PACING_RETURN_LEAD_MS = 750;
 
@@ -302,7 +308,9 @@ export class PublicationService {
       await sleep(slot.waitMs);
       return 'again';
     }
-    return (await this.startSendAt(pacing, target, step, cost, slot)) ? 'go' : DONE; // or another run has it
+    const started = await this.startSendAt(pacing, target, step, cost, slot);
+    if (typeof started !== 'boolean') return started;
+    return started ? 'go' : DONE; // or another run has it
   }
 
   /**
@@ -321,7 +329,7 @@ export class PublicationService {
     step: number,
     cost: number,
     slot: PacingSlot,
-  ): Promise<boolean> {
+  ): Promise<boolean | TargetOutcome> {
     let wait = slot.departWaitMs;
     if (wait === undefined) {
       const due = sleep(slot.waitMs);
@@ -332,6 +340,12 @@ export class PublicationService {
       wait = await pacing.depart(target.account_id, target.chat_id, cost);
     }
     while (wait > 0) {
+      if (wait > DEPARTURE_INLINE_MAX_MS) {
+        // A full window of a platform that takes bursts (its limit over hours): the job goes back
+        // to the queue until there is room, rather than hold a worker slot that long.
+        await this.repo.sendNotDelivered(target.id, false);
+        return { done: false, retryInMs: wait };
+      }
       // Sends held back together come back spread over a departure gap, not all at once.
       await sleep(wait + Math.random() * pacing.departureGapMs);
       wait = await pacing.depart(target.account_id, target.chat_id, cost);
