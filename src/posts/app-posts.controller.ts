@@ -31,8 +31,9 @@ const BY_POST: ProjectSource = { resource: 'post', param: 'id' };
 const POST_ID = new ParseIdPipe('post_not_found', 'Post not found');
 
 /**
- * The application API's post routes (SERVICE.md 4, "Application endpoints guarded by member
- * permissions"): the same PostsService, and so the same rules and pipeline, as the public API.
+ * The application API's post routes, each guarded by its member flag
+ * (docs/api-rules.md#roles-and-member-flags): the same PostsService, and so the same rules and
+ * pipeline, as the public API.
  */
 @Controller('api/posts')
 @SessionAuth()

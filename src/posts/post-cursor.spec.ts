@@ -2,14 +2,14 @@ import { createHmac } from 'node:crypto';
 import { decodeCursor, encodeCursor } from './post-cursor';
 
 // A stand-in signature: the real one is SecretsService.signToken, whose verification is tested
-// end to end (test/posts-api.e2e-spec.ts).
+// end to end (test/posts/posts-api.e2e-spec.ts).
 const sign = (data: string) => `${data}|${createHmac('sha256', 'k').update(data).digest('hex')}`;
 const verify = (token: string) => {
   const [data, mac] = token.split('|');
   return sign(data) === `${data}|${mac}` ? data : null;
 };
 
-describe('post list cursor (D19)', () => {
+describe('post list cursor: signed, bound to its project and filter', () => {
   const key = { createdAt: '2026-11-23 02:50:56.123456+00', id: 42 };
   const scope = { projectId: 7, status: null };
 

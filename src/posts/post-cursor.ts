@@ -2,9 +2,10 @@ import type { PostStatus } from './post-state';
 import type { PostKey } from './posts.repository';
 
 /**
- * The post list's cursor (D19): the last post's sort key, bound to the project and the status
- * filter it was made for, signed (SecretsService.signToken) so that it cannot be forged or moved
- * to another project or filter. Clients only ever pass back what they were given.
+ * The post list's cursor (docs/api-rules.md#post-object-and-list): the last post's sort key, bound
+ * to the project and the status filter it was made for, signed (SecretsService.signToken) so that
+ * it cannot be forged or moved to another project or filter. Clients only ever pass back what they
+ * were given.
  */
 export interface CursorScope {
   projectId: number;

@@ -10,7 +10,7 @@ import {
   TARGET_STATUSES,
 } from './post-state';
 
-describe('post states (D7)', () => {
+describe('post states', () => {
   it.each([
     [{}, 'draft'],
     [{ publishNow: false }, 'draft'],
@@ -25,7 +25,7 @@ describe('post states (D7)', () => {
     expect([...PUBLISHABLE_FROM].sort()).toEqual(['draft', 'failed', 'scheduled']);
   });
 
-  it('the schedule horizon is one calendar year (D8), leap days included', () => {
+  it('the schedule horizon is one calendar year, leap days included', () => {
     expect(new Date(scheduleHorizon(Date.parse('2027-03-01T10:00:00Z'))).toISOString()).toBe(
       '2028-03-01T10:00:00.000Z',
     );
@@ -43,7 +43,7 @@ describe('post states (D7)', () => {
     expect(TARGET_STATUSES).toEqual(['pending', 'published', 'failed']);
   });
 
-  // Every state against every action: publish (D7), process (the job's guard), edit and delete (D19).
+  // Every state against every action: publish, process (the job's guard), edit and delete.
   const transitions: [PostStatus, boolean, boolean, boolean, boolean][] = [
     // status        publish processable edit  delete
     ['draft', true, false, true, true],

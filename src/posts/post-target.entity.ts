@@ -14,7 +14,7 @@ import type { SentMessage } from '../platforms/platform-answers';
 import type { TargetStatus } from './post-state';
 import { Post } from './post.entity';
 
-/** One channel a post goes to, with its own delivery state (D7, D15). */
+/** One channel a post goes to, with its own delivery state (docs/api-rules.md#delivery). */
 @Entity('post_targets')
 @Unique(['postId', 'accountId', 'chatId'])
 export class PostTarget {

@@ -14,7 +14,10 @@ import type { PostStatus } from './post-state';
 import { PostMedia } from './post-media.entity';
 import { PostTarget } from './post-target.entity';
 
-/** A post of a project (D7): its text, media, schedule and publication state. */
+/**
+ * A post of a project (docs/api-rules.md#post-states): its text, media, schedule and publication
+ * state.
+ */
 @Entity('posts')
 @Index(['projectId', 'test', 'createdAt', 'id'])
 // The list filtered by status, in its date order: a page reads only the rows it shows.
@@ -31,7 +34,7 @@ export class Post {
   @JoinColumn()
   project?: Project;
 
-  /** Who created it, through either API (D12 counts these); kept when the user is deleted. */
+  /** Who created it, through either API (usage counts these); kept when the user is deleted. */
   @Column({ type: 'int', nullable: true })
   createdByUserId!: number | null;
 
@@ -43,7 +46,7 @@ export class Post {
   text!: string;
 
   /**
-   * D22: made with a test key. A test post runs the whole pipeline with a simulated publisher,
+   * Made with a test key. A test post runs the whole pipeline with a simulated publisher,
    * and only test keys see it (as only live callers see live posts).
    */
   @Column({ type: 'boolean', default: false })

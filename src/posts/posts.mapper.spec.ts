@@ -54,8 +54,8 @@ const post: PostWithDetails = {
   ],
 };
 
-describe('posts mappers (SERVICE.md 2, D1, D9)', () => {
-  it('creation response: exactly the SERVICE.md fields, D1 timestamps', () => {
+describe('posts mappers', () => {
+  it('creation response: exactly its fields, microsecond UTC timestamps', () => {
     expect(toPostCreated(post)).toEqual({
       id: 7,
       status: 'failed',
@@ -117,14 +117,14 @@ describe('posts mappers (SERVICE.md 2, D1, D9)', () => {
     expect(pending).toMatchObject({ status: 'pending', url: null, messages: album });
   });
 
-  it('a post without targets has platform null (D9)', () => {
+  it('a post without targets has platform null', () => {
     expect(toPostListItem({ ...post, targets: [] })).toMatchObject({
       platform: null,
       channel_ids: [],
     });
   });
 
-  it('post object (D19): every list item field, updated_at, media in album order with its URL', () => {
+  it('post object: every list item field, updated_at, media in album order with its URL', () => {
     const object = toPostObject(post, (path) => `https://h.test/media/${path}`);
     expect(object).toEqual({
       ...toPostListItem(post),

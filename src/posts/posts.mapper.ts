@@ -12,7 +12,7 @@ import type { PostMediaRow, PostRow, PostWithDetails, TargetRow } from './posts.
 /** Turns a storage key into the URL clients fetch it from (StorageDriver.publicUrl). */
 export type MediaUrl = (storagePath: string) => string;
 
-/** SERVICE.md "Response of post creation". */
+/** The answer to a post's creation. */
 export function toPostCreated(post: PostRow): PostCreatedDto {
   return {
     id: post.id,
@@ -42,7 +42,7 @@ export function toTargetState(target: TargetRow): PostTargetStateDto {
   };
 }
 
-/** SERVICE.md "Item of the post list" (D9), with per-target state. */
+/** An item of the post list, with per-target state (docs/api-rules.md#post-object-and-list). */
 export function toPostListItem(post: PostWithDetails): PostListItemDto {
   return {
     id: post.id,
@@ -70,8 +70,8 @@ export function toPostMedia(media: PostMediaRow, mediaUrl: MediaUrl): PostMediaD
 }
 
 /**
- * The post object (D19): every list item field plus `updated_at` and `media` in album order.
- * GET/PATCH answer it; webhook events carry it (D21).
+ * The post object: every list item field plus `updated_at` and `media` in album order.
+ * GET/PATCH answer it; webhook events carry it.
  */
 export function toPostObject(post: PostWithDetails, mediaUrl: MediaUrl): PostObjectDto {
   return {

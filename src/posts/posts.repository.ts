@@ -77,8 +77,9 @@ export interface PostMediaRow {
 }
 
 /**
- * Which posts a caller may reach: one project's, and of one kind, test or live (D22). Every
- * query that finds a post by id or lists posts takes it, so the kinds never mix.
+ * Which posts a caller may reach: one project's, and of one kind, test or live
+ * (docs/api-rules.md#test-mode). Every query that finds a post by id or lists posts takes it, so
+ * the kinds never mix.
  */
 export interface PostScope {
   projectId: number;
@@ -114,7 +115,7 @@ export interface NewPost {
   requireConnected: boolean;
 }
 
-/** Every query of posts, scoped by project (STYLE 5); the publication pipeline has its own. */
+/** Every query of posts, scoped by project; the publication pipeline has its own. */
 @Injectable()
 export class PostsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
@@ -125,11 +126,12 @@ export class PostsRepository {
 
   /**
    * Inserts a post with its targets and media in one statement (atomic, one round trip), resolving
-   * the targets' channel refs and checking the media ids on the way: the post is inserted only when
-   * every ref is a channel of the project, all on one platform, (when `requireConnected`) none of
-   * their accounts needs reconnecting, and every media id is an asset of the project. Null when
-   * not: the caller finds out which rule failed with `findChannels` and the media lookup. Saves
-   * post creation the round trips of those lookups (issue 14). In `m`'s transaction when given;
+   * the targets' channel refs and checking the media ids on the way: the post is inserted only
+   * when every ref is a channel of the project, all on one platform, (when `requireConnected`)
+   * none of their accounts needs reconnecting, and every media id is an asset of the project. Null
+   * when not: the caller finds out which rule failed with `findChannels` and the media lookup.
+   * Saves post creation the round trips of those lookups
+   * (docs/performance.md#post-creation-in-one-statement). In `m`'s transaction when given;
    * otherwise posts created while another insert is in flight go together in the next statement:
    * one commit, and one set of foreign-key locks on the project, user and channels they share.
    */
@@ -291,11 +293,11 @@ export class PostsRepository {
   }
 
   /**
-   * POST publish in one atomic statement (D7): the post moves to `publishing` with a new attempt,
-   * only from `draft`, `scheduled` or `failed`; the body's channels replace its targets, except
-   * that targets already published stay (what was sent stays sent) and failed ones in the body
-   * start over where they stopped. Every part reads the same snapshot, so the three target
-   * statements touch disjoint rows. Returns the new attempt, or null when the state did not allow it.
+   * POST publish in one atomic statement: the post moves to `publishing` with a new attempt, only
+   * from `draft`, `scheduled` or `failed`; the body's channels replace its targets, except that
+   * targets already published stay (what was sent stays sent) and failed ones in the body start
+   * over where they stopped. Every part reads the same snapshot, so the three target statements
+   * touch disjoint rows. Returns the new attempt, or null when the state did not allow it.
    */
   async startPublication(
     m: EntityManager,
@@ -389,7 +391,7 @@ export class PostsRepository {
   }
 
   /**
-   * One page, newest first (D9: created_at desc, then id desc), with targets and media. `after`
+   * One page, newest first (created_at desc, then id desc), with targets and media. `after`
    * is the last post of the previous page: a keyset, so a page never shifts when posts are added.
    * Only the conditions asked for are written, so each page is a range of one index in its order
    * (with a status, the index that leads with project, kind and status) and reads only its rows,

@@ -1,22 +1,22 @@
 /**
- * Posts of a project (D7, D8, D9) and the start of their publication. Used by the public API
- * (public-posts.controller.ts) and by the application API (issue 6). Every method takes the
- * caller's `ProjectAccess` (from @CurrentProject(), already checked by PermissionGuard for the
- * route's flag) and, where a post is created, the `Principal`; a post of another project is
- * `404 post_not_found`, exactly like one that does not exist.
+ * Posts of a project and the start of their publication (docs/api-rules.md#post-states, and its
+ * #post-rules). Used by the public API (public-posts.controller.ts) and by the application API.
+ * Every method takes the caller's `ProjectAccess` (from @CurrentProject(), already checked by
+ * PermissionGuard for the route's flag) and, where a post is created, the `Principal`; a post of
+ * another project is `404 post_not_found`, exactly like one that does not exist.
  *
- * - `create(access, who, dto)`: D8 rules; draft, `scheduled` (delayed job) or `queued` (job now).
- *   Scheduling or publish_now needs can_publish (checked here too, as 403 forbidden).
- * - `list(access, query)`: D9, newest first, with per-target state; D19 `status` filter and
- *   signed keyset cursors (`next_cursor`).
- * - `get(access, postId)`: the post object of D19 (list item fields, updated_at, media).
+ * - `create(access, who, dto)`: the post rules; draft, `scheduled` (delayed job) or `queued` (job
+ *   now). Scheduling or publish_now needs can_publish (checked here too, as 403 forbidden).
+ * - `list(access, query)`: newest first, with per-target state; a `status` filter and signed
+ *   keyset cursors (`next_cursor`).
+ * - `get(access, postId)`: the post object (list item fields, updated_at, media).
  * - `update(access, postId, dto)`: only `draft` and `scheduled` posts (else 409 invalid_state).
- *   Fields given replace the stored ones and D8 applies to the result; `scheduled_at` reschedules
- *   (the old delayed job never fires), `scheduled_at: null` turns a scheduled post back into a
- *   draft. Answers the post object (D19). Both APIs use it (PATCH and PUT).
- * - `remove(access, postId)`: `draft`, `scheduled` or `failed` (D19; else 409 invalid_state).
- *   Removing a post never deletes what was already sent to a platform.
- * - `publish(access, postId, dto)`: D7 from draft, scheduled or failed; body targets replace the
+ *   Fields given replace the stored ones and the post rules apply to the result; `scheduled_at`
+ *   reschedules (the old delayed job never fires), `scheduled_at: null` turns a scheduled post
+ *   back into a draft. Answers the post object. Both APIs use it (PATCH and PUT).
+ * - `remove(access, postId)`: `draft`, `scheduled` or `failed` (else 409 invalid_state). Removing
+ *   a post never deletes what was already sent to a platform.
+ * - `publish(access, postId, dto)`: from draft, scheduled or failed; body targets replace the
  *   post's targets, but targets already published stay and are never sent again; 202 publishing.
  *
  * It also registers the `post` project resolver: `@RequirePermission(flag, { resource: 'post',
@@ -217,7 +217,7 @@ export class PostsService implements OnModuleInit {
     };
   }
 
-  /** D9 and D19: one page, newest first; `next_cursor` continues it, null on the last page. */
+  /** One page, newest first; `next_cursor` continues it, null on the last page. */
   async list(access: ProjectAccess, query: ListPostsQuery = {}): Promise<PostListDto> {
     const limit = query.limit ?? DEFAULT_LIST_LIMIT;
     const scope = { projectId: access.project.id, status: query.status ?? null };
@@ -250,14 +250,14 @@ export class PostsService implements OnModuleInit {
     };
   }
 
-  /** The post object (D19). */
+  /** The post object. */
   async get(access: ProjectAccess, postId: number): Promise<PostObjectDto> {
     const post = await this.postObject(postScope(access), postId);
     if (!post) throw postNotFound();
     return post;
   }
 
-  /** The post object that webhook events carry (D21); null when the post is gone. */
+  /** The post object that webhook events carry; null when the post is gone. */
   async postObject(scope: PostScope, postId: number): Promise<PostObjectDto | null> {
     const post = await this.posts.findWithDetails(scope, postId);
     return post ? toPostObject(post, (path) => this.storage.publicUrl(path)) : null;
@@ -291,7 +291,7 @@ export class PostsService implements OnModuleInit {
       return this.posts.startPublication(m, postScope(access), postId, channels, PUBLISHABLE_FROM);
     });
     if (attempt === null) throw invalidState(post); // it changed state meanwhile
-    // D7: a scheduled post published early loses its delayed job (the attempt before this one).
+    // A scheduled post published early loses its delayed job (the attempt before this one).
     if (post.status === 'scheduled') await this.producer.cancel(postId, attempt - 1);
     await this.producer.enqueue(postId, attempt);
     return { id: postId, status: 'publishing', test: access.test };
@@ -311,7 +311,7 @@ export class PostsService implements OnModuleInit {
   }
 
   /**
-   * D19 PATCH (and the application API's PUT). Any edit of a post that is or becomes scheduled
+   * PATCH (and the application API's PUT). Any edit of a post that is or becomes scheduled
    * starts a new publish attempt with a new delayed job: a job of the old attempt finds its
    * attempt gone and does nothing (PublicationRepository.claim), so the old time never fires and
    * a job firing during the edit either wins the row first (then this answers 409 invalid_state)
@@ -353,7 +353,7 @@ export class PostsService implements OnModuleInit {
     const status: PostStatus = reschedule ? (schedule ? 'scheduled' : 'draft') : post.status;
     const fireAtMs = schedule?.epochMs ?? storedEpochMs(post.scheduled_at);
 
-    // D8 on the post as it would become.
+    // The post rules, on the post as it would become.
     const text = input.text ?? post.text;
     const mediaIds = input.media_ids ?? post.media_ids;
     if (text.trim().length === 0 && mediaIds.length === 0)
@@ -413,7 +413,9 @@ export class PostsService implements OnModuleInit {
     return true;
   }
 
-  /** D19: draft, scheduled or failed; a scheduled post's job then finds no post and sends nothing. */
+  /**
+   * Draft, scheduled or failed only; a scheduled post's job then finds no post and sends nothing.
+   */
   async remove(access: ProjectAccess, postId: number): Promise<void> {
     const scope = postScope(access);
     const post = await this.findPost(scope, postId);
@@ -486,7 +488,9 @@ export class PostsService implements OnModuleInit {
     return limitProblems(targets, text, media);
   }
 
-  /** Whether no post the body's rules let through can break the platform's limits (post-rules.ts). */
+  /**
+   * Whether no post the body's rules let through can break the platform's limits (post-rules.ts).
+   */
   private fitsEveryPost(platformName: string): boolean {
     let fits = this.fitting.get(platformName);
     if (fits === undefined) {
@@ -534,7 +538,9 @@ function storedEpochMs(raw: string | null): number | null {
   return formatted === null ? null : (parseInputTimestamp(formatted)?.epochMs ?? null);
 }
 
-/** D22: the caller's project, and the caller's kind of post (test or live); the other kind is not found. */
+/**
+ * The caller's project, and the caller's kind of post (test or live); the other kind is not found.
+ */
 function postScope(access: ProjectAccess): PostScope {
   return { projectId: access.project.id, test: access.test };
 }

@@ -9,7 +9,7 @@ import { PublishPostDto } from './publish-post.dto';
 import { UpdatePostDto } from './update-post.dto';
 
 /**
- * The application API's post bodies (issue 6): the public API's, plus the `project_id` that
+ * The application API's post bodies: the public API's, plus the `project_id` that
  * names the project (the application's routes carry it in the query or body, not the path).
  */
 

@@ -41,7 +41,7 @@ export class PostTargetDto {
   channel_ref!: string;
 }
 
-/** Targets as D8 wants them: unique refs, at most 50. */
+/** Targets as the post rules want them: unique refs, at most 50. */
 export function TargetsList(): PropertyDecorator {
   return applyDecorators(
     IsArray(),
@@ -54,7 +54,7 @@ export function TargetsList(): PropertyDecorator {
   );
 }
 
-/** Media as D8 wants them: optional, unique asset ids, at most 10. */
+/** Media as the post rules want them: optional, unique asset ids, at most 10. */
 export function MediaIdsList(): PropertyDecorator {
   return applyDecorators(
     Omittable(),
@@ -77,7 +77,7 @@ function schedulesOrPublishes(body: { scheduled_at?: unknown; publish_now?: unkn
   );
 }
 
-/** D8: text, at most 4096 characters, is required (and not blank) unless media_ids is non-empty. */
+/** Text, at most 4096 characters, is required (and not blank) unless media_ids is non-empty. */
 @ValidatorConstraint({ name: 'postText' })
 class PostTextRule implements ValidatorConstraintInterface {
   validate(value: unknown, args: ValidationArguments): boolean {
@@ -98,7 +98,7 @@ function textProblem(value: unknown, body: CreatePostDto): string | null {
   return null;
 }
 
-/** D8: targets are required and non-empty when the post is scheduled or published now. */
+/** Targets are required and non-empty when the post is scheduled or published now. */
 @ValidatorConstraint({ name: 'targetsRequired' })
 class TargetsRequiredRule implements ValidatorConstraintInterface {
   validate(value: unknown, args: ValidationArguments): boolean {
@@ -112,7 +112,7 @@ class TargetsRequiredRule implements ValidatorConstraintInterface {
   }
 }
 
-/** D1 and D8: an ISO 8601 instant (Z, offset or none = UTC) in the future, at most a year ahead. */
+/** An ISO 8601 instant (Z, offset or none = UTC) in the future, at most a year ahead. */
 @ValidatorConstraint({ name: 'scheduledAt' })
 export class ScheduledAtRule implements ValidatorConstraintInterface {
   validate(value: unknown): boolean {
@@ -133,7 +133,7 @@ function scheduleProblem(value: unknown): string | null {
   return null;
 }
 
-/** D7: a post is either scheduled or published now, never both. */
+/** A post is either scheduled or published now, never both. */
 @ValidatorConstraint({ name: 'publishNow' })
 class PublishNowRule implements ValidatorConstraintInterface {
   validate(value: unknown, args: ValidationArguments): boolean {

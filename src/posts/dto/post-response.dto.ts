@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { POST_STATUSES, TARGET_STATUSES } from '../post-state';
 
-/** SERVICE.md "Response of post creation". */
+/** The answer to a post's creation. */
 export class PostCreatedDto {
   @ApiProperty() id!: number;
   @ApiProperty({ enum: POST_STATUSES }) status!: string;
@@ -37,7 +37,7 @@ export class TargetMessageDto {
   url!: string | null;
 }
 
-/** Per-target delivery state (D7, D9: items may carry more fields). */
+/** Per-target delivery state. */
 export class PostTargetStateDto {
   @ApiProperty({ example: 'telegram:12:-1001234567890' }) channel_ref!: string;
   @ApiProperty({ example: '-1001234567890' }) channel_id!: string;
@@ -65,7 +65,7 @@ export class PostTargetStateDto {
   @ApiProperty({ type: String, nullable: true }) published_at!: string | null;
 }
 
-/** SERVICE.md "Item of the post list", plus project_id, media_ids and targets. */
+/** An item of the post list: its documented fields, plus project_id, media_ids and targets. */
 export class PostListItemDto {
   @ApiProperty() id!: number;
   @ApiProperty({ enum: POST_STATUSES }) status!: string;
@@ -110,7 +110,7 @@ export class PostListDto {
   next_cursor!: string | null;
 }
 
-/** SERVICE.md "Publish result". */
+/** The answer to POST publish. */
 export class PublishResultDto {
   @ApiProperty() id!: number;
   @ApiProperty({ example: 'publishing' }) status!: string;

@@ -50,7 +50,7 @@ export class PublicationProcessor implements OnModuleInit, BeforeApplicationShut
   }
 
   /**
-   * D18: stop taking jobs and finish the ones in hand while the database is still open (the
+   * Stopping: stop taking jobs and finish the ones in hand while the database is still open (the
    * process's stop bounds the wait; a job cut off there is recovered like a crashed worker's).
    */
   async beforeApplicationShutdown(): Promise<void> {

@@ -12,7 +12,7 @@ import { PROCESSABLE_FROM, type PostStatus } from '../post-state';
 export interface ClaimedPost {
   id: number;
   text: string;
-  /** D22: a test post; its delivery is simulated. */
+  /** A test post; its delivery is simulated. */
   test: boolean;
   /** Targets still `pending`, in order. */
   targets: DeliveryTarget[];
@@ -78,14 +78,15 @@ export class PublicationRepository {
   ) {}
 
   /**
-   * The state guard of every job (STYLE 11): only the post's current attempt, only from queued,
+   * The state guard of every job: only the post's current attempt, only from queued,
    * scheduled or publishing. A job that runs twice, or one superseded by a later publish, gets null.
    * The claim also loads what delivery needs (pending targets, media), in the same round trip.
    * Jobs claiming at the same moment share one statement (a deep queue), each with its own guard.
    *
    * When the post's first pending target is to be sent at once (a live post, its account among
    * `markAccounts`, no send of it interrupted, no chat slot held, its account connected), the claim
-   * also marks that send in flight (`marked`), which saves the send its own statement (issue 14).
+   * also marks that send in flight (`marked`), which saves the send its own statement
+   * (docs/performance.md#the-claim-marks-the-first-send).
    * The targets come back as they were before the claim.
    */
   claim(
@@ -190,7 +191,7 @@ export class PublicationRepository {
    * One step delivered: its messages kept (and their ids in `message_ids`, on a platform whose ids
    * that list holds); the target is published after its last step. When
    * that makes every target of the post published, the post is published in the same statement
-   * (D7: published_at is this, the last, delivery), with its webhook event (D21). True when the
+   * (published_at is this, the last, delivery), with its webhook event. True when the
    * post was. Steps delivered at the same moment share one statement, never two of one post.
    */
   stepSent(
@@ -302,8 +303,8 @@ export class PublicationRepository {
   }
 
   /**
-   * D7: once no target is pending, the post is `published` (published_at = its last delivery)
-   * when all targets are, `failed` otherwise, with its webhook event in the same statement (D21).
+   * Once no target is pending, the post is `published` (published_at = its last delivery)
+   * when all targets are, `failed` otherwise, with its webhook event in the same statement.
    * Returns the new status, or null if not final yet.
    */
   async finish(postId: number, attempt: number): Promise<PostStatus | null> {

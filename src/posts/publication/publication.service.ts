@@ -79,15 +79,16 @@ interface Delivery {
 }
 
 /**
- * Runs one publication job (D7, D15). Idempotent: the post is claimed with a state guard, each
- * send is marked in flight before it goes out, and a target already published is never sent
- * again, so a job that runs twice, is retried, or restarts after a worker died sends nothing twice.
+ * Runs one publication job (docs/api-rules.md#delivery). Idempotent: the post is claimed with a
+ * state guard, each send is marked in flight before it goes out, and a target already published is
+ * never sent again, so a job that runs twice, is retried, or restarts after a worker died sends
+ * nothing twice.
  */
 @Injectable()
 export class PublicationService {
   private readonly logger = new Logger(PublicationService.name);
   private readonly live: Map<string, Delivery>;
-  /** D22: the same platforms, simulated: test posts go through these and never leave Herald. */
+  /** The same platforms, simulated: test posts go through these and never leave Herald. */
   private readonly simulated: Map<string, Delivery>;
 
   constructor(
@@ -121,7 +122,7 @@ export class PublicationService {
     const post = await this.repo.claim(postId, attempt, this.platforms.freeAccounts());
     if (!post) return; // superseded, finished, or deleted: nothing to do
     const media = post.media.map(toOutgoing);
-    // The one place test mode shows in the pipeline (D22): which publishers deliver.
+    // The one place test mode shows in the pipeline: which publishers deliver.
     const deliveries = post.test ? this.simulated : this.live;
     let retryInMs: number | null = null;
     let published = false;

@@ -12,7 +12,7 @@ import { PublicationRepository, type SweepCandidate } from './publication.reposi
 const SWEEP_BATCH = 500;
 
 /**
- * Redis-down behaviour (issue 4, point 5): persist, then enqueue. A post is stored first and its
+ * While Redis is down: persist, then enqueue. A post is stored first and its
  * job added after, bounded by PUBLICATION_ENQUEUE_TIMEOUT_MS; if Redis does not take it, the
  * request still succeeds and this sweep, at start and every PUBLICATION_SWEEP_INTERVAL_MS,
  * enqueues every queued, scheduled or stuck publishing post that has no live job. Job ids are
@@ -63,8 +63,8 @@ export class PublicationSweeper implements OnApplicationBootstrap, BeforeApplica
           } catch (error) {
             // Redis away: every other post would wait out the same time-out; the next pass retries.
             if (error instanceof QueueUnavailable) throw error;
-            // One job in the way (issue 14, defect b: a finished job Bull was removing at that
-            // moment cannot be removed) must not cost the rest of the pass; the next pass retries it.
+            // One job in the way (a finished job Bull was removing at that moment cannot be
+            // removed) must not cost the rest of the pass; the next pass retries it.
             skipped++;
             this.logger.warn(`Recovery sweep skipped post ${post.id}: ${(error as Error).message}`);
           }
