@@ -17,7 +17,7 @@ import { WebhooksService } from './webhooks.service';
 
 const BY_PROJECT: ProjectSource = { param: 'id' };
 
-/** D21: the same webhook management on the application API. */
+/** The same webhook management on the application API. */
 @Controller('api/projects/:id/webhooks')
 @SessionAuth()
 @ApiParam({ name: 'id', type: Number })

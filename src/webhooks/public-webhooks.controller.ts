@@ -17,7 +17,7 @@ import {
 import { WebhookIdPipe, WebhookOperation } from './webhook-operations';
 import { WebhooksService } from './webhooks.service';
 
-/** D21: webhook endpoints of a project, on the public API. */
+/** Webhook endpoints of a project, on the public API. */
 @Controller(`${PUBLIC_API_PREFIX}/projects/:projectId/webhooks`)
 @ApiKeyAuth()
 @ApiParam({ name: 'projectId', type: Number })

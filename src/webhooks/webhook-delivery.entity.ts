@@ -3,7 +3,7 @@ import { CreatedAtColumn, type DbTimestamp } from '../database/timestamps';
 import type { WebhookEventType } from './webhook-events';
 import { Webhook } from './webhook.entity';
 
-/** The delivery log (D21): one row per attempt, kept 30 days. */
+/** The delivery log: one row per attempt, kept 30 days. */
 @Entity('webhook_deliveries')
 @Index(['webhookId', 'id'])
 export class WebhookDelivery {

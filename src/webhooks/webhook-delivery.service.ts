@@ -15,7 +15,7 @@ import { WebhooksRepository } from './webhooks.repository';
 const CLAIM_MARGIN_MS = 5_000;
 
 /**
- * Runs one attempt of one send (D21). Idempotent: the send is claimed for exactly the attempt the
+ * Runs one attempt of one send. Idempotent: the send is claimed for exactly the attempt the
  * job names, so a job that runs twice, or one superseded by the sweep, does nothing.
  */
 @Injectable()

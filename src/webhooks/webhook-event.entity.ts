@@ -4,7 +4,7 @@ import { Project } from '../projects/project.entity';
 import type { WebhookEventType } from './webhook-events';
 
 /**
- * The transactional outbox (D21): one row per event, written by the statement that makes the
+ * The transactional outbox: one row per event, written by the statement that makes the
  * state change, so an event exists exactly when its change was committed. Its id is the
  * `webhook-id` of every attempt to every endpoint.
  */

@@ -1,4 +1,4 @@
-/** D21: the events an endpoint can subscribe to. */
+/** The events an endpoint can subscribe to (docs/api-rules.md#webhooks). */
 export const SUBSCRIBABLE_EVENTS = [
   'post.published',
   'post.failed',

@@ -17,13 +17,13 @@ import {
 } from './dto/webhook.dto';
 import { WEBHOOK_NOT_FOUND } from './webhooks.service';
 
-/** D18: a webhook id that is not a plain positive integer is the webhook's 404. */
+/** A webhook id that is not a plain positive integer is the webhook's 404. */
 export const WebhookIdPipe = new ParseIdPipe(WEBHOOK_NOT_FOUND.code, WEBHOOK_NOT_FOUND.message);
 
 const WebhookIdParam = ApiParam({ name: 'webhookId', type: Number });
 
 /**
- * D21: the webhook operations are the same on both APIs; only how the caller is let in differs.
+ * The webhook operations are the same on both APIs; only how the caller is let in differs.
  * Each entry is what one operation answers and how it is documented, so the public and the
  * application controllers declare just their routes and their guards.
  */

@@ -1,5 +1,5 @@
 /**
- * The transactional outbox's SQL (D21, STYLE 15): pieces that the statement making a state
+ * The transactional outbox's SQL: pieces that the statement making a state
  * change adds as common table expressions, so that the event is written in the same statement,
  * hence the same transaction, as the change. Nothing is written for a project without an enabled
  * endpoint subscribed to the event, so publication costs nothing more there.

@@ -28,7 +28,7 @@ export interface AttemptOutcome {
 }
 
 /**
- * Sends one signed delivery (D21, Standard Webhooks). The URL is checked again by D10's address
+ * Sends one signed delivery (Standard Webhooks). The URL is checked again by the outbound address
  * rules before every attempt and the connection goes to the address that was checked; redirects
  * are never followed; one time limit covers connecting, the answer's headers and the little of
  * its body that is read.

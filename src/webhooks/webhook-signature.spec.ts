@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { generateWebhookSecret, signWebhook } from './webhook-signature';
 
-describe('Webhook signatures (D21, Standard Webhooks)', () => {
+describe('Webhook signatures (Standard Webhooks)', () => {
   it('makes secrets of 32 random bytes behind whsec_', () => {
     const a = generateWebhookSecret();
     const b = generateWebhookSecret();

@@ -4,7 +4,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 export const SECRET_PREFIX = 'whsec_';
 const SECRET_BYTES = 32;
 
-/** A new signing secret (D21): `whsec_` + base64 of 32 random bytes. */
+/** A new signing secret: `whsec_` + base64 of 32 random bytes. */
 export function generateWebhookSecret(): string {
   return SECRET_PREFIX + randomBytes(SECRET_BYTES).toString('base64');
 }

@@ -2,7 +2,7 @@ import { AppError } from '../errors/error-codes';
 import { parseOutboundUrl, type AddressPins, type HostAdmission } from '../outbound/pinned-address';
 
 /**
- * Checks a receiver's URL by D10's address rules (the same admission as media by link) and
+ * Checks a receiver's URL by the outbound address rules (the same admission as media by link) and
  * pins the address to dial into `pins`. Throws `invalid_url` or `url_not_allowed`.
  */
 export async function admitWebhookUrl(

@@ -12,7 +12,7 @@ import { WebhookProducer } from './webhook.queue';
 import { WebhooksRepository, type EventToFill, type SendToEnqueue } from './webhooks.repository';
 
 const BATCH = 200;
-/** D21: the delivery log is kept this long. */
+/** The delivery log is kept this long. */
 export const DELIVERY_LOG_RETENTION_DAYS = 30;
 const PURGE_INTERVAL_MS = 3_600_000;
 /** The channel the insert trigger of webhook_sends notifies (migration Webhooks). */
@@ -20,7 +20,7 @@ const SENDS_CHANNEL = 'webhook_sends';
 const RELISTEN_DELAY_MS = 1_000;
 
 /**
- * Moves events from the outbox to the `webhooks` queue (D21, STYLE 15). Woken by PostgreSQL
+ * Moves events from the outbox to the `webhooks` queue. Woken by PostgreSQL
  * (LISTEN: the trigger on webhook_sends notifies when the inserting transaction commits), and
  * run again every WEBHOOK_SWEEP_INTERVAL_MS as a sweep: it fills the post events' data from their
  * post, enqueues every pending send whose attempt has no job (Redis was away), enqueues again
@@ -53,7 +53,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     this.timer.unref();
   }
 
-  /** D18: no pass starts once stopping began, and the one under way ends before the pool closes. */
+  /** No pass starts once stopping began, and the one under way ends before the pool closes. */
   async beforeApplicationShutdown(): Promise<void> {
     this.closing = true;
     clearInterval(this.timer);
@@ -114,8 +114,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   }
 
   /**
-   * D21: a post event's data is the post object (with project_id), as the post now is; a test
-   * post's carries `test: true` like every answer about it (D22).
+   * A post event's data is the post object (with project_id), as the post now is; a test
+   * post's carries `test: true` like every answer about it.
    */
   private async dataOf(event: EventToFill): Promise<Record<string, unknown>> {
     const post =

@@ -3,7 +3,7 @@ import { CreatedAtColumn, type DbTimestamp } from '../database/timestamps';
 import { Project } from '../projects/project.entity';
 import type { SubscribableEvent } from './webhook-events';
 
-/** A project's webhook endpoint (D21). */
+/** A project's webhook endpoint. */
 @Entity('webhooks')
 export class Webhook {
   @PrimaryGeneratedColumn()

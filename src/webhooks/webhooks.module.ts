@@ -14,9 +14,10 @@ import { WebhooksRepository } from './webhooks.repository';
 import { WebhooksService } from './webhooks.service';
 
 /**
- * Signed event notifications (D21): management on both APIs, the outbox dispatcher and sweep,
- * and delivery on a queue of its own. Events are written by the statements that change state
- * (see webhook-outbox.ts), so this module depends on no other module's internals.
+ * Signed event notifications (docs/api-rules.md#webhooks): management on both APIs, the outbox
+ * dispatcher and sweep, and delivery on a queue of its own. Events are written by the statements
+ * that change state (see webhook-outbox.ts), so this module depends on no other module's
+ * internals.
  */
 @Module({
   imports: [

@@ -44,7 +44,7 @@ export interface EventToFill {
   type: WebhookEventType;
   project_id: number;
   post_id: number | null;
-  /** Whether the post is a test-mode post (D22); null when it is gone. */
+  /** Whether the post is a test-mode post; null when it is gone. */
   post_test: boolean | null;
 }
 
@@ -80,7 +80,7 @@ const WEBHOOK_COLUMNS = `id, project_id, url, events, enabled, disabled_reason, 
 export const LOST_ATTEMPT_ERROR =
   'The outcome of this attempt was lost: the worker making it stopped before recording it; the receiver may or may not have got it';
 
-/** Every query of webhooks, scoped by project where a caller names one (STYLE 5). */
+/** Every query of webhooks, scoped by project where a caller names one. */
 @Injectable()
 export class WebhooksRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
@@ -238,7 +238,7 @@ export class WebhooksRepository {
   }
 
   /**
-   * The state guard of every job (STYLE 11): only the attempt the job is for, only while pending
+   * The state guard of every job: only the attempt the job is for, only while pending
    * and not held by another worker; held for `claimMs` then. Returns what the attempt needs, or
    * null. A claim that lapsed (set, never cleared by an outcome) is an attempt whose outcome was
    * lost: it is logged as such and counted, in the same statement, and the attempt made now is
@@ -331,7 +331,7 @@ export class WebhooksRepository {
     );
   }
 
-  /** D21: the delivery log is kept 30 days; finished events go with it. */
+  /** The delivery log is kept 30 days; finished events go with it. */
   async purge(retentionDays: number): Promise<void> {
     await this.db.query(
       `DELETE FROM webhook_deliveries

@@ -27,7 +27,7 @@ export const WEBHOOK_NOT_FOUND = {
   message: 'Webhook not found',
 } as const;
 
-/** Managing a project's webhook endpoints (D21); the same for both APIs. */
+/** Managing a project's webhook endpoints (docs/api-rules.md#webhooks); the same for both APIs. */
 @Injectable()
 export class WebhooksService {
   constructor(
