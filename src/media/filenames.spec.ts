@@ -1,6 +1,6 @@
 import { filenameForDownload, sanitizeFilename } from './filenames';
 
-describe('sanitizeFilename (D10)', () => {
+describe('sanitizeFilename: no separators or control characters, at most 255 bytes', () => {
   it.each([
     ['photo.png', 'photo.png'],
     ['../../etc/passwd', '.._.._etc_passwd'],
@@ -29,7 +29,7 @@ describe('sanitizeFilename (D10)', () => {
   });
 });
 
-describe('filenameForDownload (D10)', () => {
+describe('filenameForDownload', () => {
   it('prefers the given name, then the last path segment of the final URL, then file.<ext>', () => {
     const url = new URL('https://cdn.example.com/a/b/sunset%20beach.jpg?x=1');
     expect(filenameForDownload('mine.jpg', url, 'jpg')).toBe('mine.jpg');

@@ -1,10 +1,10 @@
-/** D10: every filename is at most 255 bytes of UTF-8. */
+/** Every filename is at most 255 bytes of UTF-8. */
 export const MAX_FILENAME_BYTES = 255;
 
 /**
- * Makes a client-given name safe to keep and show (D10): path separators become `_`, whitespace
- * a single space, control and invisible formatting characters go; trimmed, at most 255 bytes. Returns null when nothing usable
- * is left, so the caller falls back to `file.<ext>`.
+ * Makes a client-given name safe to keep and show: path separators become `_`, whitespace a single
+ * space, control and invisible formatting characters go; trimmed, at most 255 bytes. Returns null
+ * when nothing usable is left, so the caller falls back to `file.<ext>`.
  */
 export function sanitizeFilename(name: string | null | undefined): string | null {
   if (!name) return null;
@@ -21,7 +21,10 @@ export function sanitizeFilename(name: string | null | undefined): string | null
   return cut;
 }
 
-/** The name for a download (D10): the given one, else the final URL's last path segment, else `file.<ext>`. */
+/**
+ * The name for a download: the given one, else the final URL's last path segment, else
+ * `file.<ext>`.
+ */
 export function filenameForDownload(given: string | undefined, finalUrl: URL, ext: string): string {
   return (
     sanitizeFilename(given) ?? sanitizeFilename(lastPathSegment(finalUrl)) ?? fallbackFilename(ext)

@@ -5,7 +5,7 @@ import { User } from '../users/user.entity';
 
 export type MediaType = 'image' | 'video';
 
-/** A stored file of a project (D10); posts refer to it by id in `media_ids`. */
+/** A stored file of a project (docs/api-rules.md#media); posts refer to it by id in `media_ids`. */
 @Entity('media_assets')
 export class MediaAsset {
   @PrimaryGeneratedColumn()
@@ -28,7 +28,7 @@ export class MediaAsset {
   @JoinColumn()
   uploadedBy?: User;
 
-  /** From the file's bytes, never from the client (D10). */
+  /** From the file's bytes, never from the client. */
   @Column({ type: 'varchar', length: 16 })
   type!: MediaType;
 

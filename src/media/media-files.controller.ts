@@ -13,7 +13,7 @@ import { MediaService } from './media.service';
 const CACHE_FOREVER = 'public, max-age=31536000, immutable';
 
 /**
- * Serves stored media at `<PUBLIC_BASE_URL>/media/<storage_path>` (D10). Only paths that belong to
+ * Serves stored media at `<PUBLIC_BASE_URL>/media/<storage_path>`. Only paths that belong to
  * a MediaAsset are served, with the type sniffed at upload and `nosniff`, so the browser never
  * second-guesses it; anything else (including traversal attempts) is a plain 404.
  */

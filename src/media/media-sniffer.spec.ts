@@ -11,7 +11,7 @@ async function drain(stream: Readable): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-describe('sniffMedia (D10: type from the bytes, size limit while streaming)', () => {
+describe('sniffMedia: type from the bytes, size limit while streaming', () => {
   it('types the content from its first bytes and hands back all of it', async () => {
     const pieces = [PNG.subarray(0, 3), PNG.subarray(3, 100), PNG.subarray(100)];
     const { kind, body } = await sniffMedia(Readable.from(pieces));

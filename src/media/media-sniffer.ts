@@ -24,7 +24,7 @@ export function fileTooLarge(): AppError {
 }
 
 /**
- * Reads only the first bytes of `source` to learn its type (D10: from the bytes, never from the
+ * Reads only the first bytes of `source` to learn its type (from the bytes, never from the
  * declared type or name), then hands back a stream of the whole content that errors with
  * `file_too_large` as soon as it passes `maxBytes`. Nothing beyond the head is buffered.
  * Unsupported content rejects with `unsupported_media_type` and the source is released.

@@ -18,9 +18,9 @@ import { MAX_MEDIA_BYTES } from './media-kinds';
 import { fileTooLarge } from './media-sniffer';
 import { MediaService, MediaUploadInput, StoredMediaFile } from './media.service';
 
-/** SERVICE.md 4 #3a: the multipart field carrying the file. */
+/** The multipart field carrying the file. */
 export const UPLOAD_FIELD = 'files';
-/** SERVICE.md 8: files per multipart upload request. */
+/** Files per multipart upload request: one; several files take several requests. */
 export const MAX_FILES_PER_UPLOAD = 1;
 
 /**
@@ -45,10 +45,11 @@ class UploadStorageFailure extends Error {
 }
 
 /**
- * Reads the body of the upload route after the guards have passed (D5), telling the two forms
- * apart by Content-Type: multipart is streamed through multer into storage (sniffed on the first
- * bytes, never buffered whole), JSON is validated as `UploadByUrlDto`; any other type is 415.
- * The result reaches the handler through `@MediaUpload()`.
+ * Reads the body of the upload route after the guards have passed
+ * (docs/api-rules.md#order-of-checks), telling the two forms apart by Content-Type: multipart is
+ * streamed through multer into storage (sniffed on the first bytes, never buffered whole), JSON is
+ * validated as `UploadByUrlDto`; any other type is 415. The result reaches the handler through
+ * `@MediaUpload()`.
  */
 const JSON_TYPE = /^application\/json\s*(?:;|$)/i;
 
@@ -89,7 +90,7 @@ export class MediaUploadInterceptor implements NestInterceptor {
       // a body that goes on past any acceptable size is answered without waiting for its end,
       // with the file's own refusal when one is known (too large, not a supported type).
       await new Promise<void>((resolve, reject) => {
-        // The body's bytes are hashed as they stream by, for an Idempotency-Key (D20) only.
+        // The body's bytes are hashed as they stream by, for an Idempotency-Key only.
         const hash = carriesIdempotencyKey(req) ? createHash('sha256') : undefined;
         const release = cutOffPast(
           req,
@@ -178,9 +179,9 @@ class MediaStorageEngine implements StorageEngine {
 }
 
 /**
- * Counts the body as it arrives (handing each chunk to `onChunk`); past `limit` bytes calls `refuse` (the answer goes out at once)
- * and closes the connection `CUT_OFF_LINGER_MS` after the answer, whatever the client still sends.
- * Returns the function that stops counting.
+ * Counts the body as it arrives (handing each chunk to `onChunk`); past `limit` bytes calls
+ * `refuse` (the answer goes out at once) and closes the connection `CUT_OFF_LINGER_MS` after the
+ * answer, whatever the client still sends. Returns the function that stops counting.
  */
 function cutOffPast(
   req: Request,
@@ -209,7 +210,7 @@ function bodyTooLarge(): AppError {
   );
 }
 
-/** Maps what multer and busboy raise to the codes of D10; storage failures stay 500. */
+/** Maps what multer and busboy raise to the media codes; storage failures stay 500. */
 function multipartError(error: unknown): unknown {
   if (error instanceof AppError) return error;
   if (error instanceof UploadStorageFailure) return error.cause;

@@ -8,8 +8,8 @@ import { PublicMediaController } from './public-media.controller';
 import { UrlFetcher } from './url-fetcher';
 
 /**
- * Media upload and serving at `/media/<storage_path>` (D10). Exports `MediaService`; the storage
- * driver comes from the global StorageModule.
+ * Media upload and serving at `/media/<storage_path>` (docs/api-rules.md#media). Exports
+ * `MediaService`; the storage driver comes from the global StorageModule.
  */
 @Module({
   imports: [TypeOrmModule.forFeature([MediaAsset])],

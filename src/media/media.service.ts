@@ -25,12 +25,13 @@ export type MediaUploadInput =
   | { kind: 'url'; url: string; filename: string | undefined };
 
 /**
- * The media library of a project (D10). Public API for other modules (exported by MediaModule):
+ * The media library of a project (docs/api-rules.md#media). Public API for other modules (exported
+ * by MediaModule):
  * - `storeStream(projectId, userId, stream, filenameHint)`: sniff, limit, store, create the row.
- * - `findForProject(projectId, ids, m?)`: a project's assets by id (posts check `media_ids` with it),
- *   in the transaction `m` when given.
+ * - `findForProject(projectId, ids, m?)`: a project's assets by id (posts check `media_ids` with
+ *   it), in the transaction `m` when given.
  * - `openRead(asset)`: the stored bytes.
- * - `toDto(asset)`: the MediaAsset answer of SERVICE.md.
+ * - `toDto(asset)`: the MediaAsset answer.
  */
 @Injectable()
 export class MediaService {
@@ -42,7 +43,7 @@ export class MediaService {
     private readonly fetcher: UrlFetcher,
   ) {}
 
-  /** POST /projects/{id}/media, both forms: creates the asset and answers the list of SERVICE.md. */
+  /** POST /projects/{id}/media, both forms: creates the asset and answers it in a list. */
   async upload(
     projectId: number,
     userId: number,
@@ -76,7 +77,7 @@ export class MediaService {
     return this.createAsset(projectId, uploadedById, file, filename);
   }
 
-  /** Downloads `url` through the SSRF-safe fetcher (D10) and stores it as a new asset. */
+  /** Downloads `url` through the SSRF-safe fetcher and stores it as a new asset. */
   async storeFromUrl(
     projectId: number,
     uploadedById: number | null,
@@ -175,7 +176,7 @@ export class MediaService {
   }
 }
 
-/** D10: `projects/<project_id>/<yyyy>/<mm>/<random>.<ext>`, never built from the client's name. */
+/** `projects/<project_id>/<yyyy>/<mm>/<random>.<ext>`, never built from the client's name. */
 export function newStoragePath(projectId: number, ext: string, now = new Date()): string {
   const yyyy = String(now.getUTCFullYear());
   const mm = String(now.getUTCMonth() + 1).padStart(2, '0');

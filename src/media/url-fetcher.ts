@@ -14,7 +14,7 @@ import {
 import { MAX_MEDIA_BYTES } from './media-kinds';
 import { fileTooLarge } from './media-sniffer';
 
-/** D10: a redirect is followed at most this many times. */
+/** A redirect is followed at most this many times. */
 export const MAX_REDIRECTS = 5;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const USER_AGENT = 'Herald-Media-Fetcher/1';
@@ -25,14 +25,17 @@ const logger = new Logger('UrlFetcher');
 export const FETCH_EXTRA_CA = Symbol('FETCH_EXTRA_CA');
 
 export interface FetchedResource {
-  /** The response body; errors with `download_timeout` or `file_too_large` when D10's limits hit. */
+  /**
+   * The response body; errors with `download_timeout` or `file_too_large` when the download's
+   * limits hit.
+   */
   body: Readable;
   /** The URL that answered, after redirects. */
   finalUrl: URL;
 }
 
 /**
- * Downloads a URL for the media library without letting the caller reach anything private (D10):
+ * Downloads a URL for the media library without letting the caller reach anything private:
  * http(s) only, no credentials, no `localhost`, every address of the host (or the literal) must
  * be public unicast unless `OUTBOUND_ALLOW_CIDRS` lists it, each redirect is checked again,
  * and the connection goes to the very address that was checked: undici's connector gets a
@@ -178,7 +181,9 @@ function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** One time limit for the whole download (D10: 30 s in all), with an abort signal for undici. */
+/**
+ * One time limit for the whole download (30 s in all by default), with an abort signal for undici.
+ */
 class Deadline {
   private readonly controller = new AbortController();
   private readonly timer: NodeJS.Timeout;

@@ -1,7 +1,7 @@
 import ipaddr from 'ipaddr.js';
 import { AddressPolicy, isPublicAddress, parseCanonical } from './address-policy';
 
-describe('AddressPolicy (D10: only public unicast, unless MEDIA_FETCH_ALLOW_CIDRS lists it)', () => {
+describe('AddressPolicy: only public unicast, unless OUTBOUND_ALLOW_CIDRS lists it', () => {
   const policy = new AddressPolicy();
 
   const refused: [string, string][] = [
@@ -93,7 +93,7 @@ describe('AddressPolicy (D10: only public unicast, unless MEDIA_FETCH_ALLOW_CIDR
     expect(open.isAllowed('8.8.8.8')).toBe(true);
   });
 
-  // Every blocked IPv4 range in the forms IPv6 can carry it (issue 9): IPv4-mapped
+  // Every blocked IPv4 range in the forms IPv6 can carry it: IPv4-mapped
   // (::ffff:a.b.c.d, dotted and hex), IPv4-compatible (::a.b.c.d), NAT64 (64:ff9b::/96),
   // 6to4 (2002:a.b.c.d::/48) and Teredo (2001::/32, which hides the client's address).
   const blockedV4: [string, string][] = [

@@ -12,7 +12,10 @@ export interface ResolvedAddress {
   family: 4 | 6;
 }
 
-/** Resolves a host name to every address it has; the system's unless given (tests play DNS rebinding). */
+/**
+ * Resolves a host name to every address it has; the system's unless given (tests play DNS
+ * rebinding).
+ */
 export type HostResolver = (hostname: string) => Promise<ResolvedAddress[]>;
 export const HOST_RESOLVER = Symbol('HOST_RESOLVER');
 
@@ -22,8 +25,9 @@ export const systemResolver: HostResolver = async (hostname) => {
 };
 
 /**
- * D10: an absolute http(s) URL without credentials; anything else is `invalid_url`. `use` ends
- * the refusal of another scheme: "Only http and https URLs can {use}".
+ * An absolute http(s) URL without credentials (docs/api-rules.md#outbound-addresses); anything
+ * else is `invalid_url`. `use` ends the refusal of another scheme: "Only http and https URLs can
+ * {use}".
  */
 export function parseOutboundUrl(raw: string, use: string): URL {
   let url: URL;
@@ -47,12 +51,15 @@ function invalidUrl(message: string): AppError {
 /** The address each host name of one outbound request must be dialled at. */
 export type AddressPins = Map<string, ResolvedAddress>;
 
-/** What checking one URL's host found: allowed (and pinned), refused, or a name that does not resolve. */
+/**
+ * What checking one URL's host found: allowed (and pinned), refused, or a name that does not
+ * resolve.
+ */
 export type HostVerdict = 'allowed' | 'not_allowed' | 'unresolved';
 
 /**
- * The outbound address rules (`OUTBOUND_ALLOW_CIDRS` included) and the resolver, built once for every
- * request to a URL a user gave: media by link and webhook receivers are admitted alike.
+ * The outbound address rules (`OUTBOUND_ALLOW_CIDRS` included) and the resolver, built once for
+ * every request to a URL a user gave: media by link and webhook receivers are admitted alike.
  */
 @Injectable()
 export class HostAdmission {

@@ -28,9 +28,8 @@ export const S3_UPLOAD_QUEUE = 4;
 const CONNECT_TIMEOUT_MS = 5_000;
 /**
  * Writes to and reads of the spooled file, larger than the body's own chunks (≈ 64 KB): a system
- * call and a thread-pool round trip per chunk cost the driver a third of its CPU per byte
- * (bench/README.md, "Uploads on S3"). Larger still saved a little more CPU but grew memory by
- * ≈ 20 MB over 10 uploads: each part in flight holds a read ahead.
+ * call and a thread-pool round trip per chunk would cost CPU on every byte. Larger still grows
+ * memory, since each part in flight holds a read ahead (docs/performance.md#s3-spool-chunks).
  */
 const SPOOL_WRITE_BYTES = 512 * 1024;
 const READ_CHUNK_BYTES = 128 * 1024;
@@ -53,8 +52,8 @@ function isMissing(error: unknown): boolean {
 /**
  * The file being received, on local disk rather than in memory: S3 wants each part's length
  * before its first byte, so a part must be held somewhere until it is whole, and holding 5 MB
- * parts in memory costs ≥ 10 MB per upload in flight (one filling, one sending; D10 and the
- * upload benchmark want memory flat). Unlinked as soon as it is open, so that nothing outlives
+ * parts in memory costs ≥ 10 MB per upload in flight (one filling, one sending), and memory must
+ * stay flat whatever the file's size. Unlinked as soon as it is open, so that nothing outlives
  * the process, even one that dies mid-upload.
  */
 class Spool {
@@ -126,12 +125,12 @@ interface MultipartState {
 }
 
 /**
- * Media in an S3-compatible bucket (D23), at the same storage keys as the local driver. Uploads
+ * Media in an S3-compatible bucket, at the same storage keys as the local driver. Uploads
  * stream to the bucket while they arrive: the body is spooled to a temporary file (memory stays
  * flat whatever the file's size and however many uploads run), and each 5 MB part leaves as soon
  * as it is on disk, read back as a stream of known length; a file under one part goes up in one
- * PutObject. A failed upload is aborted and never completes into an object. Media URLs keep the
- * D10 form: the service streams the object at `/media/<path>`, so the bucket can stay private and
+ * PutObject. A failed upload is aborted and never completes into an object. Media URLs keep their
+ * one form: the service streams the object at `/media/<path>`, so the bucket can stay private and
  * unreachable from outside.
  */
 @Injectable()

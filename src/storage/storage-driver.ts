@@ -31,6 +31,6 @@ export interface StorageDriver {
   openRead(path: string): Promise<Readable>;
   /** Removes the object; a missing object is not an error. */
   delete(path: string): Promise<void>;
-  /** `<PUBLIC_BASE_URL>/media/<path>`, whichever the driver (D23). */
+  /** `<PUBLIC_BASE_URL>/media/<path>`, whichever the driver. */
   publicUrl(path: string): string;
 }

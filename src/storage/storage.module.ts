@@ -6,7 +6,7 @@ import { S3Storage } from './s3.storage';
 import { STORAGE_DRIVER } from './storage-driver';
 
 /**
- * Provides the `StorageDriver` everywhere, chosen by MEDIA_STORAGE_DRIVER (D23): local disk at
+ * Provides the `StorageDriver` everywhere, chosen by MEDIA_STORAGE_DRIVER: local disk at
  * `MEDIA_STORAGE_DIR` (the default), or an S3-compatible bucket shared by every machine.
  */
 @Global()

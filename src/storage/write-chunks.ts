@@ -4,9 +4,9 @@ import type { FileHandle } from 'node:fs/promises';
 export type PositionalFile = Pick<FileHandle, 'write' | 'writev'>;
 
 /**
- * Writes `chunks` at `position` of `file` in one system call (one per chunk costs a system call
- * and a thread-pool round trip each). A write that comes up short, rare for a file, is finished
- * from one copy of the rest. Returns the bytes written: all of them.
+ * Writes `chunks` at `position` of `file` in one system call (one per chunk costs a system call and
+ * a thread-pool round trip each; docs/performance.md#s3-spool-chunks). A write that comes up short,
+ * rare for a file, is finished from one copy of the rest. Returns the bytes written: all of them.
  */
 export async function writeChunks(
   file: PositionalFile,

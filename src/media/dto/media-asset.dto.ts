@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 
-/** SERVICE.md 2, MediaAsset. */
+/** A stored file, as the upload answers it. */
 export class MediaAssetDto {
   @ApiProperty({ example: 42, description: 'Use it in `media_ids` of a post' })
   id!: number;

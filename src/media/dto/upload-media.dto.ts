@@ -4,10 +4,10 @@ import { Omittable } from '../../input/omittable';
 
 /** Longest URL accepted; longer ones are refused by validation before any network work. */
 export const MAX_URL_LENGTH = 2048;
-/** Longest `filename` accepted as input; it is then cut to 255 bytes (D10). */
+/** Longest `filename` accepted as input; it is then cut to 255 bytes. */
 export const MAX_FILENAME_INPUT = 1024;
 
-/** SERVICE.md 4 #3b: the JSON form of the upload. */
+/** The JSON form of the upload: a file by its URL. */
 export class UploadByUrlDto {
   @ApiProperty({
     description:
@@ -32,7 +32,7 @@ export class UploadByUrlDto {
   filename?: string;
 }
 
-/** SERVICE.md 4 #3a: the multipart form of the upload (documentation only). */
+/** The multipart form of the upload (documentation only). */
 export class UploadFileFormDto {
   @ApiProperty({
     type: 'string',
