@@ -76,10 +76,10 @@ export class AppModule {
       ],
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
-        // D5 order: key → rate limit → scope → project and permission → the body and query's own
-        // errors (held body errors, NUL). Nest runs APP_GUARDs in this order. The session guard
-        // does nothing on the public API; on the application API it names the user whose
-        // requests the rate limit counts.
+        // The order of checks (docs/api-rules.md#order-of-checks): key → rate limit → scope →
+        // project and permission → the body and query's own errors (held body errors, NUL). Nest
+        // runs APP_GUARDs in this order. The session guard does nothing on the public API; on the
+        // application API it names the user whose requests the rate limit counts.
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         { provide: APP_GUARD, useClass: SessionGuard },
         { provide: APP_GUARD, useClass: RateLimitGuard },

@@ -38,9 +38,9 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   const errorLogger = new NestLogger('Errors');
   if (config.ops.httpMetrics) app.use(httpMetrics(app.get(Metrics)));
   app.use(requestLogger(app.get<PinoInstance>(ROOT_LOGGER)));
-  // From here on a request counts as in flight, and once stopping began it is refused (D18).
+  // From here on a request counts as in flight, and once stopping began it is refused.
   app.use(app.get(InFlightRequests).middleware());
-  // Body errors are held on the request and raised by RequestInputGuard, after the guards (D18).
+  // Body errors are held on the request and raised by RequestInputGuard, after the other guards.
   app.use(jsonBody());
   app.get(QueueBoard).mount(app);
   // Anything another middleware fails with happens before Nest's filters; same shape.

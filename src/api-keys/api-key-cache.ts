@@ -28,7 +28,8 @@ export const API_KEY_CACHE_MAX_ENTRIES = 10_000;
 /**
  * Keys that authenticated recently in this process, so most public requests make one database
  * round trip (their own query) instead of two; correct as long as revocations are heard
- * (AnnouncedMemory). An entry is also never used past the key's own expiry.
+ * (AnnouncedMemory). An entry is also never used past the key's own expiry. Saves a round trip per
+ * public request (docs/performance.md#api-key-cache).
  *
  * Processes without Redis (the CLI) or with `API_KEY_CACHE_MS=0` never remember keys.
  */

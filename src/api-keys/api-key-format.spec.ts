@@ -7,7 +7,7 @@ import {
   parseApiKey,
 } from './api-key-format';
 
-describe('API key format (D3, D22)', () => {
+describe('API key format: hrld_<live|test>_<public>.<secret>', () => {
   const publicId = 'AbCdEfGh12345678';
   const secret = 'S'.repeat(40);
 

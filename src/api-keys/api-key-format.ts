@@ -1,5 +1,5 @@
 export const API_KEY_PREFIX = 'hrld';
-/** D3/D22: the mode marker after the prefix; a test key's posts are test posts. */
+/** The mode marker after the prefix; a test key's posts are test posts. */
 export const API_KEY_MODES = ['live', 'test'] as const;
 export type ApiKeyMode = (typeof API_KEY_MODES)[number];
 export const API_KEY_PUBLIC_LENGTH = 16;
@@ -13,7 +13,7 @@ export interface ParsedApiKey {
   secret: string;
 }
 
-/** D3, D22: `hrld_<live|test>_<16 alphanumerics>.<32+ alphanumerics>`; anything else is not a key. */
+/** `hrld_<live|test>_<16 alphanumerics>.<32+ alphanumerics>`; anything else is not a key. */
 export function parseApiKey(key: string): ParsedApiKey | null {
   const match = API_KEY_SHAPE.exec(key);
   return match ? { mode: match[1] as ApiKeyMode, publicId: match[2], secret: match[3] } : null;

@@ -32,7 +32,7 @@ export class ApiKey {
   @Column({ type: 'text', array: true })
   scopes!: Scope[];
 
-  /** D22: `test` keys create and see test posts only. */
+  /** `test` keys create and see test posts only (docs/api-rules.md#test-mode). */
   @Column({ type: 'varchar', length: 8, default: 'live' })
   mode!: ApiKeyMode;
 

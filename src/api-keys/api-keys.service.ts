@@ -19,7 +19,7 @@ import {
 } from './api-key-format';
 import { Scope, SCOPES } from './scopes';
 
-/** D3: a key is found by its public part; the secret is compared in constant time afterwards. */
+/** A key is found by its public part; the secret is compared in constant time afterwards. */
 const FIND_KEY = new Statement(
   `SELECT k.id, k.public_id, k.secret_hash, k.scopes, k.mode, k.user_id,
           (extract(epoch FROM k.expires_at) * 1000)::float8 AS expires_at_ms,
@@ -35,14 +35,14 @@ const REVOKE_KEY = new Statement(
     RETURNING public_id`,
 );
 
-/** `last_used_at` is written at most this often per key (D3). */
+/** `last_used_at` is written at most this often per key, not on every request. */
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 
 export interface CreateApiKeyInput {
   name: string;
   scopes?: Scope[];
   expiresAt?: string;
-  /** D22: `live` when not given. */
+  /** `live` when not given. */
   mode?: ApiKeyMode;
 }
 
@@ -118,13 +118,13 @@ export class ApiKeysService {
     await this.cache.revoked(id, revoked.public_id);
   }
 
-  /** D3: every failure is the same 401, so nothing tells a bad key from a revoked one. */
+  /** Every failure is the same 401, so nothing tells a bad key from a revoked one. */
   async authenticate(token: string | null): Promise<Principal> {
     const parsed = token ? parseApiKey(token) : null;
     if (!parsed) throw AppError.unauthorized();
     const row = this.cache.get(parsed.publicId) ?? (await this.lookUp(parsed.publicId));
     const presented = this.secrets.hashToken(parsed.secret);
-    // A key presented with the other mode's marker is not that key (D22).
+    // A key presented with the other mode's marker is not that key.
     if (!row || !this.secrets.digestsEqual(presented, row.secret_hash) || row.mode !== parsed.mode)
       throw AppError.unauthorized();
     this.touch(row.id);

@@ -1,4 +1,4 @@
-/** D4: API key scopes (D21 adds `webhooks:manage`). */
+/** API key scopes (docs/api-rules.md#api-keys-and-scopes). */
 export const SCOPES = [
   'projects:read',
   'media:write',

@@ -14,7 +14,10 @@ export function undeclaredRoute(): AppError {
   return new AppError('forbidden', 'This route declares no access rule');
 }
 
-/** Public API routes: `Authorization: Bearer hrld_live_…` or `hrld_test_…` (D3, D22). First guard of D5. */
+/**
+ * Public API routes: `Authorization: Bearer hrld_live_…` or `hrld_test_…`. The first of the
+ * checks (docs/api-rules.md#order-of-checks).
+ */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(
@@ -46,7 +49,7 @@ export class ApiKeyGuard implements CanActivate {
   }
 }
 
-/** Application API routes: `Authorization: Bearer <session token>` (D13). */
+/** Application API routes: `Authorization: Bearer <session token>`. */
 @Injectable()
 export class SessionGuard implements CanActivate {
   constructor(
@@ -70,7 +73,7 @@ export class SessionGuard implements CanActivate {
   }
 }
 
-/** D4: the key must hold every scope the route names; a public route naming none is refused. */
+/** The key must hold every scope the route names; a public route naming none is refused. */
 @Injectable()
 export class ScopeGuard implements CanActivate {
   constructor(private readonly reflector: Reflector) {}

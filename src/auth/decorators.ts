@@ -11,7 +11,10 @@ export const PUBLIC_API_PREFIX = 'api/public/v1';
 export const PUBLIC_API_TAG = 'Public API';
 export const APP_API_TAG = 'Application API';
 
-/** A public API controller: Bearer API key (D3), scopes (D4), rate limits (D11). */
+/**
+ * A public API controller: Bearer API key, scopes, rate limits
+ * (docs/api-rules.md#api-keys-and-scopes).
+ */
 export const ApiKeyAuth = (): ClassDecorator & MethodDecorator =>
   applyDecorators(
     SetMetadata(AUTH_KIND, 'api_key'),
@@ -19,7 +22,7 @@ export const ApiKeyAuth = (): ClassDecorator & MethodDecorator =>
     ApiTags(PUBLIC_API_TAG),
   );
 
-/** An application API controller: Bearer session token (D13). */
+/** An application API controller: Bearer session token. */
 export const SessionAuth = (): ClassDecorator & MethodDecorator =>
   applyDecorators(
     SetMetadata(AUTH_KIND, 'session'),
@@ -46,15 +49,15 @@ export const AnySignedInUser = Reflector.createDecorator<void, true>({ transform
  */
 export const RulesPerOperation = Reflector.createDecorator<(body: unknown) => boolean>();
 
-/** An application route for administrators only (SERVICE.md 5.3: the API keys menu, beta). */
+/** An application route for administrators only (creating API keys, a beta). */
 export const AdminOnly = Reflector.createDecorator<void, true>({ transform: () => true });
 
-/** Extra requirements a route has when its JSON body sets one of `fields` (D4, D6). */
+/** Extra requirements a route has when its JSON body sets one of `fields` (e.g. `scheduled_at`). */
 export interface BodyFieldRequirement {
   fields: string[];
-  /** Checked by ScopeGuard with the route's own scopes (D5: before the project). */
+  /** Checked by ScopeGuard with the route's own scopes (before the project). */
   scopes?: Scope[];
-  /** Checked by PermissionGuard after the route's own flag (D5: before validation). */
+  /** Checked by PermissionGuard after the route's own flag (before validation). */
   flag?: PermissionFlag;
 }
 

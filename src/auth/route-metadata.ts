@@ -18,7 +18,10 @@ import {
   WhenBodySets,
 } from './decorators';
 
-/** Everything the global guards (D5) check about a route, as its decorators declare it. */
+/**
+ * Everything the global guards (docs/api-rules.md#order-of-checks) check about a route, as its
+ * decorators declare it.
+ */
 export interface RouteRules {
   /** Undefined: the route declares no access rule, and is refused. */
   authKind: AuthKind | undefined;
@@ -27,7 +30,9 @@ export interface RouteRules {
   permission: PermissionRequirement | undefined;
   anySignedInUser: boolean;
   adminOnly: boolean;
-  /** Set: only the key and the rate limit are checked here; an operation runs its own route's rules. */
+  /**
+   * Set: only the key and the rate limit are checked here; an operation runs its own route's rules.
+   */
   rulesPerOperation: ((body: unknown) => boolean) | undefined;
   rateLimitCategory: RateLimitCategoryName;
 }

@@ -78,7 +78,7 @@ export function sendError(res: Response, error: AppError): void {
     return;
   }
   for (const [name, value] of Object.entries(error.headers ?? {})) res.setHeader(name, value);
-  // D18: every 503 says when to come back.
+  // Every 503 says when to come back.
   if (error.status === 503 && !res.hasHeader('Retry-After'))
     res.setHeader('Retry-After', String(SERVICE_UNAVAILABLE_RETRY_AFTER_S));
   res.status(error.status).json(errorBody(error));

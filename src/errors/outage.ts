@@ -42,7 +42,7 @@ export function isOutage(error: unknown): boolean {
   return false;
 }
 
-/** D18: PostgreSQL or Redis away is `503 service_unavailable` with Retry-After, never a 500. */
+/** PostgreSQL or Redis away is `503 service_unavailable` with Retry-After, never a 500. */
 export function serviceUnavailable(): AppError {
   return new AppError(
     'service_unavailable',

@@ -1,7 +1,7 @@
 import { AppError } from './error-codes';
 import { MAX_DB_ID, ParseIdPipe, parseId } from './parse-id.pipe';
 
-describe('parseId (D5: an id that is not one names nothing)', () => {
+describe('parseId: an id that is not one names nothing', () => {
   it.each([
     ['1', 1],
     ['9', 9],

@@ -13,7 +13,7 @@ export function parseId(value: unknown): number | null {
   return id <= MAX_DB_ID ? id : null;
 }
 
-/** A path id that is not an integer names nothing: 404 with the resource's own code (D5). */
+/** A path id that is not an integer names nothing: 404 with the resource's own code. */
 @Injectable()
 export class ParseIdPipe implements PipeTransform<unknown, number> {
   constructor(

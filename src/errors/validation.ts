@@ -73,7 +73,7 @@ function takesNoBody(metatype: unknown): boolean {
 
 /**
  * Path parameters are left as the text they arrived as: a `number`-typed id would otherwise be
- * converted with Number() before ParseIdPipe sees it, and `01` or ` 1` would name post 1 (D18).
+ * converted with Number() before ParseIdPipe sees it, and `01` or ` 1` would name post 1.
  * A route that takes a body requires one: no body at all (an empty request, or one that is not
  * JSON) is refused like `null`, rather than read as an empty object whose optional fields all
  * happen to be absent.

@@ -2,7 +2,7 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { CreatedAtColumn, type DbTimestamp, TimestampColumn } from '../database/timestamps';
 
 /**
- * One Idempotency-Key of an API key (D20): claimed by the first request that names it, then
+ * One Idempotency-Key of an API key: claimed by the first request that names it, then
  * holding that request's answer for 24 hours. A row without `responseStatus` is still running.
  * No foreign key to api_keys: its check would lock the API key's row at every claim; a deleted
  * key's rows are unreachable (ids are never reused) and purged when they expire.

@@ -25,7 +25,7 @@ export interface IdempotentRequest extends HeraldRequest {
 }
 
 /**
- * Idempotency-Key on a public POST (D20). An interceptor runs after every guard, so key, rate
+ * Idempotency-Key on a public POST. An interceptor runs after every guard, so key, rate
  * limit, scope, project and flag are checked first (and every request counts against the limit).
  * The fingerprint hashes method, path and the body bytes as received (`rawBodySha256`, set by the
  * JSON body parser when the request carries a key or, for multipart, by the upload's reader,

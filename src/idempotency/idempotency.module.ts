@@ -3,7 +3,10 @@ import { IdempotencyInterceptor } from './idempotency.interceptor';
 import { IdempotencyRepository } from './idempotency.repository';
 import { IdempotencyService } from './idempotency.service';
 
-/** Idempotency-Key for the public API's POST routes (D20); `@Idempotent()` marks them. */
+/**
+ * Idempotency-Key for the public API's POST routes (docs/api-rules.md#idempotency-keys);
+ * `@Idempotent()` marks them.
+ */
 @Global()
 @Module({
   providers: [IdempotencyRepository, IdempotencyService, IdempotencyInterceptor],

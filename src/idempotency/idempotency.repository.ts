@@ -7,6 +7,7 @@ import { StatementBatcher } from '../database/statement-batcher';
 /**
  * A one-row FROM item that turns off `synchronous_commit` for the rest of the transaction, which
  * outside a transaction block is the statement itself: its commit does not wait for the WAL flush.
+ * Saves a keyed request most of a commit (docs/performance.md#idempotency-statements).
  */
 const ASYNC_COMMIT = `(SELECT set_config('synchronous_commit', 'off', true)) AS async_commit`;
 
@@ -37,7 +38,7 @@ interface Answer {
 /** At most this many requests' claims or answers in one statement. */
 const MAX_BATCH = 64;
 
-/** The queries of idempotency_keys (D20); every one names the API key it is scoped to. */
+/** The queries of idempotency_keys; every one names the API key it is scoped to. */
 @Injectable()
 export class IdempotencyRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { AppError } from '../errors/error-codes';
 import { IdempotencyRepository } from './idempotency.repository';
 
-/** D20: keys are kept this long. */
+/** Keys are kept this long. */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 /** How often expired keys are removed, and how many per statement. */
 const PURGE_INTERVAL_MS = 10 * 60 * 1000;
@@ -11,11 +11,11 @@ const PURGE_BATCH = 5_000;
 /** Rounds of look-then-claim when the holder keeps releasing the key in between. */
 const MAX_CLAIM_ROUNDS = 3;
 
-/** What a request with an Idempotency-Key does (D20). */
+/** What a request with an Idempotency-Key does. */
 export type IdempotencyOutcome =
   { kind: 'run' } | { kind: 'replay'; status: number; body: unknown };
 
-/** 1–255 printable ASCII characters (D20). */
+/** 1–255 printable ASCII characters. */
 const KEY_SHAPE = /^[\x20-\x7e]{1,255}$/;
 
 export function isValidIdempotencyKey(value: unknown): value is string {
@@ -31,9 +31,10 @@ export function requestFingerprint(method: string, path: string, bodySha256: str
 export const EMPTY_BODY_SHA256 = createHash('sha256').digest('hex');
 
 /**
- * Idempotency-Key (D20): a key is claimed atomically in PostgreSQL, so it holds across API
- * instances; the answer of the request that claimed it (2xx and 4xx) is kept 24 hours and
- * replayed; 5xx frees the key. Expired keys are ignored at once and removed in the background.
+ * Idempotency-Key (docs/api-rules.md#idempotency-keys): a key is claimed atomically in PostgreSQL,
+ * so it holds across API instances; the answer of the request that claimed it (2xx and 4xx) is
+ * kept 24 hours and replayed; 5xx frees the key. Expired keys are ignored at once and removed in
+ * the background.
  */
 @Injectable()
 export class IdempotencyService implements OnModuleInit, BeforeApplicationShutdown {
@@ -48,7 +49,7 @@ export class IdempotencyService implements OnModuleInit, BeforeApplicationShutdo
     this.purgeTimer.unref();
   }
 
-  /** D18: a purge under way finishes while the pool is still open. */
+  /** Stopping: a purge under way finishes while the pool is still open. */
   async beforeApplicationShutdown(): Promise<void> {
     clearInterval(this.purgeTimer);
     await this.purging;

@@ -5,7 +5,7 @@ import { IDEMPOTENCY_HEADER } from './idempotency-header';
 import { IdempotencyInterceptor } from './idempotency.interceptor';
 
 /**
- * A public POST that takes Idempotency-Key (D20). On a route whose body is read by an interceptor
+ * A public POST that takes Idempotency-Key. On a route whose body is read by an interceptor
  * of its own (media upload), put this above that interceptor's `@UseInterceptors`, so the body
  * has been read (and hashed) when the key is checked.
  */

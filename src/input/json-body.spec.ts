@@ -8,7 +8,7 @@ const parse = (text: string, type = 'application/json') =>
   parseJsonObject(Buffer.from(text, 'utf8'), type);
 const codeOf = (result: unknown) => (result instanceof AppError ? result.code : 'ok');
 
-describe('parseJsonObject (D18)', () => {
+describe('parseJsonObject: one JSON object, or the error held for it', () => {
   it.each([
     ['an object', '{"a":1}', 'application/json', 'ok'],
     ['an object, utf-8 named', '{"a":1}', 'application/json; charset=utf-8', 'ok'],
@@ -38,7 +38,7 @@ describe('parseJsonObject (D18)', () => {
   });
 });
 
-describe('jsonBody: the body hash for an Idempotency-Key (D20)', () => {
+describe('jsonBody: the body hash for an Idempotency-Key', () => {
   const app = express()
     .use(jsonBody())
     .post('/', (req, res) => {

@@ -3,7 +3,7 @@ import { jsonDepthExceeds, MAX_JSON_DEPTH } from './json-depth';
 const objects = (levels: number) => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
 const arrays = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
 
-describe('jsonDepthExceeds (D18: 32 levels, no recursion)', () => {
+describe('jsonDepthExceeds: 32 levels, no recursion', () => {
   it.each([
     ['a scalar', '1', 0, false],
     ['an empty object at 1', '{}', 1, false],

@@ -1,4 +1,4 @@
-/** D18: JSON nested deeper than this is `400 invalid_json`. */
+/** JSON nested deeper than this is `400 invalid_json`. */
 export const MAX_JSON_DEPTH = 32;
 
 const QUOTE = 0x22;

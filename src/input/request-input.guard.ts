@@ -6,8 +6,9 @@ import type { BodyRequest } from './json-body';
 import { unstorableText } from './unstorable-text';
 
 /**
- * The last global guard: D5's last step begins here. The body's own errors, held by the body
- * parser, are raised only now that key, rate limit, scope, project and flag have passed (D18),
+ * The last global guard: the last of the checks (docs/api-rules.md#order-of-checks) begins here.
+ * The body's own errors, held by the body parser, are raised only now that key, rate limit,
+ * scope, project and flag have passed,
  * and text PostgreSQL cannot store (a NUL character, an unpaired surrogate) in any body or query
  * string is refused for every route, as is a body key that names the prototype (`__proto__`).
  */

@@ -1,6 +1,6 @@
 import { NUL_MESSAGE, SURROGATE_MESSAGE, unstorableText } from './unstorable-text';
 
-describe('unstorableText (D18)', () => {
+describe('unstorableText: NUL and unpaired surrogates refused', () => {
   it.each([
     ['nothing', { a: 'b', n: 1, z: null, t: true }, null],
     ['undefined', undefined, null],

@@ -21,7 +21,7 @@ const PROTOTYPE_KEY_MESSAGE = 'is not allowed';
 
 /**
  * The first string (value or key) of a parsed body or query that cannot be stored, with why: its
- * path dotted like validation details (`targets.0.channel_id`). D18 refuses such text up front for
+ * path dotted like validation details (`targets.0.channel_id`). Such text is refused up front for
  * every route. With `prototypeKeys` (a JSON body), a key `__proto__`, `constructor` or `prototype`
  * at any depth is refused too. Walks with an explicit stack: no recursion.
  */

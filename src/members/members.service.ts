@@ -20,8 +20,8 @@ import { applyPermissions, memberPermissions, ProjectMember } from './project-me
 import { assertMayManage, assertNotOwner, type TeamActor } from './team-rules';
 
 /**
- * Project members (D13) under the team rules of D14. Every method takes the caller's access to
- * the project, as PermissionGuard resolved it, and the caller's user id.
+ * Project members under the team rules (docs/api-rules.md#team-rules). Every method takes the
+ * caller's access to the project, as PermissionGuard resolved it, and the caller's user id.
  */
 @Injectable()
 export class MembersService {
@@ -100,7 +100,9 @@ export class MembersService {
     return toMemberDto(member);
   }
 
-  /** Removes a member; any member may remove themselves (leave), others need D14's rights. */
+  /**
+   * Removes a member; any member may remove themselves (leave), others need the team rules' rights.
+   */
   async remove(access: ProjectAccess, actorId: number, userId: number): Promise<void> {
     const projectId = access.project.id;
     assertNotOwner(access.project.ownerId, userId);
@@ -144,7 +146,7 @@ function withOverrides(base: Permissions, overrides: PermissionsInputDto): Permi
   return result;
 }
 
-/** D13: `{user_id, email, name, role, role_title, permissions}`. */
+/** `{user_id, email, name, role, role_title, permissions}`. */
 export function toMemberDto(member: ProjectMember): MemberDto {
   if (!member.user) throw new Error('Member loaded without its user');
   return {

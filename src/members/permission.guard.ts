@@ -12,9 +12,10 @@ import { ProjectResolvers } from './project-resolvers';
 import { PermissionRequirement } from './require-permission';
 
 /**
- * D5/D6: resolves the route's project, lets the owner through, otherwise checks the member's
- * flag. Not a member (or no such project): 404 project_not_found. Missing flag: 403 forbidden
- * with the flag's message. Application routes must declare a permission or @AnySignedInUser().
+ * The project and flag checks (docs/api-rules.md#order-of-checks): resolves the route's project,
+ * lets the owner through, otherwise checks the member's flag. Not a member (or no such project):
+ * 404 project_not_found. Missing flag: 403 forbidden with the flag's message. Application routes
+ * must declare a permission or @AnySignedInUser().
  */
 @Injectable()
 export class PermissionGuard implements CanActivate {
@@ -57,7 +58,7 @@ export class PermissionGuard implements CanActivate {
       throw AppError.forbidden(requirement.flag);
     if (extra?.flag && bodySetsAny(request.body, extra.fields) && !access.permissions[extra.flag])
       throw AppError.forbidden(extra.flag);
-    // D22: a test key's requests read and write test posts only.
+    // A test key's requests read and write test posts only.
     request.projectAccess = principal.apiKey?.mode === 'test' ? { ...access, test: true } : access;
     return true;
   }
@@ -75,7 +76,7 @@ export class PermissionGuard implements CanActivate {
     if (request.params.projectId !== undefined) return parseId(request.params.projectId);
     const fromQuery = (request.query as Record<string, unknown>).project_id;
     if (fromQuery !== undefined) return parseId(fromQuery);
-    // A body that could not be read names no project: its own error is the answer (D18).
+    // A body that could not be read names no project: its own error is the answer.
     if (request.heldBodyError) throw request.heldBodyError;
     const fromBody = (request.body as Record<string, unknown> | undefined)?.project_id;
     if (fromBody === undefined) {

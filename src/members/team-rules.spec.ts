@@ -37,14 +37,14 @@ function breach(run: () => void): string {
   throw new Error('expected a 403 forbidden');
 }
 
-describe('D14 team rules', () => {
+describe('team rules', () => {
   it('lets the owner do anything', () => {
     expect(() =>
       assertMayManage(owner, editor, { role: 'observer', permissions: OWNER_PERMISSIONS }),
     ).not.toThrow();
   });
 
-  it('needs can_manage_team with its D6 message', () => {
+  it('needs can_manage_team with its message', () => {
     const plain: TeamActor = { userId: 5, role: 'editor', permissions: DEFAULT_PERMISSIONS.editor };
     expect(breach(() => assertMayManage(plain, observer, null))).toBe(
       PERMISSION_MESSAGES.can_manage_team,
@@ -121,7 +121,7 @@ describe('D14 team rules', () => {
 
   const teamEditorFull: TeamActor = { ...teamEditor, permissions: { ...OWNER_PERMISSIONS } };
 
-  // Every branch of assertMayManage, each as the one rule that decides (D14).
+  // Every branch of assertMayManage, each as the one rule that decides.
   it.each([
     ['the owner removing an editor', owner, editor, null],
     [

@@ -8,7 +8,7 @@ import {
   ROLE_RANK,
 } from './permissions';
 
-/** D14 breaches answer 403 forbidden; the frontend shows these messages as they are. */
+/** Team rule breaches answer 403 forbidden; the frontend shows these messages as they are. */
 export const TEAM_RULE_MESSAGES = {
   owner: 'Владельца проекта нельзя изменить или удалить',
   self: 'Нельзя изменить собственную роль или права',
@@ -42,9 +42,10 @@ export function grantedFlags(before: Permissions | null, next: Permissions): Per
 }
 
 /**
- * D14, "within the actor's own role": the owner may do anything; a member needs
- * can_manage_team, acts only on members whose role (before and after) is not above their own,
- * grants only flags they hold, and never changes themselves. `target` is null when adding.
+ * "Within the actor's own role" (docs/api-rules.md#team-rules): the owner may do anything; a
+ * member needs can_manage_team, acts only on members whose role (before and after) is not above
+ * their own, grants only flags they hold, and never changes themselves. `target` is null when
+ * adding.
  */
 export function assertMayManage(
   actor: TeamActor,
@@ -66,7 +67,7 @@ export function assertMayManage(
   }
 }
 
-/** The owner is never a member row and cannot be changed or removed by anyone (D14). */
+/** The owner is never a member row and cannot be changed or removed by anyone. */
 export function assertNotOwner(ownerId: number, targetUserId: number): void {
   if (ownerId === targetUserId) throw breach(TEAM_RULE_MESSAGES.owner);
 }

@@ -10,7 +10,7 @@ import { RedisRateLimitStorage } from './redis-rate-limit.storage';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-/** Failed authentications per client address, on the real Redis (SERVICE.md 8, issue 5). */
+/** Failed authentications per client address, on the real Redis. */
 describe('AuthFailureLimiter', () => {
   let redis: Redis;
   let limiter: AuthFailureLimiter;
@@ -45,7 +45,7 @@ describe('AuthFailureLimiter', () => {
     expect(Number(refused.headers?.['Retry-After'])).toBeGreaterThanOrEqual(1);
     expect(() => limiter.assertNotBlocked(from('198.51.100.20'))).toThrow(AppError);
     expect(() => limiter.assertNotBlocked(from('198.51.100.21'))).not.toThrow();
-    // D23: both refusals are counted under the auth_failures category.
+    // Both refusals are counted under the auth_failures category of the metrics.
     expect((await metrics.render()).body).toMatch(
       /^herald_rate_limited_total\{category="auth_failures"\} 2$/m,
     );

@@ -17,7 +17,7 @@ const IPV6_SUBNET_PREFIX = 64;
 const MAX_REMEMBERED_BLOCKS = 10_000;
 
 /**
- * SERVICE.md 8 / issue 5: failed authentications are counted per client IP in Redis (shared by
+ * Failed authentications are counted per client IP in Redis (shared by
  * every instance); past the limit the answer is 429 instead of 401. Once an instance has seen an
  * address blocked, it answers that address's next failures with 429 from memory, without counting
  * them in Redis, until the window ends. A valid key is never refused for its address.

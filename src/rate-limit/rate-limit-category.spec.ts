@@ -3,7 +3,7 @@ import { categoryLimits, RATE_LIMIT_CATEGORIES } from './rate-limit-category';
 
 const base = { DATABASE_URL: 'postgres://u@127.0.0.1/db', APP_SECRET: 'x'.repeat(32) };
 
-describe('rate-limit configuration (SERVICE.md 8)', () => {
+describe('rate-limit configuration', () => {
   it('defaults to the spec: upload, create post and publish 10, other 30, per 60 s window, on', () => {
     const { rateLimits } = loadConfig(base);
     expect(categoryLimits(rateLimits)).toEqual({

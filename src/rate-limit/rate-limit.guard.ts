@@ -53,8 +53,8 @@ export function enforceWindow(
 }
 
 /**
- * Second guard of D5 (after the key, before scopes): one counter per API key and category
- * (SERVICE.md 8), shared by every instance through Redis. Extends @nestjs/throttler's guard and
+ * Second of the checks (after the key, before scopes): one counter per API key and category,
+ * shared by every instance through Redis. Extends @nestjs/throttler's guard and
  * replaces what does not fit: the tracker is the key's public part, never the IP; the counter is
  * per category, not per route; headers carry no throttler suffix, `X-RateLimit-Reset` is an
  * epoch, and the 429 carries the headers too.
@@ -105,7 +105,7 @@ export class RateLimitGuard extends ThrottlerGuard {
     });
   }
 
-  /** One atomic Redis script per request (D11), then the headers, then 429 past the limit. */
+  /** One atomic Redis script per request, then the headers, then 429 past the limit. */
   private async count(
     context: ExecutionContext,
     key: string,

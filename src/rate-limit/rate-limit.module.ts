@@ -11,8 +11,9 @@ import { RedisRateLimitStorage } from './redis-rate-limit.storage';
 import { SignInLimiter } from './sign-in-limiter';
 
 /**
- * Rate limits of the public API (SERVICE.md 8, D11): one named throttler per category, counted in
- * Redis. `RateLimitGuard` itself is an APP_GUARD in AppModule, placed in D5 order.
+ * Rate limits of the public API (docs/api-rules.md#rate-limits): one named throttler per category,
+ * counted in Redis. `RateLimitGuard` itself is an APP_GUARD in AppModule, second in the order of
+ * checks.
  */
 @Global()
 @Module({

@@ -33,7 +33,7 @@ describe('RedisRateLimitStorage (real Redis)', () => {
     await redis.quit();
   });
 
-  it('lets exactly the limit through when 50 requests race (issue 5, item 4)', async () => {
+  it('lets exactly the limit through when 50 requests race', async () => {
     const records = await Promise.all(
       Array.from({ length: 50 }, () => storage.increment('race', WINDOW_MS, 10)),
     );
@@ -150,7 +150,7 @@ function readCommand(data: Buffer): { name: string; length: number } | null {
 }
 
 /**
- * Issue 9: a Redis that accepts and then does not answer, and one that answers the script with
+ * A Redis that accepts and then does not answer, and one that answers the script with
  * something else than its three integers. Either way the limiter fails open
  * (RateLimitStoreUnavailable, which the guards turn into "serve without limits"), never a 500, and
  * warns once per interval.
@@ -237,7 +237,7 @@ async function waitForAnswer<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
-describe('rate-limit headers (D11)', () => {
+describe('rate-limit headers', () => {
   const record = (totalHits: number, msToReset: number, resetAtMs: number) => ({
     totalHits,
     timeToExpire: Math.ceil(msToReset / 1000),

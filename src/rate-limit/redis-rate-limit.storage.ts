@@ -52,7 +52,9 @@ export interface RateLimitRecord extends ThrottlerStorageRecord {
   msToReset: number;
 }
 
-/** Whole seconds until a window ends, at least 1: `Retry-After` of D11 and the throttler's `timeToExpire`. */
+/**
+ * Whole seconds until a window ends, at least 1: `Retry-After` and the throttler's `timeToExpire`.
+ */
 export function retryAfterSeconds(msToReset: number): number {
   return Math.max(1, Math.ceil(msToReset / 1000));
 }
@@ -69,7 +71,7 @@ export function rateLimitExceeded(message: string, msToReset: number): AppError 
 
 /**
  * `ThrottlerStorage` for @nestjs/throttler on the shared ioredis client. Unlike the throttler's
- * default, a refused request is blocked only until its window ends (D11 fixed windows), so the
+ * default, a refused request is blocked only until its window ends (fixed windows), so the
  * `blockDuration` argument is not used.
  */
 export class RedisRateLimitStorage implements ThrottlerStorage {
