@@ -19,7 +19,7 @@ function problems(env: Record<string, string>): string[] {
   }
 }
 
-describe('loadConfig (D17)', () => {
+describe('loadConfig: every variable validated at start', () => {
   it('applies the documented defaults', () => {
     const config = loadConfig(base);
     expect(config).toMatchObject({
@@ -35,7 +35,7 @@ describe('loadConfig (D17)', () => {
       aiApiKey: null,
       rateLimits: { windowMs: 60_000, upload: 10, createPost: 10, publish: 10, other: 30 },
       webhooks: {
-        // D21's schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; 10 s per answer.
+        // The webhook retry schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; 10 s per answer.
         retryDelaysMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
         disableAfterEvents: 20,
         timeoutMs: 10_000,
@@ -171,7 +171,7 @@ describe('loadConfig (D17)', () => {
     expect(found[0]).toContain(message);
   });
 
-  it('reads the operations variables (D23): metrics, stopping and an S3 bucket', () => {
+  it('reads the operations variables: metrics, stopping and an S3 bucket', () => {
     const config = loadConfig({
       ...base,
       METRICS_TOKEN: 'metrics-token-0123456789',

@@ -31,14 +31,14 @@ export interface RateLimitConfig {
 }
 
 /**
- * A job in hand spends its time waiting: for Telegram's answer (100–300 ms) and for its pacing
- * slot (a timer). It costs memory, not a CPU, so a worker holds enough of them to keep every bot
- * at Telegram's ceiling (issue 14: 20 jobs capped a worker near 100 sends/s whatever its bots):
- * 30 messages/s per bot × about a second of answer and wait, for ten busy bots at once, with room.
+ * A job in hand spends its time waiting: for the platform's answer and for its pacing slot (a
+ * timer). It costs memory, not a CPU, so a worker holds enough of them to keep every bot at
+ * Telegram's ceiling: 30 messages/s per bot × about a second of answer and wait, for ten busy bots
+ * at once, with room (docs/performance.md#worker-concurrency).
  */
 export const PUBLICATION_CONCURRENCY_DEFAULT = 400;
 
-/** The publication pipeline (issue 4): queue worker, retries, recovery sweep, Telegram pacing. */
+/** The publication pipeline: queue worker, retries, recovery sweep, Telegram pacing. */
 export interface PublicationConfig {
   /** Jobs one worker process holds at once (sized for I/O: see PUBLICATION_CONCURRENCY_DEFAULT). */
   concurrency: number;
@@ -68,7 +68,7 @@ export interface PublicationConfig {
 export type MediaStorageDriverName = 'local' | 's3';
 export const MEDIA_STORAGE_DRIVERS: readonly MediaStorageDriverName[] = ['local', 's3'];
 
-/** An S3-compatible bucket for media (D23); present only when MEDIA_STORAGE_DRIVER is `s3`. */
+/** An S3-compatible bucket for media; present only when MEDIA_STORAGE_DRIVER is `s3`. */
 export interface S3Config {
   bucket: string;
   region: string;
@@ -80,7 +80,7 @@ export interface S3Config {
   forcePathStyle: boolean;
 }
 
-/** Operations (D23): metrics, the queue dashboard, stopping. */
+/** Operations (docs/api-rules.md#operations): metrics, the queue dashboard, stopping. */
 export interface OpsConfig {
   /** Bearer token of GET /metrics; null turns the route off (404). */
   metricsToken: string | null;
@@ -100,13 +100,13 @@ export interface OpsConfig {
   queueHistory: { jobs: number; ageSeconds: number };
 }
 
-/** Webhook delivery (D21). */
+/** Webhook delivery (docs/api-rules.md#webhooks). */
 export interface WebhookConfig {
   /** Delay before each retry of a failed delivery; one more attempt than entries. */
   retryDelaysMs: readonly number[];
   /** An endpoint is disabled after this many events in a row failed every attempt. */
   disableAfterEvents: number;
-  /** Wait for one receiver's answer (D21: 10 s). */
+  /** Wait for one receiver's answer (10 s by default). */
   timeoutMs: number;
   /** Deliveries one worker process runs at once. */
   concurrency: number;
@@ -167,9 +167,9 @@ export interface AppConfig {
   platforms: PlatformsConfig;
   aiApiBaseUrl: string | null;
   aiApiKey: string | null;
-  /** Chat-completions model for post and template text (D16). */
+  /** Chat-completions model for post and template text. */
   aiTextModel: string;
-  /** Images model; asked for `b64_json` (D16). */
+  /** Images model; asked for `b64_json`. */
   aiImageModel: string;
   /** Wait for one AI provider call, in milliseconds. */
   aiTimeoutMs: number;
@@ -200,7 +200,7 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
-/** D21: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+/** Webhook retries: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 export const DEFAULT_WEBHOOK_RETRY_DELAYS_MS: readonly number[] = [
   5_000,
   5 * 60_000,

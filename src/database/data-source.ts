@@ -6,7 +6,10 @@ import { ENTITIES } from './entities';
 const TIMESTAMPTZ_OID = 1184;
 const TIMESTAMP_OID = 1114;
 
-/** Timestamps stay the database's text (D1: real microseconds, never a JS Date). */
+/**
+ * Timestamps stay the database's text (real microseconds, never a JS Date:
+ * docs/api-rules.md#date-times).
+ */
 function getTypeParser(oid: number, format?: 'text' | 'binary') {
   if (oid === TIMESTAMPTZ_OID || oid === TIMESTAMP_OID) return (value: string) => value;
   return types.getTypeParser(oid, format);
@@ -30,7 +33,8 @@ export function buildDataSourceOptions(
     synchronize: false,
     logging: false,
     extra: {
-      // Every session speaks UTC, so timestamptz text carries a +00 offset that formatTimestamp drops.
+      // Every session speaks UTC, so timestamptz text carries a +00 offset that formatTimestamp
+      // drops.
       options: '-c TimeZone=UTC',
       types: { getTypeParser },
     },

@@ -15,7 +15,7 @@ export const QUERY_TIMEOUT_MS = 6_000;
         const options = buildDataSourceOptions(config.databaseUrl);
         return {
           ...options,
-          // D18: a database that is away or hung answers 503 within 10 s, never a hang. The
+          // A database that is away or hung answers 503 within 10 s, never a hang. The
           // pool waits at most 3 s for a connection and a query at most 6 s for its answer.
           extra: {
             ...options.extra,
@@ -23,9 +23,8 @@ export const QUERY_TIMEOUT_MS = 6_000;
             query_timeout: QUERY_TIMEOUT_MS,
             keepAlive: true,
             max: config.databasePool.size,
-            // pg's default closes a connection idle for 10 s: under uneven load a process then
-            // opens backends again and again, and the requests queued behind each new one wait
-            // (p99 in the hundreds of milliseconds in bench/read-api.ts's open-loop runs).
+            // pg's default closes a connection idle for 10 s, and under uneven load the requests
+            // then wait behind new backends being opened (docs/performance.md#database-pool).
             idleTimeoutMillis: config.databasePool.idleMs,
             // Which process a backend serves, in pg_stat_activity.
             application_name: `herald-${config.appRole}`,

@@ -1,15 +1,16 @@
 /**
- * Coalesces calls of one statement into one statement for several rows (issue 14: fewer round
- * trips and commits per post when the queue is deep). A call made while no batch is in flight
- * goes at once, alone, so an idle worker waits for nothing; calls made while a batch is in flight
- * wait for it and then go together, up to `maxBatch` in one statement. The batch size follows the
- * load by itself: one at a time when the worker is quiet, dozens when many jobs are in hand.
+ * Coalesces calls of one statement into one statement for several rows: fewer round trips and
+ * commits per post when the queue is deep (docs/performance.md#statement-batching). A call made
+ * while no batch is in flight goes at once, alone, so an idle worker waits for nothing; calls made
+ * while a batch is in flight wait for it and then go together, up to `maxBatch` in one statement.
+ * The batch size follows the load by itself: one at a time when the worker is quiet, dozens when
+ * many jobs are in hand.
  *
  * Each row keeps its own guard in the batched statement (the same WHERE as the single one), so a
  * row whose guard fails only gets its own "not done" answer. Two calls with the same `key` (the
  * same post) never share a batch: a statement that reads other rows of that post (e.g. "every
- * other target published") must not race a sibling row changed by the same statement. A batch
- * that PostgreSQL refused (so nothing of it was written) is run again one call at a time, so a call
+ * other target published") must not race a sibling row changed by the same statement. A batch that
+ * PostgreSQL refused (so nothing of it was written) is run again one call at a time, so a call
  * fails only when its own statement does; any other failure (the connection dropped, a time-out,
  * after which the statement may still have committed) fails every call, as the single statement
  * would have.

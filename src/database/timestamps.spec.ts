@@ -1,6 +1,6 @@
 import { formatTimestamp, parseInputTimestamp } from './timestamps';
 
-describe('formatTimestamp (D1)', () => {
+describe('formatTimestamp: UTC with six fractional digits, no offset', () => {
   it.each([
     ['2026-11-22 07:47:01.123456+00', '2026-11-22T07:47:01.123456'],
     ['2026-11-22 07:47:01.1+00', '2026-11-22T07:47:01.100000'],
@@ -15,7 +15,7 @@ describe('formatTimestamp (D1)', () => {
   });
 });
 
-describe('parseInputTimestamp (D1)', () => {
+describe('parseInputTimestamp: Z, an offset, or none taken as UTC', () => {
   it.each([
     ['2026-11-22T10:00:00Z', '2026-11-22T10:00:00.000000Z'],
     ['2026-11-22T10:00:00.5Z', '2026-11-22T10:00:00.500000Z'],
@@ -44,7 +44,7 @@ describe('parseInputTimestamp (D1)', () => {
   ])('refuses %p', (input) => expect(parseInputTimestamp(input)).toBeNull());
 });
 
-describe('formatTimestamp boundaries (D1)', () => {
+describe('formatTimestamp boundaries', () => {
   it.each([
     ['2026-11-22T07:47:01.5+00', '2026-11-22T07:47:01.500000'],
     ['2026-11-22 07:47:01.5Z', '2026-11-22T07:47:01.500000'],
@@ -68,9 +68,9 @@ describe('formatTimestamp boundaries (D1)', () => {
   });
 });
 
-describe('parseInputTimestamp boundaries (D1)', () => {
-  // Every field at its last valid value and its first invalid one (issue 9: hour 24–99, minute
-  // and second 60–99 and impossible dates were accepted by every mutant before these).
+describe('parseInputTimestamp boundaries', () => {
+  // Every field at its last valid value and its first invalid one, so that a check that lets
+  // hour 24, minute or second 60, or an impossible date through fails here.
   it.each([
     ['2026-11-22T23:59:59Z', '2026-11-22T23:59:59.000000Z'],
     ['2026-11-22T00:00:00Z', '2026-11-22T00:00:00.000000Z'],

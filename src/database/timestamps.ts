@@ -2,7 +2,7 @@ import { Column, ColumnOptions, CreateDateColumn } from 'typeorm';
 
 /**
  * Timestamps are `timestamptz(6)` read as the database's own text (see data-source.ts), so the
- * microseconds D1 demands are never rounded through a JavaScript Date. TypeORM leaves
+ * microseconds every answer carries are never rounded through a JavaScript Date. TypeORM leaves
  * `timestamptz` values as the driver hands them over.
  */
 export type DbTimestamp = string;
@@ -16,7 +16,7 @@ export const TimestampColumn = (options: ColumnOptions = {}): PropertyDecorator 
 const DB_TIMESTAMP =
   /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?(?:Z|[+-]00(?::?00)?)?$/;
 
-/** `2026-11-22 07:47:01.1234+00` → `2026-11-22T07:47:01.123400` (D1). */
+/** `2026-11-22 07:47:01.1234+00` → `2026-11-22T07:47:01.123400`. */
 export function formatTimestamp(raw: DbTimestamp): string;
 export function formatTimestamp(raw: DbTimestamp | null): string | null;
 export function formatTimestamp(raw: DbTimestamp | null): string | null {
@@ -30,10 +30,11 @@ const INPUT_TIMESTAMP =
   /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?(?:Z|([+-])(\d{2}):?(\d{2}))?$/;
 
 /**
- * Parses an input date-time (D1): ISO 8601 with `Z`, an offset, or none (taken as UTC).
- * Returns the instant as an ISO string with microseconds in UTC, or null when it is not valid.
- * A field out of its range (month 13, February 30, hour 24, second 60, year 0050 that Date.UTC
- * reads as 1950) makes Date.UTC roll over, so the fields read back differ: one check covers all.
+ * Parses an input date-time (docs/api-rules.md#date-times): ISO 8601 with `Z`, an offset, or none
+ * (taken as UTC). Returns the instant as an ISO string with microseconds in UTC, or null when it
+ * is not valid. A field out of its range (month 13, February 30, hour 24, second 60, year 0050
+ * that Date.UTC reads as 1950) makes Date.UTC roll over, so the fields read back differ: one check
+ * covers all.
  */
 export function parseInputTimestamp(value: string): { iso: string; epochMs: number } | null {
   const match = INPUT_TIMESTAMP.exec(value);

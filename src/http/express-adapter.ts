@@ -9,12 +9,10 @@ import { createServer, IncomingMessage, ServerResponse } from 'node:http';
  *
  * Express gives each request and answer its own prototypes as it takes them
  * (`Object.setPrototypeOf(req, app.request)`, the same for `res`). On V8, an object whose prototype
- * changed after it was built makes everything the request allocates live through two young
- * collections and move to the old generation: measured on a bare Express 5 app, 38% of what a
- * request allocates survived each scavenge, which then took 5–10 ms instead of under 1, and the old
- * generation filled until a full collection. A request built by the server as an instance of
- * `app.request` (and an answer of `app.response`) already has the prototype Express sets, so
- * Express's call changes nothing (bench/README.md, issue 14).
+ * changed after it was built makes much of what the request allocates survive young collections
+ * and move to the old generation. A request built by the server as an instance of `app.request`
+ * (and an answer of `app.response`) already has the prototype Express sets, so Express's call
+ * changes nothing. Saves long scavenges under load (docs/performance.md#express-prototypes).
  *
  * HTTPS and `forceCloseConnections` (which Herald does not use) keep Nest's own server.
  */

@@ -64,7 +64,7 @@ describe('rootLogger', () => {
     },
   );
 
-  // Issue 14: a write per line was a system call and a reader's wake-up per request.
+  // A write per line is a system call and a reader's wake-up per request.
   it('gathers lines logged one event-loop turn apart into one write (batched)', async () => {
     const lines = 40;
     // Each line is ~100 bytes, so all of them together stay under one batch.

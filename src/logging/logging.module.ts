@@ -9,8 +9,8 @@ export const ROOT_LOGGER = Symbol('ROOT_LOGGER');
 /**
  * An `api` process's log lines leave in batches of at least this many bytes (a few dozen request
  * lines): every write to standard output is a system call handed to a libuv thread and, on a pipe
- * (a container's log, systemd), a wake-up of the reader, which cost a read's answer more CPU than
- * all of its own guards (bench/README.md, issue 14).
+ * (a container's log, systemd), a wake-up of the reader. Saves that per request
+ * (docs/performance.md#batched-log-lines).
  */
 export const LOG_BATCH_BYTES = 8192;
 /** A batch that has not filled up is written out after at most this long. */
@@ -22,9 +22,7 @@ export const LOG_FLUSH_INTERVAL_MS = 200;
  * together in the next one, and pino writes out what is left when the process exits. `batched`
  * (the `api` role): lines also wait for LOG_BATCH_BYTES or LOG_FLUSH_INTERVAL_MS. A process that
  * delivers posts writes each line at once: its sends are timed against a platform's limits, and
- * with batched lines the ceiling benchmark's worker drew 429s on 0.95% of sends on average (12
- * runs) against 0.44% (8 runs) writing each line, a difference whose cause was not found
- * (bench/README.md, issue 14).
+ * with batched lines it drew more rate-limit answers (docs/performance.md#batched-log-lines).
  */
 export function rootLogger(level: LogLevel, batched = false): PinoInstance {
   const destination = pino.destination({
@@ -55,8 +53,9 @@ class RootLoggerModule {}
 /**
  * JSON lines through one pino instance: Nest's own logs via nestjs-pino's `Logger`, and one line
  * per request from `requestLogger` (request-log.ts). nestjs-pino's per-request middleware
- * (pino-http, a child logger and an async context for every request) is left off: it cost about a
- * third of a simple read's CPU (bench/README.md), and our request line carries the request id.
+ * (pino-http, a child logger and an async context for every request) is left off, and our request
+ * line carries the request id. Saves a large share of a simple read's CPU
+ * (docs/performance.md#one-request-line).
  */
 @Module({
   imports: [

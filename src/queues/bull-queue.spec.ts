@@ -17,7 +17,7 @@ describe('startWorker (real Redis)', () => {
     await redis.quit();
   });
 
-  it('logs nothing when its loop ends because the queue was closed, even by a failed close (D18)', async () => {
+  it('logs nothing when its loop ends because the queue was closed, even by a failed close', async () => {
     // Bull's typings leave out disconnect(), which its close() ends with.
     const queue = new Bull('worker-end', REDIS_URL, { prefix }) as Bull.Queue & {
       disconnect(): Promise<void>;

@@ -70,7 +70,7 @@ export async function hasLiveJob(
 
 /**
  * Starts the queue's worker. Bull's processing loop ends when the queue closes, with the close's
- * error when Redis was away: that end was asked for (D18) and logs nothing; any other end is a
+ * error when Redis was away: that end was asked for (stopping) and logs nothing; any other end is a
  * worker that no longer consumes. `label` names the queue in the log ("Webhook").
  */
 export function startWorker<T>(

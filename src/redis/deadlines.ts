@@ -8,8 +8,8 @@ interface Wait {
 
 /**
  * Gives up on work that has not settled within a fixed time, with one timer for every wait. A
- * timer per request (and a race of two promises) showed in the request path's profile: under load
- * Node's list of 1 s timers kept emptying and refilling, re-sorting its timer queue each time.
+ * timer per request (and a race of two promises) costs CPU on the request path: under load Node's
+ * list of timers keeps emptying and refilling (docs/performance.md#shared-deadlines).
  * Every wait here is as long as the others, so waits end in the order they began: they form a
  * list, oldest first, and one timer armed for the oldest serves them all. A settled wait leaves
  * the list at once, so it dies young. `withinTime` (time-limit.ts) keeps one per time limit for

@@ -18,7 +18,7 @@ describe('withinTime', () => {
     await expect(withinTime(never, 10)).rejects.toThrow('Redis did not answer in 10 ms');
   });
 
-  // Issue 14: a timer and a promise race per Bull call and pacing script showed in the profiles.
+  // One timer per time limit, not one per call (docs/performance.md#shared-deadlines).
   it('bounds any number of calls with one timer per time limit, each call with its own error', async () => {
     jest.useFakeTimers();
     try {

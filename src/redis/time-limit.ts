@@ -8,8 +8,8 @@ const deadlinesByLimit = new Map<number, Deadlines>();
  * once `limitMs` passes first. A hung Redis keeps its connection open, and Bull's clients hold
  * commands while Redis is away, so an unbounded call would wait forever. Every call with the same
  * limit shares one timer (deadlines.ts): the rate limiter's script runs once per request, Bull's
- * calls and the pacing scripts once or more per post, and a timer and a race of two promises each
- * showed in the profiles. The timer does not keep the process up; the call's Redis connection does.
+ * calls and the pacing scripts once or more per post (docs/performance.md#shared-deadlines). The
+ * timer does not keep the process up; the call's Redis connection does.
  */
 export function withinTime<T>(
   work: Promise<T>,

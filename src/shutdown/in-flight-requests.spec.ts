@@ -13,11 +13,11 @@ interface Answer {
 }
 
 /**
- * D18: stopping waits for every handler that started, even one whose client hung up, and refuses
+ * Stopping waits for every handler that started, even one whose client hung up, and refuses
  * what arrives afterwards before it runs. A real HTTP server with the middleware in front of a
  * handler that answers when the test says so.
  */
-describe('InFlightRequests (D18)', () => {
+describe('InFlightRequests: stopping finishes what started', () => {
   let server: Server;
   let port: number;
   let requests: InFlightRequests;

@@ -20,7 +20,7 @@ export function stoppingRefusal(): AppError {
 }
 
 /**
- * D18: stopping finishes the requests in flight before connections close. Counts every request
+ * Stopping finishes the requests in flight before connections close. Counts every request
  * from the first middleware until its handler is done with it, whether or not the client is still
  * there: a client that hangs up frees its connection, not its handler, which goes on querying
  * the database. Stopping (the first of Nest's shutdown hooks, so before any queue, timer or pool
@@ -65,8 +65,8 @@ export class InFlightRequests implements OnModuleDestroy {
   /**
    * Every answer ends with end(), the one of a client that left too: its handler is done. Watched
    * once, on the application's response prototype, not by giving each answer an `end` of its own:
-   * that own property kept answers alive through garbage collections (scavenges took half as long
-   * again; bench/README.md, issue 14).
+   * that own property kept answers alive through garbage collections, which then took longer
+   * (docs/performance.md#express-prototypes).
    */
   private watchAnswersEnding(): void {
     const responses = this.adapterHost.httpAdapter.getInstance<Express>().response;

@@ -1,7 +1,10 @@
 import { Global, Module } from '@nestjs/common';
 import { InFlightRequests } from './in-flight-requests';
 
-/** How Herald stops (D18): requests and jobs in hand finish before the pool closes. */
+/**
+ * How Herald stops (docs/api-rules.md#hostile-input-and-outages): requests and jobs in hand finish
+ * before the pool closes.
+ */
 @Global()
 @Module({ providers: [InFlightRequests], exports: [InFlightRequests] })
 export class ShutdownModule {}

@@ -4,7 +4,7 @@ import { InFlightRequests } from './in-flight-requests';
 const SIGNALS = ['SIGTERM', 'SIGINT'] as const;
 
 /**
- * How the process stops (D18), in place of Nest's enableShutdownHooks, which ends the process with
+ * How the process stops, in place of Nest's enableShutdownHooks, which ends the process with
  * the signal itself rather than an exit code and waits without a bound. On SIGTERM or SIGINT,
  * app.close() runs Nest's hooks in their phases: requests in flight finish and new ones are
  * refused (InFlightRequests, onModuleDestroy); timers stop and queues finish their jobs in hand
