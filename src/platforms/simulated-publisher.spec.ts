@@ -12,7 +12,7 @@ const photo = (n: number): OutgoingMedia => ({
   sizeBytes: 10,
 });
 
-describe('SimulatedPublisher (D22)', () => {
+describe('SimulatedPublisher: test posts never reach the platform', () => {
   // The real Telegram publisher, never asked to send: its api throws if anything reaches it.
   const api = new Proxy({} as TelegramBotApi, {
     get: () => {

@@ -26,9 +26,9 @@ export const SIMULATED_FAILURES: Readonly<Record<string, DeliveryFailure>> = {
 const MARKER = /\[simulate:([a-z_]+)\]/;
 
 /**
- * D22: delivers test posts without a connection. It plans a post exactly as the platform's own
- * publisher does (same steps, so the same number of message ids) and answers made-up ids; its
- * steps cost nothing, so test posts never use an account's pacing budget.
+ * Delivers test posts without a connection (docs/api-rules.md#test-mode). It plans a post exactly
+ * as the platform's own publisher does (same steps, so the same number of message ids) and answers
+ * made-up ids; its steps cost nothing, so test posts never use an account's pacing budget.
  */
 export class SimulatedPublisher implements PlatformPublisher {
   readonly platform: string;

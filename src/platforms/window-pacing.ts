@@ -9,7 +9,7 @@ import type { PacingSlot, PlatformPacing } from './platform';
  * A platform counts a send when it arrives, a little after it was stamped here (the stamp's answer
  * crossing back from Redis, the worker's event loop, the request's write). Each window is counted
  * this much longer than the platform's, so that two sends stamped a full window apart never arrive
- * less than one apart; only the spread of that delay matters (docs/performance.md).
+ * less than one apart; only the spread of that delay matters (docs/performance.md#pacing).
  */
 export const PACING_WINDOW_MARGIN_MS = 50;
 

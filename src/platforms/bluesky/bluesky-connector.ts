@@ -106,7 +106,10 @@ export class BlueskyConnector implements PlatformConnector {
       return await call();
     } catch (error) {
       if (error instanceof XrpcError && error.status < 500 && error.status !== 429)
-        throw new AppError('bluesky_rejected', `Bluesky rejected the request: ${error.description}`);
+        throw new AppError(
+          'bluesky_rejected',
+          `Bluesky rejected the request: ${error.description}`,
+        );
       if (
         error instanceof XrpcError ||
         error instanceof XrpcTransportError ||

@@ -165,8 +165,7 @@ function header(response: Dispatcher.ResponseData, name: string): string | undef
 function transportError(nsid: string, error: unknown): XrpcTransportError {
   const failure = error as { code?: unknown; cause?: { code?: unknown }; name?: string };
   const code = [failure.code, failure.cause?.code].find((c) => typeof c === 'string') as
-    | string
-    | undefined;
+    string | undefined;
   const sent = !['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'].includes(code ?? '');
   return new XrpcTransportError(`Bluesky ${nsid} failed: ${code ?? failure.name}`, sent);
 }

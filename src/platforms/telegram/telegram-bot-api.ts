@@ -59,7 +59,7 @@ export class TelegramTransportError extends Error {
 
 export type TelegramParams = Record<string, string | number | boolean | undefined>;
 
-/** A thin Bot API client at TELEGRAM_API_BASE_URL (D15, D17). */
+/** A thin Bot API client at TELEGRAM_API_BASE_URL (docs/api-rules.md#delivery). */
 @Injectable()
 export class TelegramBotApi {
   constructor(
@@ -96,8 +96,8 @@ export class TelegramBotApi {
 
   /**
    * The call bounded by `timeoutMs`, its answer read included. A timer cleared when the call ends,
-   * not AbortSignal.timeout(): that one keeps its timer and signal until the time-out passes (30 s
-   * of every send, at hundreds of sends a second) and costs more to create (issue 14).
+   * not AbortSignal.timeout(): that one keeps its timer and signal until the time-out passes and
+   * costs more to create. Saves memory and CPU per send (docs/performance.md#plain-timers).
    */
   private async send<T>(
     token: string,
@@ -130,7 +130,8 @@ export class TelegramBotApi {
         : JSON.stringify(
             Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined)),
           );
-    // undici's request(), not fetch(): the same connection pool at a fifth of the CPU per call.
+    // undici's request(), not fetch(): the same connection pool at a fifth of the CPU per call
+    // (docs/performance.md#undici-request).
     let response: Dispatcher.ResponseData;
     try {
       response = await request(url, {

@@ -7,7 +7,7 @@ import { PACING_KEEP_AFTER_MS, PACING_WINDOW_MARGIN_MS } from '../window-pacing'
 import { TelegramPacing } from './telegram-pacing';
 
 /** Pacing runs on the real Redis: its Lua script is the thing under test. */
-describe('TelegramPacing (issue 4, point 6 and issue 14: spread sends instead of collecting 429s)', () => {
+describe('TelegramPacing: spread sends instead of collecting 429s', () => {
   const redis = new Redis(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
   const config = loadConfig({
     DATABASE_URL: 'postgres://unused@127.0.0.1/unused',
@@ -82,7 +82,7 @@ describe('TelegramPacing (issue 4, point 6 and issue 14: spread sends instead of
     expect((await pacing.reserve(5, '-400', 1)).waitMs).toBe(0);
   });
 
-  it('a busy chat does not delay the other chats of its bot (issue 14, defect a)', async () => {
+  it('a busy chat does not delay the other chats of its bot', async () => {
     // 5 sends to one chat (60/min: about one a second), then 5 to other chats of the same bot.
     for (let i = 0; i < 5; i++) await pacing.reserve(6, '-600', 1);
     const others = [];
@@ -121,7 +121,7 @@ describe('TelegramPacing (issue 4, point 6 and issue 14: spread sends instead of
     expect(next.waitMs).toBeLessThanOrEqual(Math.ceil(far!.waitMs + BOT));
   });
 
-  describe('the check at departure (issue 14: stamps of real departures, not of slots)', () => {
+  describe('the check at departure: stamps of real departures, not of slots', () => {
     const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     const pacingWith = (botPerSecond: number, chatPerMinute: number, prefix: string) =>
       new TelegramPacing(
