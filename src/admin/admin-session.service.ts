@@ -23,10 +23,10 @@ export type AdminCaller =
   | { kind: 'not_operator'; principal: Principal };
 
 /**
- * Sign-in for the operator console (D23): the application's own sessions, carried by an
- * `HttpOnly`, `SameSite=Strict` cookie (`Secure` behind https) or `Authorization: Bearer`. API
- * keys never open it. Forms carry a CSRF token: an HMAC of a random nonce held in a cookie of
- * their own, so a page on another site can neither read nor forge it.
+ * Sign-in for the operator console (docs/api-rules.md#operations): the application's own sessions,
+ * carried by an `HttpOnly`, `SameSite=Strict` cookie (`Secure` behind https) or `Authorization:
+ * Bearer`. API keys never open it. Forms carry a CSRF token: an HMAC of a random nonce held in a
+ * cookie of their own, so a page on another site can neither read nor forge it.
  */
 @Injectable()
 export class AdminSessionService {

@@ -11,7 +11,7 @@ const NOT_OPERATOR = 'The queue dashboard is for operators only';
 const REFUSED_FORM = 'This form has expired or did not come from this site; reload the page';
 
 /**
- * The operator console's sign-in pages (D23). Public routes: they are how a person gets a
+ * The operator console's sign-in pages. Public routes: they are how a person gets a
  * session. Left out of the OpenAPI document on purpose: HTML pages for people, not API.
  */
 @Controller('admin')

@@ -4,7 +4,7 @@ import { AdminSessionService } from './admin-session.service';
 import { AdminController } from './admin.controller';
 import { QueueBoard } from './queue-board';
 
-/** The operator console (D23): sign-in pages and the queue dashboard. */
+/** The operator console (docs/api-rules.md#operations): sign-in pages and the queue dashboard. */
 @Module({
   imports: [AuthModule],
   controllers: [AdminController],

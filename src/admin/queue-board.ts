@@ -18,11 +18,11 @@ import { QUEUES_PATH } from './admin.controller';
 const MAX_FORM_BODY = '16kb';
 /** How long the board waits for Redis to answer a PING before it answers 503. */
 const REDIS_CHECK_TIMEOUT_MS = 1_000;
-/** D18: the board's data is answered within this time or 503 (Redis gone mid-request). */
+/** The board's data is answered within this time or 503, never a hang (Redis gone mid-request). */
 const ANSWER_DEADLINE_MS = 8_000;
 
 /**
- * Bull Board at /admin/queues (D23), over every queue the application registered. Express-level,
+ * Bull Board at /admin/queues, over every queue the application registered. Express-level,
  * in front of Nest's router: the board is an Express router of its own. Operators only; a browser
  * without a session is sent to the sign-in page, a signed-in non-operator gets 403.
  */
@@ -70,7 +70,7 @@ export class QueueBoard {
   }
 
   /**
-   * D18: the board's data (its /api routes) lives in Redis, and Bull holds commands while Redis is
+   * The board's data (its /api routes) lives in Redis, and Bull holds commands while Redis is
    * away, so without Redis the answer is 503 at once rather than a hang. The page and its assets
    * need no Redis.
    */

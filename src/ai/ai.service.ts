@@ -9,7 +9,7 @@ import { AI_PROVIDER, type AiProvider } from './ai-provider';
 /** Whom the model writes for: the registered platforms' channels. */
 const AUDIENCE = PLATFORM_TRAITS.map((platform) => platform.aiAudience).join(' and ');
 
-/** What the model is told before the user's prompt; a post's text has the limit of D8. */
+/** What the model is told before the user's prompt; a post's text has its usual limit. */
 export const POST_INSTRUCTIONS =
   `You write posts for ${AUDIENCE}. Answer with the post text only, ready to publish, ` +
   `at most ${MAX_TEXT_LENGTH} characters, in the language of the request.`;
@@ -19,7 +19,10 @@ export const TEMPLATE_INSTRUCTIONS =
   `at most ${MAX_TEXT_LENGTH} characters, with placeholders such as {product} or {date} where ` +
   'details vary, in the language of the request.';
 
-/** D16: AI text for posts and templates; images become MediaAssets of the project. */
+/**
+ * AI text for posts and templates (docs/api-rules.md#ai-generation); images become MediaAssets of
+ * the project.
+ */
 @Injectable()
 export class AiService {
   constructor(
@@ -31,7 +34,7 @@ export class AiService {
     return { text: clip(await this.provider.generateText(POST_INSTRUCTIONS, prompt)) };
   }
 
-  /** The image is stored like an upload (type from its bytes, D10) and answered as a MediaAsset. */
+  /** The image is stored like an upload (type from its bytes) and answered as a MediaAsset. */
   async generateImage(projectId: number, userId: number, prompt: string): Promise<MediaAssetDto> {
     const image = await this.provider.generateImage(prompt);
     const asset = await this.media.storeStream(
@@ -48,7 +51,7 @@ export class AiService {
   }
 }
 
-/** The model's text, cut to what a post may hold (D8). */
+/** The model's text, cut to what a post's text may hold. */
 function clip(text: string): string {
   return [...text].slice(0, MAX_TEXT_LENGTH).join('');
 }

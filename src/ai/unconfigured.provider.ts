@@ -1,7 +1,7 @@
 import { AppError } from '../errors/error-codes';
 import type { AiProvider, GeneratedImage } from './ai-provider';
 
-/** Stands in when AI_API_BASE_URL is not set: every call answers 503 ai_unavailable (D16). */
+/** Stands in when AI_API_BASE_URL is not set: every call answers 503 ai_unavailable. */
 export class UnconfiguredAiProvider implements AiProvider {
   generateText(): Promise<string> {
     return Promise.reject(unavailable());

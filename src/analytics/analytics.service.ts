@@ -13,7 +13,7 @@ interface ChannelStatsRow extends ChannelRow {
 
 /**
  * Per-channel counts, from each post's targets: `scheduled` counts posts in state scheduled,
- * `published` and `failed` count the target's own delivery result (D7), so a post that reached
+ * `published` and `failed` count the target's own delivery result, so a post that reached
  * one channel and failed on another counts as published on the first and failed on the second.
  * Test posts never reached a platform, so only live posts count.
  */

@@ -19,7 +19,7 @@ export function parseChannelRef(ref: string): ChannelRefParts | null {
   const match = CHANNEL_REF.exec(ref);
   if (!match) return null;
   const accountId = Number(match[2]);
-  // Sent as an int parameter, a larger id would fail the whole statement (D18).
+  // Sent as an int parameter, a larger id would fail the whole statement, not name nothing.
   if (accountId > MAX_DB_ID) return null;
   return { platform: match[1], accountId, channelId: match[3] };
 }

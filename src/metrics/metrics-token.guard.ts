@@ -16,7 +16,7 @@ export function isMetricsToken(config: AppConfig, presented: string | null): boo
 }
 
 /**
- * D23: `GET /metrics` answers only `Authorization: Bearer <METRICS_TOKEN>` (else 401); without a
+ * `GET /metrics` answers only `Authorization: Bearer <METRICS_TOKEN>` (else 401); without a
  * configured token the route does not exist (404).
  */
 @Injectable()

@@ -6,7 +6,7 @@ import { Metrics } from './metrics.service';
 import { MetricsTokenGuard } from './metrics-token.guard';
 
 /**
- * Prometheus scrapes this (D23). Left out of the OpenAPI document on purpose: it is an operator's
+ * Prometheus scrapes this. Left out of the OpenAPI document on purpose: it is an operator's
  * endpoint in Prometheus' text format, not part of the API integrators program against.
  */
 @Controller('metrics')

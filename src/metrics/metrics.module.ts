@@ -5,7 +5,7 @@ import { Metrics } from './metrics.service';
 import { MetricsTokenGuard } from './metrics-token.guard';
 import { QueueRegistry } from './queue-registry';
 
-/** D23 metrics; `Metrics` is injectable everywhere so each domain counts its own events. */
+/** Prometheus metrics; `Metrics` is injectable everywhere so each domain counts its own events. */
 @Global()
 @Module({
   imports: [DiscoveryModule],

@@ -4,7 +4,9 @@ import { PLATFORM_TRAITS } from '../platforms/platform-list';
 import { boundedQueueCall } from '../queues/bull-queue';
 import { QueueRegistry } from './queue-registry';
 
-/** A route no handler matched: one label value for all of them, so raw paths never become series. */
+/**
+ * A route no handler matched: one label value for all of them, so raw paths never become series.
+ */
 export const UNMATCHED_ROUTE = 'unmatched';
 
 /** Bull job states reported by `herald_queue_jobs`. */
@@ -27,9 +29,10 @@ export type WebhookDeliveryOutcome = 'delivered' | 'retrying' | 'failed';
 export type PlatformCallOutcome = 'ok' | 'api_error' | 'transport_error';
 
 /**
- * The Prometheus series of D23, in one registry per application instance (tests run several in
- * one process). Labels are closed sets or templates, never ids or raw paths. Queue gauges are read
- * from Redis when Prometheus scrapes, so the request path never pays for them.
+ * The Prometheus series (docs/api-rules.md#operations), in one registry per application instance
+ * (tests run several in one process). Labels are closed sets or templates, never ids or raw paths.
+ * Queue gauges are read from Redis when Prometheus scrapes, so the request path never pays for
+ * them.
  */
 @Injectable()
 export class Metrics {

@@ -73,7 +73,7 @@ export function serveOpenApi(app: INestApplication, documents: OpenApiDocuments)
 }
 
 /**
- * What every operation of a kind can answer besides its own errors (D5, D11, D18): the guards'
+ * What every operation of a kind can answer besides its own errors: the guards'
  * refusals, body and query errors, and the outages. Each route adds its own with @ApiErrors.
  */
 function completeOperation(path: string, operation: OperationObject): void {
@@ -164,7 +164,7 @@ function addErrors(operation: OperationObject, codes: ErrorCode[]): void {
   }
 }
 
-/** Every `{name}` in the path is a declared, required parameter; ids are integers (D18). */
+/** Every `{name}` in the path is a declared, required parameter; ids are integers. */
 function declarePathParameters(path: string, operation: OperationObject): void {
   const parameters = (operation.parameters ?? []) as ParameterObject[];
   for (const [, name] of path.matchAll(/\{(\w+)\}/g)) {

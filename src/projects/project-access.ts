@@ -7,7 +7,7 @@ export interface ProjectAccess {
   role: ProjectRole;
   permissions: Permissions;
   /**
-   * D22: the caller works in test mode (a test API key), so it sees and makes test posts only;
+   * The caller works in test mode (a test API key), so it sees and makes test posts only;
    * sessions and live keys work with live posts.
    */
   test: boolean;

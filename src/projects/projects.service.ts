@@ -137,7 +137,7 @@ function toAccess(row: AccessRow, userId: number): ProjectAccess {
   return { project, role: row.role as MemberRole, permissions, test: false };
 }
 
-/** SERVICE.md "Project (item of the project list)". */
+/** An item of the public project list. */
 export function toPublicProject(access: ProjectAccess) {
   return {
     id: access.project.id,
@@ -148,7 +148,7 @@ export function toPublicProject(access: ProjectAccess) {
   };
 }
 
-/** D13: the application's view, with the caller's role and all nine flags. */
+/** The application API's view, with the caller's role and all nine flags. */
 export function toAppProject(access: ProjectAccess) {
   return {
     ...toPublicProject(access),

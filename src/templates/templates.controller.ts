@@ -24,7 +24,7 @@ import { TEMPLATE_NOT_FOUND, TemplatesService } from './templates.service';
 const BY_TEMPLATE: ProjectSource = { resource: 'template', param: 'id' };
 const TEMPLATE_ID = new ParseIdPipe(TEMPLATE_NOT_FOUND.code, TEMPLATE_NOT_FOUND.message);
 
-/** SERVICE.md 5: every template operation, generation included, needs can_manage_templates. */
+/** Every template operation, generation included, needs can_manage_templates. */
 @Controller('api/posts/templates')
 @SessionAuth()
 @ApiErrors('unauthorized', 'forbidden', 'project_not_found')

@@ -3,7 +3,8 @@
  * of the tables: posts the user created (through either API) since the 1st of this month UTC,
  * live ones only (test posts are free), from the monthly counter the posts' own statements keep
  * (user-post-month.entity.ts); the projects GET /projects lists, owned ones and those the user
- * is a member of; keys neither revoked nor expired.
+ * is a member of; keys neither revoked nor expired. The cost stays flat as the tables grow
+ * (docs/performance.md#usage-in-one-query).
  */
 export const USAGE_SQL = `
   SELECT

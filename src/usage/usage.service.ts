@@ -5,7 +5,7 @@ import { USAGE_SQL } from './usage-query';
 
 const USAGE = new Statement(USAGE_SQL);
 
-/** D12 (one round trip; see usage-query.ts). */
+/** The key user's usage (docs/api-rules.md#usage), in one round trip (usage-query.ts). */
 export interface Usage {
   posts_this_month: number;
   projects_count: number;

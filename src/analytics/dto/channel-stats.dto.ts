@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ChannelListItemDto } from '../../channels/dto/channel.dto';
 
-/** A channel of the project (as in SERVICE.md) with its post counts. */
+/** A channel of the project (as the channel list gives it) with its post counts. */
 export class ChannelStatsDto extends ChannelListItemDto {
   @ApiProperty({
     description: 'Posts waiting for their time (status scheduled) that target this channel',

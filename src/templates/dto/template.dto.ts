@@ -6,7 +6,7 @@ import { Omittable } from '../../input/omittable';
 
 export const MAX_TEMPLATE_NAME = 200;
 
-/** A template is a post text, with the post's limit (D8). */
+/** A template is a post text, with the post's limit. */
 export class CreateTemplateDto {
   @ApiProperty({ example: 1 })
   @IsInt()
