@@ -114,7 +114,7 @@ export class Webhooks1795403860855 implements MigrationInterface {
             CREATE TRIGGER "webhook_sends_notify" AFTER INSERT ON "webhook_sends"
             FOR EACH ROW EXECUTE FUNCTION "webhook_sends_notify"()
         `);
-    // D21 adds webhooks:manage to D4's scopes. Keys created with every scope get it too (they
+    // Webhooks add the webhooks:manage scope. Keys created with every scope get it too (they
     // keep being "every scope"); keys that named a subset keep exactly what they named.
     await queryRunner.query(`
             UPDATE "api_keys" SET "scopes" = array_append("scopes", 'webhooks:manage')
