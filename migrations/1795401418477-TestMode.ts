@@ -1,6 +1,9 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** API keys get a mode (`live`, `test`; docs/api-rules.md#test-mode); posts know whether a test key made them. */
+/**
+ * API keys get a mode (`live`, `test`; docs/api-rules.md#test-mode); posts know whether a test key
+ * made them.
+ */
 export class TestMode1795401418477 implements MigrationInterface {
   name = 'TestMode1795401418477';
 
