@@ -3,23 +3,23 @@ import { getQueueToken } from '@nestjs/bull';
 import { Reflector } from '@nestjs/core';
 import type { Queue } from 'bull';
 import type { Test } from 'supertest';
-import { AUTH_KIND, type AuthKind } from '../src/auth/decorators';
-import { runCli } from '../src/cli/commands';
+import { AUTH_KIND, type AuthKind } from '../../src/auth/decorators';
+import { runCli } from '../../src/cli/commands';
 import {
   DEFAULT_PERMISSIONS,
   PERMISSION_FLAGS,
   PERMISSION_MESSAGES,
   type PermissionFlag,
-} from '../src/members/permissions';
-import { PermissionMetadata } from '../src/members/require-permission';
-import { AiStandIn } from './support/ai-stand-in';
-import { Factory, SignedInUser, TestChannel, TestProject } from './support/factories';
-import { TelegramStandIn } from './support/telegram-stand-in';
-import { startWithTelegram, TelegramWorld } from './support/telegram-world';
-import { addMember, allFlagsBut, memberRow, onlyFlags } from './support/team';
-import { startTestApp, TestApp } from './support/test-app';
-import { type Answer, MCP_PATH, restAnswerOf, sendToolCall } from './support/mcp';
-import { registeredRoutes } from './support/routes';
+} from '../../src/members/permissions';
+import { PermissionMetadata } from '../../src/members/require-permission';
+import { AiStandIn } from '../support/ai-stand-in';
+import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories';
+import { TelegramStandIn } from '../support/telegram-stand-in';
+import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
+import { addMember, allFlagsBut, memberRow, onlyFlags } from '../support/team';
+import { startTestApp, TestApp } from '../support/test-app';
+import { type Answer, MCP_PATH, restAnswerOf, sendToolCall } from '../support/mcp';
+import { registeredRoutes } from '../support/routes';
 
 /**
  * The permission matrix (issue 6, SERVICE.md 5, D6, D13, D14): every guarded application route

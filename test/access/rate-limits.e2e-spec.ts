@@ -1,13 +1,13 @@
 import { Reflector } from '@nestjs/core';
 import { createServer } from 'node:net';
 import type { Response } from 'supertest';
-import { AUTH_KIND, AuthKind } from '../src/auth/decorators';
-import { RATE_LIMIT_CATEGORIES, RateLimitCategory } from '../src/rate-limit/rate-limit-category';
-import { Factory, SignedInUser, TestProject } from './support/factories';
-import { fixture } from './support/media-helpers';
-import { startWithTelegram, TelegramWorld } from './support/telegram-world';
-import { startTestApp, TestApp } from './support/test-app';
-import { registeredRoutes } from './support/routes';
+import { AUTH_KIND, AuthKind } from '../../src/auth/decorators';
+import { RATE_LIMIT_CATEGORIES, RateLimitCategory } from '../../src/rate-limit/rate-limit-category';
+import { Factory, SignedInUser, TestProject } from '../support/factories';
+import { fixture } from '../support/media-helpers';
+import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
+import { startTestApp, TestApp } from '../support/test-app';
+import { registeredRoutes } from '../support/routes';
 
 const PUBLIC = '/api/public/v1';
 const RATE_LIMITED = { error: { code: 'rate_limit_exceeded', message: expect.any(String) } };

@@ -1,7 +1,7 @@
 import type { Response } from 'supertest';
-import { AiStandIn } from './support/ai-stand-in';
-import { Factory, SignedInUser } from './support/factories';
-import { startTestApp, TestApp } from './support/test-app';
+import { AiStandIn } from '../support/ai-stand-in';
+import { Factory, SignedInUser } from '../support/factories';
+import { startTestApp, TestApp } from '../support/test-app';
 
 const PASSWORD = 'correct horse battery';
 const RATE_LIMITED = { error: { code: 'rate_limit_exceeded', message: expect.any(String) } };

@@ -1,7 +1,7 @@
-import { Factory, SignedInUser, TestProject } from './support/factories';
-import { TelegramStandIn } from './support/telegram-stand-in';
-import { startWithTelegram, TelegramWorld } from './support/telegram-world';
-import { TestApp } from './support/test-app';
+import { Factory, SignedInUser, TestProject } from '../support/factories';
+import { TelegramStandIn } from '../support/telegram-stand-in';
+import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
+import { TestApp } from '../support/test-app';
 
 describe('Application API: sessions, projects, Telegram accounts (D13)', () => {
   let t: TestApp;

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { POST_INSTRUCTIONS, TEMPLATE_INSTRUCTIONS } from '../src/ai/ai.service';
-import { MAX_TEXT_LENGTH } from '../src/posts/post-state';
-import { AiStandIn, STAND_IN_PNG } from './support/ai-stand-in';
-import { Factory, SignedInUser, TestProject } from './support/factories';
-import { addMember } from './support/team';
-import { startTestApp, TestApp } from './support/test-app';
-import { MICROS } from './support/expectations';
+import { POST_INSTRUCTIONS, TEMPLATE_INSTRUCTIONS } from '../../src/ai/ai.service';
+import { MAX_TEXT_LENGTH } from '../../src/posts/post-state';
+import { AiStandIn, STAND_IN_PNG } from '../support/ai-stand-in';
+import { Factory, SignedInUser, TestProject } from '../support/factories';
+import { addMember } from '../support/team';
+import { startTestApp, TestApp } from '../support/test-app';
+import { MICROS } from '../support/expectations';
 
 describe('AI generation (D16) and post templates', () => {
   let ai: AiStandIn;

@@ -1,6 +1,6 @@
-import { Factory, SignedInUser, TestProject } from './support/factories';
-import { startTestApp, TestApp } from './support/test-app';
-import { waitFor } from './support/expectations';
+import { Factory, SignedInUser, TestProject } from '../support/factories';
+import { startTestApp, TestApp } from '../support/test-app';
+import { waitFor } from '../support/expectations';
 
 describe('API keys and the public API guards (D3, D4, D5)', () => {
   let t: TestApp;

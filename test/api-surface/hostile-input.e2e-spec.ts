@@ -2,18 +2,18 @@ import { Reflector } from '@nestjs/core';
 import type { Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import type { Test } from 'supertest';
-import { AUTH_KIND, type AuthKind } from '../src/auth/decorators';
-import { PermissionMetadata, type PermissionRequirement } from '../src/members/require-permission';
-import { Factory, SignedInUser, TestProject } from './support/factories';
-import { type Answer, MCP_PATH, restAnswerOf, sendToolCall } from './support/mcp';
-import { registeredRoutes } from './support/routes';
-import { addMember } from './support/team';
-import { startWithTelegram, TelegramWorld } from './support/telegram-world';
-import { TestApp } from './support/test-app';
+import { AUTH_KIND, type AuthKind } from '../../src/auth/decorators';
+import { PermissionMetadata, type PermissionRequirement } from '../../src/members/require-permission';
+import { Factory, SignedInUser, TestProject } from '../support/factories';
+import { type Answer, MCP_PATH, restAnswerOf, sendToolCall } from '../support/mcp';
+import { registeredRoutes } from '../support/routes';
+import { addMember } from '../support/team';
+import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
+import { TestApp } from '../support/test-app';
 
 /**
  * Issue 9, D5, D18: hostile input gets a clear 4xx at the right step, on every route. The route
- * lists come from the running app (like test/routes.e2e-spec.ts), so a new route is covered
+ * lists come from the running app (like test/api-surface/routes.e2e-spec.ts), so a new route is covered
  * without touching this file; a new path parameter fails here until it gets a row in ID_PARAMS.
  */
 

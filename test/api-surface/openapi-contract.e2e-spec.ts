@@ -1,7 +1,7 @@
 import type { Response } from 'supertest';
-import { OpenApiContract } from './support/contract';
-import { registeredRoutes } from './support/routes';
-import { startTestApp, TestApp } from './support/test-app';
+import { OpenApiContract } from '../support/contract';
+import { registeredRoutes } from '../support/routes';
+import { startTestApp, TestApp } from '../support/test-app';
 
 interface Document {
   paths: Record<string, Record<string, Operation>>;

@@ -15,14 +15,14 @@ import {
   HeraldError,
   verifyWebhook,
   WebhookVerificationError,
-} from '../clients/typescript/src';
-import { MICROS, TELEGRAM_CHANNEL_LIMITS, waitFor } from './support/expectations';
-import { SignedInUser, TestChannel, TestProject } from './support/factories';
-import { fixture } from './support/media-helpers';
-import { RemoteFileServer } from './support/remote-file-server';
-import { startWithTelegram, TelegramWorld } from './support/telegram-world';
+} from '../../clients/typescript/src';
+import { MICROS, TELEGRAM_CHANNEL_LIMITS, waitFor } from '../support/expectations';
+import { SignedInUser, TestChannel, TestProject } from '../support/factories';
+import { fixture } from '../support/media-helpers';
+import { RemoteFileServer } from '../support/remote-file-server';
+import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
 
-const CLIENT = join(__dirname, '..', 'clients', 'typescript');
+const CLIENT = join(__dirname, '..', '..', 'clients', 'typescript');
 
 interface Received {
   path: string;

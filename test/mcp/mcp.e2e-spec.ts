@@ -4,12 +4,12 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import type { AddressInfo } from 'node:net';
-import { MCP_TOOLS } from '../src/mcp/mcp-tools';
-import type { SignedInUser, TestChannel, TestProject } from './support/factories';
-import { fixture } from './support/media-helpers';
-import { RemoteFileServer } from './support/remote-file-server';
-import { addMember } from './support/team';
-import { startWithTelegram, TelegramWorld } from './support/telegram-world';
+import { MCP_TOOLS } from '../../src/mcp/mcp-tools';
+import type { SignedInUser, TestChannel, TestProject } from '../support/factories';
+import { fixture } from '../support/media-helpers';
+import { RemoteFileServer } from '../support/remote-file-server';
+import { addMember } from '../support/team';
+import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
 
 interface ToolAnswer {
   isError?: boolean;

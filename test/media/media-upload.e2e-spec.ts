@@ -4,9 +4,9 @@ import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
-import { MediaService } from '../src/media/media.service';
-import { INCOMING_DIR, STALE_PARTIAL_MS } from '../src/storage/local-disk.storage';
-import { Factory, SignedInUser, TestProject } from './support/factories';
+import { MediaService } from '../../src/media/media.service';
+import { INCOMING_DIR, STALE_PARTIAL_MS } from '../../src/storage/local-disk.storage';
+import { Factory, SignedInUser, TestProject } from '../support/factories';
 import {
   FIFTY_MB,
   filesUnder,
@@ -14,11 +14,11 @@ import {
   generatedBytes,
   MultipartPart,
   postMultipart,
-} from './support/media-helpers';
-import { addMember, onlyFlags } from './support/team';
-import { MEDIA_DRIVERS } from './support/media-store';
-import { startTestApp, TestApp } from './support/test-app';
-import { MICROS, waitFor } from './support/expectations';
+} from '../support/media-helpers';
+import { addMember, onlyFlags } from '../support/team';
+import { MEDIA_DRIVERS } from '../support/media-store';
+import { startTestApp, TestApp } from '../support/test-app';
+import { MICROS, waitFor } from '../support/expectations';
 
 const PNG_SIGNATURE = fixture('sample.png').subarray(0, 64);
 

@@ -1,21 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
-import { loadConfig } from '../src/config/config';
-import { MediaService } from '../src/media/media.service';
-import { UrlFetcher } from '../src/media/url-fetcher';
+import { loadConfig } from '../../src/config/config';
+import { MediaService } from '../../src/media/media.service';
+import { UrlFetcher } from '../../src/media/url-fetcher';
 import {
   HostAdmission,
   type HostResolver,
   type ResolvedAddress,
-} from '../src/outbound/pinned-address';
-import { Factory, TestProject } from './support/factories';
-import { FIFTY_MB, fixture } from './support/media-helpers';
-import { RemoteFileServer } from './support/remote-file-server';
-import { addMember, onlyFlags } from './support/team';
-import { MEDIA_DRIVERS } from './support/media-store';
-import { startTestApp, TEST_APP_SECRET, TestApp } from './support/test-app';
-import { waitFor } from './support/expectations';
+} from '../../src/outbound/pinned-address';
+import { Factory, TestProject } from '../support/factories';
+import { FIFTY_MB, fixture } from '../support/media-helpers';
+import { RemoteFileServer } from '../support/remote-file-server';
+import { addMember, onlyFlags } from '../support/team';
+import { MEDIA_DRIVERS } from '../support/media-store';
+import { startTestApp, TEST_APP_SECRET, TestApp } from '../support/test-app';
+import { waitFor } from '../support/expectations';
 
 /**
  * Short enough to keep the two stalling cases quick, long enough for a 50 MB download into either
@@ -504,7 +504,7 @@ describe.each(MEDIA_DRIVERS)(
       });
 
       describe('over https', () => {
-        const tlsDir = join(__dirname, 'fixtures', 'tls');
+        const tlsDir = join(__dirname, '..', 'fixtures', 'tls');
         const ca = readFileSync(join(tlsDir, 'media-test.crt'), 'utf8');
         let secure: RemoteFileServer;
 

@@ -2,12 +2,12 @@ import {
   DEFAULT_PERMISSIONS,
   OWNER_PERMISSIONS,
   PERMISSION_MESSAGES,
-} from '../src/members/permissions';
-import { TEAM_RULE_MESSAGES } from '../src/members/team-rules';
-import { Factory, SignedInUser, TestProject } from './support/factories';
-import { addMember, memberRow, onlyFlags } from './support/team';
-import { startTestApp, TestApp } from './support/test-app';
-import { MICROS } from './support/expectations';
+} from '../../src/members/permissions';
+import { TEAM_RULE_MESSAGES } from '../../src/members/team-rules';
+import { Factory, SignedInUser, TestProject } from '../support/factories';
+import { addMember, memberRow, onlyFlags } from '../support/team';
+import { startTestApp, TestApp } from '../support/test-app';
+import { MICROS } from '../support/expectations';
 
 describe('Teams: members, role defaults and the D14 rules', () => {
   let t: TestApp;

@@ -1,6 +1,6 @@
-import { waitFor } from './support/expectations';
-import { Factory } from './support/factories';
-import { startTestApp, TestApp } from './support/test-app';
+import { waitFor } from '../support/expectations';
+import { Factory } from '../support/factories';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /** Longer than pg's own default idle time (10 s), which the pool used to keep. */
 const PAST_PG_DEFAULT_IDLE_MS = 11_000;

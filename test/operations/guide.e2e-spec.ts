@@ -4,12 +4,12 @@ import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEMO_EMAIL, runCli } from '../src/cli/commands';
-import { freePort } from './support/free-port';
-import { MICROS } from './support/expectations';
-import { startWithTelegram, TelegramWorld } from './support/telegram-world';
+import { DEMO_EMAIL, runCli } from '../../src/cli/commands';
+import { freePort } from '../support/free-port';
+import { MICROS } from '../support/expectations';
+import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
 
-const ROOT = join(__dirname, '..');
+const ROOT = join(__dirname, '..', '..');
 const GUIDE = join(ROOT, 'docs', 'integrating.md');
 
 /**
@@ -191,7 +191,7 @@ describe('docs/integrating.md: every example does what the guide shows', () => {
       NARROW: narrow.body.key,
       PROJECT: '1',
       CHANNEL: 'telegram:1:-1001000000001',
-      IMAGE: join(__dirname, 'fixtures', 'media', 'sample.png'),
+      IMAGE: join(__dirname, '..', 'fixtures', 'media', 'sample.png'),
       HOOK_URL: `http://localhost:${(hooks.address() as AddressInfo).port}/herald`,
       HOOK_PORT: String(await freePort()),
       EMAIL: DEMO_EMAIL,
@@ -206,7 +206,7 @@ describe('docs/integrating.md: every example does what the guide shows', () => {
   });
 
   it('README and docs/ stand on their own: no decision numbers, no files outside the repository', () => {
-    const root = join(__dirname, '..');
+    const root = join(__dirname, '..', '..');
     const docs = readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md'));
     for (const file of ['README.md', ...docs.map((name) => join('docs', name))]) {
       const text = readFileSync(join(root, file), 'utf8');

@@ -11,14 +11,14 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { databaseUrl, dropTestDatabase, TEST_DATABASE_PREFIX } from './support/databases';
-import { TelegramStandIn } from './support/telegram-stand-in';
-import { deleteRedisKeys } from './support/redis-keys';
-import { TEST_REDIS_URL } from './support/test-app';
-import { freePort } from './support/free-port';
-import { heraldNodeFlags, nodeFlags } from './support/node-flags';
+import { databaseUrl, dropTestDatabase, TEST_DATABASE_PREFIX } from '../support/databases';
+import { TelegramStandIn } from '../support/telegram-stand-in';
+import { deleteRedisKeys } from '../support/redis-keys';
+import { TEST_REDIS_URL } from '../support/test-app';
+import { freePort } from '../support/free-port';
+import { heraldNodeFlags, nodeFlags } from '../support/node-flags';
 
-const ROOT = join(__dirname, '..');
+const ROOT = join(__dirname, '..', '..');
 
 /** Only what a shell needs to find programs: no Herald variable is exported (issue 12). */
 const BARE_ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };

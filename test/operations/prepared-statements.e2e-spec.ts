@@ -1,8 +1,8 @@
 import { DataSource } from 'typeorm';
-import { buildDataSourceOptions } from '../src/database/data-source';
-import { execute, rowsOf, Statement } from '../src/database/prepared';
-import { dropTestDatabase } from './support/databases';
-import { createMigratedDatabase } from './support/test-app';
+import { buildDataSourceOptions } from '../../src/database/data-source';
+import { execute, rowsOf, Statement } from '../../src/database/prepared';
+import { dropTestDatabase } from '../support/databases';
+import { createMigratedDatabase } from '../support/test-app';
 
 /**
  * The hot paths' named prepared statements (src/database/prepared.ts), on a pool of one connection

@@ -2,13 +2,13 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createMigratedDatabase, TEST_APP_SECRET } from './support/test-app';
-import { dropTestDatabase } from './support/databases';
-import { TelegramStandIn } from './support/telegram-stand-in';
-import { freePort } from './support/free-port';
-import { heraldReady, HeraldProcess, spawnHerald, stopHerald } from './support/herald-process';
+import { createMigratedDatabase, TEST_APP_SECRET } from '../support/test-app';
+import { dropTestDatabase } from '../support/databases';
+import { TelegramStandIn } from '../support/telegram-stand-in';
+import { freePort } from '../support/free-port';
+import { heraldReady, HeraldProcess, spawnHerald, stopHerald } from '../support/herald-process';
 
-const ROOT = join(__dirname, '..');
+const ROOT = join(__dirname, '..', '..');
 const TS_NODE = ['-r', require.resolve('ts-node/register/transpile-only')];
 /**
  * The processes start in an empty directory of their own, so a developer's `.env` (which the

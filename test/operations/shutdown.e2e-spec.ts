@@ -1,13 +1,13 @@
 import { once } from 'node:events';
 import { connect } from 'node:net';
-import { waitFor } from './support/expectations';
-import { Factory } from './support/factories';
-import { heraldReady, HeraldProcess, spawnHerald, stopHerald } from './support/herald-process';
-import { fixture } from './support/media-helpers';
-import { RemoteFileServer } from './support/remote-file-server';
-import { TelegramStandIn } from './support/telegram-stand-in';
-import { startTestApp, TEST_REDIS_URL, type TestApp } from './support/test-app';
-import { freePort } from './support/free-port';
+import { waitFor } from '../support/expectations';
+import { Factory } from '../support/factories';
+import { heraldReady, HeraldProcess, spawnHerald, stopHerald } from '../support/herald-process';
+import { fixture } from '../support/media-helpers';
+import { RemoteFileServer } from '../support/remote-file-server';
+import { TelegramStandIn } from '../support/telegram-stand-in';
+import { startTestApp, TEST_REDIS_URL, type TestApp } from '../support/test-app';
+import { freePort } from '../support/free-port';
 
 /** Generous bounds for a machine shared by many test runs; nothing here measures time. */
 const START_TIMEOUT_MS = 120_000;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 
 describe('npm test without Chromium', () => {
   it('stops before anything else, saying what is missing and how to install it', () => {
-    const run = spawnSync('bash', [join(__dirname, '..', 'scripts', 'test.sh')], {
+    const run = spawnSync('bash', [join(__dirname, '..', '..', 'scripts', 'test.sh')], {
       env: { PATH: process.env.PATH ?? '', HERALD_TEST_CHROMIUM: '/nonexistent/chromium' },
       encoding: 'utf8',
     });

@@ -1,10 +1,10 @@
-import { DiscordRecordedCall } from './support/discord-stand-in';
-import { DiscordTestChannel, DiscordWorld, startWithDiscord } from './support/discord-world';
-import { SignedInUser, TestProject } from './support/factories';
-import { fixture } from './support/media-helpers';
-import { targetsOf, waitForPostStatus } from './support/publication';
-import { TestApp } from './support/test-app';
-import { WebhookReceiver } from './support/webhook-receiver';
+import { DiscordRecordedCall } from '../support/discord-stand-in';
+import { DiscordTestChannel, DiscordWorld, startWithDiscord } from '../support/discord-world';
+import { SignedInUser, TestProject } from '../support/factories';
+import { fixture } from '../support/media-helpers';
+import { targetsOf, waitForPostStatus } from '../support/publication';
+import { TestApp } from '../support/test-app';
+import { WebhookReceiver } from '../support/webhook-receiver';
 
 /** A token shaped as Discord's that no bot has. */
 const UNKNOWN_TOKEN = `MTEwMDAwMDAwMDAwMDAwMDAwMQ.GaBcDe.${'x'.repeat(38)}`;

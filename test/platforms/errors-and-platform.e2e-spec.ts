@@ -1,10 +1,10 @@
 import type { Express } from 'express';
 import { IncomingMessage, type Server, ServerResponse } from 'node:http';
 import { DataSource } from 'typeorm';
-import { buildDataSourceOptions } from '../src/database/data-source';
-import { InFlightRequests } from '../src/shutdown/in-flight-requests';
-import { Factory, SignedInUser } from './support/factories';
-import { startTestApp, TestApp } from './support/test-app';
+import { buildDataSourceOptions } from '../../src/database/data-source';
+import { InFlightRequests } from '../../src/shutdown/in-flight-requests';
+import { Factory, SignedInUser } from '../support/factories';
+import { startTestApp, TestApp } from '../support/test-app';
 
 describe('Errors, OpenAPI, health and schema', () => {
   let t: TestApp;

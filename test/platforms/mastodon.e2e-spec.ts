@@ -1,10 +1,10 @@
-import { SignedInUser, TestProject } from './support/factories';
-import { fixture } from './support/media-helpers';
-import { MastodonStandIn, RecordedMastodonCall, STOCK_LIMITS } from './support/mastodon-stand-in';
-import { MastodonTestAccount, MastodonWorld, startWithMastodon } from './support/mastodon-world';
-import { targetsOf, waitForPostStatus } from './support/publication';
-import { TestApp } from './support/test-app';
-import { WebhookReceiver } from './support/webhook-receiver';
+import { SignedInUser, TestProject } from '../support/factories';
+import { fixture } from '../support/media-helpers';
+import { MastodonStandIn, RecordedMastodonCall, STOCK_LIMITS } from '../support/mastodon-stand-in';
+import { MastodonTestAccount, MastodonWorld, startWithMastodon } from '../support/mastodon-world';
+import { targetsOf, waitForPostStatus } from '../support/publication';
+import { TestApp } from '../support/test-app';
+import { WebhookReceiver } from '../support/webhook-receiver';
 
 interface TargetAnswer {
   channel_ref: string;

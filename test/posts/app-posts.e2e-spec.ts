@@ -1,11 +1,11 @@
-import { PERMISSION_MESSAGES } from '../src/members/permissions';
-import { Factory, SignedInUser, TestChannel, TestProject } from './support/factories';
-import { waitForPostStatus } from './support/publication';
-import { addMember, allFlagsBut } from './support/team';
-import { TelegramStandIn } from './support/telegram-stand-in';
-import { startWithTelegram, TelegramWorld } from './support/telegram-world';
-import { TestApp } from './support/test-app';
-import { TELEGRAM_CHANNEL_LIMITS } from './support/expectations';
+import { PERMISSION_MESSAGES } from '../../src/members/permissions';
+import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories';
+import { waitForPostStatus } from '../support/publication';
+import { addMember, allFlagsBut } from '../support/team';
+import { TelegramStandIn } from '../support/telegram-stand-in';
+import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
+import { TestApp } from '../support/test-app';
+import { TELEGRAM_CHANNEL_LIMITS } from '../support/expectations';
 
 /** A channel as channel lists show it: with its public link and its platform's limits. */
 const listed = (channel: TestChannel) => ({

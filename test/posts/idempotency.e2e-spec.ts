@@ -1,10 +1,10 @@
-import { IdempotencyService } from '../src/idempotency/idempotency.service';
-import { Factory, SignedInUser, TestChannel, TestProject } from './support/factories';
-import { filesUnder, fixture } from './support/media-helpers';
-import { waitForPostStatus } from './support/publication';
-import { RemoteFileServer } from './support/remote-file-server';
-import { TelegramStandIn } from './support/telegram-stand-in';
-import { startTestApp, TestApp } from './support/test-app';
+import { IdempotencyService } from '../../src/idempotency/idempotency.service';
+import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories';
+import { filesUnder, fixture } from '../support/media-helpers';
+import { waitForPostStatus } from '../support/publication';
+import { RemoteFileServer } from '../support/remote-file-server';
+import { TelegramStandIn } from '../support/telegram-stand-in';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /** Idempotency-Key on every public POST (D20), issue 10. */
 describe('Idempotency-Key (D20)', () => {

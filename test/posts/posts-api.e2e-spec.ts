@@ -1,12 +1,12 @@
 import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
-import { Factory, SignedInUser, TestChannel, TestProject } from './support/factories';
-import { fixture } from './support/media-helpers';
-import { sleep, waitForPostStatus } from './support/publication';
-import { addMember } from './support/team';
-import { startWithTelegram, TelegramWorld } from './support/telegram-world';
-import { TestApp } from './support/test-app';
-import { MICROS } from './support/expectations';
+import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories';
+import { fixture } from '../support/media-helpers';
+import { sleep, waitForPostStatus } from '../support/publication';
+import { addMember } from '../support/team';
+import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
+import { TestApp } from '../support/test-app';
+import { MICROS } from '../support/expectations';
 
 /** Issue 10: one post by id, change, cancel, pages (D19). */
 describe('Posts API for integrators: the post object (D19)', () => {

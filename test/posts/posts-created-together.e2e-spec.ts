@@ -1,8 +1,8 @@
-import { type PostRow, PostsRepository } from '../src/posts/posts.repository';
-import { Factory, SignedInUser, TestChannel, TestProject } from './support/factories';
-import { newDraft, postRulesWorld } from './support/new-post';
-import { startWithTelegram, TelegramWorld } from './support/telegram-world';
-import { TestApp } from './support/test-app';
+import { type PostRow, PostsRepository } from '../../src/posts/posts.repository';
+import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories';
+import { newDraft, postRulesWorld } from '../support/new-post';
+import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
+import { TestApp } from '../support/test-app';
 
 /**
  * Posts created at the same moment go to PostgreSQL in one insert (issue 14: one commit and one

@@ -1,12 +1,12 @@
 import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
-import { PostsService } from '../src/posts/posts.service';
-import { ProjectsService } from '../src/projects/projects.service';
-import { Factory, SignedInUser, TestChannel, TestProject } from './support/factories';
-import { addMember, allFlagsBut } from './support/team';
-import { startWithTelegram, TelegramWorld } from './support/telegram-world';
-import { TestApp } from './support/test-app';
-import { MICROS } from './support/expectations';
+import { PostsService } from '../../src/posts/posts.service';
+import { ProjectsService } from '../../src/projects/projects.service';
+import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories';
+import { addMember, allFlagsBut } from '../support/team';
+import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
+import { TestApp } from '../support/test-app';
+import { MICROS } from '../support/expectations';
 
 const inSeconds = (s: number) => new Date(Date.now() + s * 1000).toISOString();
 

@@ -1,7 +1,7 @@
-import { Factory, SignedInUser, TestProject } from './support/factories';
-import { startWithTelegram, TelegramWorld } from './support/telegram-world';
-import { TestApp } from './support/test-app';
-import { MICROS, TELEGRAM_CHANNEL_LIMITS } from './support/expectations';
+import { Factory, SignedInUser, TestProject } from '../support/factories';
+import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
+import { TestApp } from '../support/test-app';
+import { MICROS, TELEGRAM_CHANNEL_LIMITS } from '../support/expectations';
 
 describe('Public read API (SERVICE.md 4 #1, #2, #7)', () => {
   let t: TestApp;

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Factory, SignedInUser, TestChannel, TestProject } from './support/factories';
-import { targetsOf, waitForPostStatus } from './support/publication';
-import { TelegramStandIn } from './support/telegram-stand-in';
-import { startWithTelegram, TelegramWorld } from './support/telegram-world';
-import { TestApp } from './support/test-app';
+import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories';
+import { targetsOf, waitForPostStatus } from '../support/publication';
+import { TelegramStandIn } from '../support/telegram-stand-in';
+import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
+import { TestApp } from '../support/test-app';
 
-const fixture = (name: string) => readFileSync(join(__dirname, 'fixtures', 'media', name));
+const fixture = (name: string) => readFileSync(join(__dirname, '..', 'fixtures', 'media', name));
 
 interface PostItem {
   id: number;

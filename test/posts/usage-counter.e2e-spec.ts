@@ -1,11 +1,11 @@
 import { DataSource } from 'typeorm';
-import { UserPostMonths1795430000001 } from '../migrations/1795430000001-UserPostMonths';
-import { buildDataSourceOptions } from '../src/database/data-source';
-import { PostsRepository } from '../src/posts/posts.repository';
-import { Factory, SignedInUser, TestProject } from './support/factories';
-import { newDraft } from './support/new-post';
-import { addMember } from './support/team';
-import { startTestApp, TestApp } from './support/test-app';
+import { UserPostMonths1795430000001 } from '../../migrations/1795430000001-UserPostMonths';
+import { buildDataSourceOptions } from '../../src/database/data-source';
+import { PostsRepository } from '../../src/posts/posts.repository';
+import { Factory, SignedInUser, TestProject } from '../support/factories';
+import { newDraft } from '../support/new-post';
+import { addMember } from '../support/team';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /**
  * `posts_this_month` is read from a monthly counter that the statements writing posts keep, not

@@ -1,9 +1,9 @@
 import type { Response } from 'supertest';
-import { Factory, SignedInUser, TestProject } from './support/factories';
-import { waitForPostStatus } from './support/publication';
-import { TcpProxy } from './support/tcp-proxy';
-import { TelegramStandIn } from './support/telegram-stand-in';
-import { startTestApp, TEST_REDIS_URL, TestApp } from './support/test-app';
+import { Factory, SignedInUser, TestProject } from '../support/factories';
+import { waitForPostStatus } from '../support/publication';
+import { TcpProxy } from '../support/tcp-proxy';
+import { TelegramStandIn } from '../support/telegram-stand-in';
+import { startTestApp, TEST_REDIS_URL, TestApp } from '../support/test-app';
 
 const PUBLIC = '/api/public/v1';
 const REDIS_PORT = Number(new URL(TEST_REDIS_URL).port || 6379);

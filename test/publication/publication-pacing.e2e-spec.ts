@@ -1,10 +1,10 @@
-import { metricSample } from './support/expectations';
-import { Factory, TestChannel, TestProject } from './support/factories';
-import { freePort } from './support/free-port';
-import { heraldReady, HeraldProcess, spawnHerald, stopHerald } from './support/herald-process';
-import { waitForPostStatus } from './support/publication';
-import { TelegramStandIn } from './support/telegram-stand-in';
-import { startTestApp, TEST_REDIS_URL, TestApp } from './support/test-app';
+import { metricSample } from '../support/expectations';
+import { Factory, TestChannel, TestProject } from '../support/factories';
+import { freePort } from '../support/free-port';
+import { heraldReady, HeraldProcess, spawnHerald, stopHerald } from '../support/herald-process';
+import { waitForPostStatus } from '../support/publication';
+import { TelegramStandIn } from '../support/telegram-stand-in';
+import { startTestApp, TEST_REDIS_URL, TestApp } from '../support/test-app';
 
 /**
  * Issue 14: delivery at Telegram's ceiling without provoking it. The stand-in enforces Telegram's

@@ -2,15 +2,15 @@ import { INestApplicationContext } from '@nestjs/common';
 import { getQueueToken } from '@nestjs/bull';
 import { NestFactory } from '@nestjs/core';
 import type { Job, Queue } from 'bull';
-import { AppModule } from '../src/app.module';
-import { loadConfig } from '../src/config/config';
-import { PublicationSweeper } from '../src/posts/publication/publication.sweeper';
-import { Factory, TestChannel, TestProject } from './support/factories';
-import { waitFor } from './support/expectations';
-import { publishNow, sleep, waitForPostStatus } from './support/publication';
-import { SwitchableRedis } from './support/switchable-redis';
-import { TelegramStandIn } from './support/telegram-stand-in';
-import { startTestApp, TEST_APP_SECRET, TestApp } from './support/test-app';
+import { AppModule } from '../../src/app.module';
+import { loadConfig } from '../../src/config/config';
+import { PublicationSweeper } from '../../src/posts/publication/publication.sweeper';
+import { Factory, TestChannel, TestProject } from '../support/factories';
+import { waitFor } from '../support/expectations';
+import { publishNow, sleep, waitForPostStatus } from '../support/publication';
+import { SwitchableRedis } from '../support/switchable-redis';
+import { TelegramStandIn } from '../support/telegram-stand-in';
+import { startTestApp, TEST_APP_SECRET, TestApp } from '../support/test-app';
 
 const FAST = {
   PUBLICATION_ENQUEUE_TIMEOUT_MS: '300',
