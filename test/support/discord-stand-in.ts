@@ -152,6 +152,7 @@ export class DiscordStandIn {
   private readonly globals = new Map<string, Window>();
   rateLimitedCalls = 0;
   private increment = 0;
+  private latency = { ms: 0, jitterMs: 0 };
 
   /** The stand-in's API base, as DISCORD_API_BASE_URL would name Discord's. */
   get url(): string {
@@ -225,6 +226,15 @@ export class DiscordStandIn {
   /** Enforces these limits instead of Discord's; null enforces none. */
   enforceLimits(limits: DiscordLimits | null): this {
     this.limits = limits;
+    return this;
+  }
+
+  /**
+   * Answers leave `ms` after the request was served, plus or minus up to `jitterMs` (Discord takes
+   * 100–300 ms); requests still count against the limits when they arrive.
+   */
+  answerAfter(ms: number, jitterMs = 0): this {
+    this.latency = { ms, jitterMs };
     return this;
   }
 
@@ -530,8 +540,13 @@ export class DiscordStandIn {
     headers: Record<string, string> = {},
   ): void {
     call.status = status;
-    res.writeHead(status, { 'content-type': 'application/json', ...headers });
-    res.end(JSON.stringify(body));
+    const write = () => {
+      res.writeHead(status, { 'content-type': 'application/json', ...headers });
+      res.end(JSON.stringify(body));
+    };
+    const delay = this.latency.ms + (Math.random() * 2 - 1) * this.latency.jitterMs;
+    if (delay > 0) setTimeout(write, delay);
+    else write();
   }
 
   /** A snowflake as Discord makes them: ms since its epoch, then a running increment. */

@@ -132,6 +132,7 @@ export class MastodonStandIn {
   private limits: MastodonInstanceLimits = { ...STOCK_LIMITS };
   private instanceFound = true;
   private rateLimits = { ...MASTODON_RATE_LIMITS };
+  private latency = { ms: 0, jitterMs: 0 };
   private server?: Server;
   private nextId = 109_000_000_000_000_000n;
 
@@ -186,6 +187,15 @@ export class MastodonStandIn {
   /** Changes a published limit (e.g. fewer statuses per window for a spec of 429). */
   rateLimit(family: keyof typeof MASTODON_RATE_LIMITS, window: Window): this {
     this.rateLimits = { ...this.rateLimits, [family]: window };
+    return this;
+  }
+
+  /**
+   * Answers leave `ms` after the call was served, plus or minus up to `jitterMs`; calls still
+   * count against the limits when they arrive.
+   */
+  answerAfter(ms: number, jitterMs = 0): this {
+    this.latency = { ms, jitterMs };
     return this;
   }
 
@@ -481,12 +491,17 @@ export class MastodonStandIn {
   ): void {
     call.status = status;
     const general = rateHeaders(this.rateLimits.api, 0);
-    res.writeHead(status, {
-      'content-type': 'application/json; charset=utf-8',
-      ...general,
-      ...headers,
-    });
-    res.end(JSON.stringify(body));
+    const write = () => {
+      res.writeHead(status, {
+        'content-type': 'application/json; charset=utf-8',
+        ...general,
+        ...headers,
+      });
+      res.end(JSON.stringify(body));
+    };
+    const delay = this.latency.ms + (Math.random() * 2 - 1) * this.latency.jitterMs;
+    if (delay > 0) setTimeout(write, delay);
+    else write();
   }
 }
 
