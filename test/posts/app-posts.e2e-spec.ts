@@ -14,7 +14,7 @@ const listed = (channel: TestChannel) => ({
   limits: TELEGRAM_CHANNEL_LIMITS,
 });
 
-/** The application API's post routes and channel analytics (issue 6), on the real pipeline. */
+/** The application API's post routes and channel analytics, on the real pipeline. */
 describe('Application post routes and analytics', () => {
   let world: TelegramWorld;
   let t: TestApp;
@@ -82,7 +82,7 @@ describe('Application post routes and analytics', () => {
     expect((await t.db.query('SELECT 1 FROM posts WHERE id = $1', [id])).rowCount).toBe(0);
   });
 
-  it('validates list queries and bodies (D8, D9)', async () => {
+  it('validates list queries and bodies', async () => {
     let res = await as(owner).get(`/api/posts?project_id=${project.id}&limit=0`).expect(400);
     expect(res.body.error.code).toBe('validation_failed');
     res = await as(owner).get('/api/posts').expect(400);
@@ -101,7 +101,7 @@ describe('Application post routes and analytics', () => {
     expect(res.body.error.message).toContain('colour');
   });
 
-  it('PUT refuses a scheduled_at that is not an instant, past, or over a year ahead (D1, D8), and leaves the post as it was', async () => {
+  it('PUT refuses a scheduled_at that is not an instant, past, or over a year ahead, and leaves the post as it was', async () => {
     const id = (
       await as(owner).post('/api/posts', { project_id: project.id, text: 'Keep' }).expect(201)
     ).body.id as number;
@@ -159,7 +159,7 @@ describe('Application post routes and analytics', () => {
     expect(rows).toEqual([{ text: 'theirs', status: 'draft' }]);
   });
 
-  it('D6: can_edit_content without can_publish may draft, but not schedule or publish_now', async () => {
+  it('can_edit_content without can_publish may draft, but not schedule or publish_now', async () => {
     const writer = await make.user();
     await addMember(t, owner, project, writer, 'editor', allFlagsBut('can_publish'));
     await as(writer)

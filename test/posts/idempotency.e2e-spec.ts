@@ -6,8 +6,8 @@ import { RemoteFileServer } from '../support/remote-file-server';
 import { TelegramStandIn } from '../support/telegram-stand-in';
 import { startTestApp, TestApp } from '../support/test-app';
 
-/** Idempotency-Key on every public POST (D20), issue 10. */
-describe('Idempotency-Key (D20)', () => {
+/** Idempotency-Key on every public POST (docs/api-rules.md#idempotency-keys). */
+describe('Idempotency-Key', () => {
   let telegram: TelegramStandIn;
   let files: RemoteFileServer;
   let t: TestApp;
@@ -168,7 +168,7 @@ describe('Idempotency-Key (D20)', () => {
       ).toBe('true');
     });
 
-    it('is checked after key, scope, project and flag (D5)', async () => {
+    it('is checked after key, scope, project and flag', async () => {
       const k = newKey();
       await post(t, '/posts', k).send({ text: 'Guarded' }).expect(201);
       const readOnly = await make.apiKey(owner, { scopes: ['posts:read'] });

@@ -8,8 +8,8 @@ import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
 import { TestApp } from '../support/test-app';
 import { MICROS } from '../support/expectations';
 
-/** Issue 10: one post by id, change, cancel, pages (D19). */
-describe('Posts API for integrators: the post object (D19)', () => {
+/** One post by id, change, cancel, pages (docs/api-rules.md#post-object-and-list). */
+describe('Posts API for integrators: the post object', () => {
   let world: TelegramWorld;
   let t: TestApp;
   let make: Factory;
@@ -205,7 +205,7 @@ describe('Posts API for integrators: the post object (D19)', () => {
       });
     });
 
-    it('404 post_not_found: another project’s post, a missing id, a malformed id (D5, D18)', async () => {
+    it('404 post_not_found: another project’s post, a missing id, a malformed id', async () => {
       const otherProject = await make.project(owner, 'Other');
       const theirs = (
         await t.http
@@ -287,7 +287,7 @@ describe('Posts API for integrators: the post object (D19)', () => {
       expect(await row(id)).toEqual(before);
     });
 
-    it('applies the creation rules to the post as it would become (D8)', async () => {
+    it('applies the creation rules to the post as it would become', async () => {
       const png = await upload('sample.png');
       const mediaOnly = (await create({ media_ids: [png.id] })).body.id;
       // Dropping the media of a post without text leaves nothing to send.
@@ -505,7 +505,7 @@ describe('Posts API for integrators: the post object (D19)', () => {
     });
   });
 
-  describe('scopes and member flags of GET, PATCH and DELETE one post (D4–D6, D19)', () => {
+  describe('scopes and member flags of GET, PATCH and DELETE one post', () => {
     const PUBLISH = 'Недостаточно прав для публикации';
     const EDIT = 'Недостаточно прав для редактирования контента';
     const VIEW = 'Недостаточно прав для просмотра контента';
@@ -581,7 +581,7 @@ describe('Posts API for integrators: the post object (D19)', () => {
         });
     });
 
-    it('404 project_not_found for a non-member, before the post is looked at (D5)', async () => {
+    it('404 project_not_found for a non-member, before the post is looked at', async () => {
       const stranger = await make.apiKey(await make.admin('Stranger'));
       const id = (await create({ text: 'Not theirs' })).body.id;
       for (const res of [
@@ -593,7 +593,7 @@ describe('Posts API for integrators: the post object (D19)', () => {
     });
   });
 
-  describe('list pages: status filter and cursors (D19)', () => {
+  describe('list pages: status filter and cursors', () => {
     let walk: TestProject;
     const list = (query: Record<string, string | number>, projectId = walk.id, apiKey = key) =>
       t.http.get(path('/posts', projectId)).query(query).set('Authorization', `Bearer ${apiKey}`);

@@ -7,12 +7,13 @@ import { newDraft } from '../support/new-post';
 import { TestApp } from '../support/test-app';
 
 /**
- * A post written while one of its channels' accounts is being deleted (D8, D18: bad input is a
- * clear error, never a 500). The deletion is the account route's own statement, held open in a
- * transaction of the test's so that it commits while the request is under way: then the request
- * answers 400 channel_not_found, as it does once the deletion is over, and writes nothing.
+ * A post written while one of its channels' accounts is being deleted: bad input is a clear error,
+ * never a 500 (docs/api-rules.md#hostile-input-and-outages). The deletion is the account route's
+ * own statement, held open in a transaction of the test's so that it commits while the request is
+ * under way: then the request answers 400 channel_not_found, as it does once the deletion is over,
+ * and writes nothing.
  */
-describe('Posts written while their channels are deleted (D8, D18)', () => {
+describe('Posts written while their channels are deleted', () => {
   let world: TelegramWorld;
   let t: TestApp;
   let make: Factory;
@@ -153,7 +154,7 @@ describe('Posts written while their channels are deleted (D8, D18)', () => {
     expect(rows).toEqual([{ text: 'A draft', targets: 0 }]);
   });
 
-  it('posts inserted in one statement with a post to the deleted channel: that one is refused, the others are stored (issue 14)', async () => {
+  it('posts inserted in one statement with a post to the deleted channel: that one is refused, the others are stored', async () => {
     const doomed = await freshChannel();
     const kept = await freshChannel();
     const repository = t.app.get(PostsRepository);

@@ -5,12 +5,13 @@ import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
 import { TestApp } from '../support/test-app';
 
 /**
- * Posts created at the same moment go to PostgreSQL in one insert (issue 14: one commit and one
- * set of foreign-key locks for several posts), and each is still checked on its own (D8): one
+ * Posts created at the same moment go to PostgreSQL in one insert (one commit and one set of
+ * foreign-key locks for several posts), and each is still checked on its own against the post
+ * rules (docs/api-rules.md#post-rules): one
  * post's unknown channel, foreign media or reconnecting account refuses that post only. (A
  * statement that fails for one of them: posts-concurrent-changes.e2e-spec.ts.)
  */
-describe('Posts created at the same moment (D8, issue 14)', () => {
+describe('Posts created at the same moment, each checked on its own', () => {
   let world: TelegramWorld;
   let t: TestApp;
   let make: Factory;

@@ -10,8 +10,11 @@ import { MICROS } from '../support/expectations';
 
 const inSeconds = (s: number) => new Date(Date.now() + s * 1000).toISOString();
 
-/** The posts routes of the public API: D4–D9 and D12 (delivery is in publication.e2e-spec.ts). */
-describe('Public posts API (SERVICE.md 4 #4–#7; D4–D9, D12)', () => {
+/**
+ * The posts routes of the public API: scopes, flags, states, post rules, lists and usage
+ * (docs/api-rules.md#post-rules); delivery is in test/publication/publication.e2e-spec.ts.
+ */
+describe('Public posts API', () => {
   let world: TelegramWorld;
   let t: TestApp;
   let make: Factory;
@@ -62,8 +65,8 @@ describe('Public posts API (SERVICE.md 4 #4–#7; D4–D9, D12)', () => {
     expect(typeof res.body.error.message).toBe('string');
   };
 
-  describe('POST /projects/{id}/posts (D7, D8)', () => {
-    it('creates a draft when neither scheduled_at nor publish_now is given: 201, every field of SERVICE.md', async () => {
+  describe('POST /projects/{id}/posts', () => {
+    it('creates a draft when neither scheduled_at nor publish_now is given: 201, every field of the answer', async () => {
       const res = await create({ text: 'Just a draft', targets: [{ channel_ref: channel.id }] });
       expect(res.status).toBe(201);
       expect(res.body).toEqual({
@@ -97,25 +100,22 @@ describe('Public posts API (SERVICE.md 4 #4–#7; D4–D9, D12)', () => {
       ['a Z suffix', '2030-01-02T03:04:05Z', '2030-01-02T03:04:05.000000'],
       ['an offset', '2030-01-02T06:04:05.123456+03:00', '2030-01-02T03:04:05.123456'],
       ['no offset (UTC)', '2030-01-02T03:04:05.5', '2030-01-02T03:04:05.500000'],
-    ])(
-      'creates a scheduled post for a future scheduled_at with %s (D1)',
-      async (_, input, stored) => {
-        // Pin "now" far enough back that 2030 lies within the year ahead (D8).
-        const realNow = Date.now;
-        Date.now = () => Date.parse('2029-06-01T00:00:00Z');
-        try {
-          const res = await create({
-            text: 'Later',
-            targets: [{ channel_ref: channel.id }],
-            scheduled_at: input,
-          }).expect(201);
-          expect(res.body.status).toBe('scheduled');
-          expect(res.body.scheduled_at).toBe(stored);
-        } finally {
-          Date.now = realNow;
-        }
-      },
-    );
+    ])('creates a scheduled post for a future scheduled_at with %s', async (_, input, stored) => {
+      // Pin "now" far enough back that 2030 lies within the year ahead a schedule may reach.
+      const realNow = Date.now;
+      Date.now = () => Date.parse('2029-06-01T00:00:00Z');
+      try {
+        const res = await create({
+          text: 'Later',
+          targets: [{ channel_ref: channel.id }],
+          scheduled_at: input,
+        }).expect(201);
+        expect(res.body.status).toBe('scheduled');
+        expect(res.body.scheduled_at).toBe(stored);
+      } finally {
+        Date.now = realNow;
+      }
+    });
 
     it('creates a queued post on publish_now', async () => {
       const res = await create({
@@ -137,7 +137,7 @@ describe('Public posts API (SERVICE.md 4 #4–#7; D4–D9, D12)', () => {
       Array.from({ length: n }, (_, i) => ({ channel_ref: `telegram:1:${i}` }));
     it.each<[string, () => Record<string, unknown>, string]>([
       [
-        'D7: scheduled_at and publish_now together',
+        'scheduled_at and publish_now together',
         () => ({ text: 'x', targets: target(), scheduled_at: inSeconds(60), publish_now: true }),
         'publish_now',
       ],
@@ -192,7 +192,7 @@ describe('Public posts API (SERVICE.md 4 #4–#7; D4–D9, D12)', () => {
         'publish_now',
       ],
       ['an unknown field (a typo)', () => ({ text: 'x', publish_nwo: true }), 'publish_nwo'],
-    ])('400 validation_failed: %s (D8)', async (_, body, field) => {
+    ])('400 validation_failed: %s', async (_, body, field) => {
       const before = await t.db.query('SELECT count(*)::int AS n FROM posts');
       const res = await create(body());
       expectError(res, 400, 'validation_failed');
@@ -204,14 +204,14 @@ describe('Public posts API (SERVICE.md 4 #4–#7; D4–D9, D12)', () => {
       expect(after.rows[0].n).toBe(before.rows[0].n);
     });
 
-    it('names every bad field in one answer (D8)', async () => {
+    it('names every bad field in one answer', async () => {
       const res = await create({ text: 5, media_ids: 'x', publish_now: 'y', extra: 1 });
       expectError(res, 400, 'validation_failed');
       for (const field of ['text', 'media_ids', 'publish_now', 'extra'])
         expect(res.body.error.message).toContain(field);
     });
 
-    it('media alone needs no text (D8)', async () => {
+    it('media alone needs no text', async () => {
       const { rows } = await t.db.query(
         `INSERT INTO media_assets (project_id, type, filename, mime_type, size_bytes, storage_path)
          VALUES ($1, 'image', 'a.png', 'image/png', 10, $2) RETURNING id`,
@@ -231,7 +231,8 @@ describe('Public posts API (SERVICE.md 4 #4–#7; D4–D9, D12)', () => {
         `telegram:${theirAccount.id}:-100999`,
         'nonsense',
         `${channel.id}x`,
-        // An account id past the database's integer range names no account (D18: never a 500).
+        // An account id past the database's integer range names no account (bad input is never a
+        // 500).
         'telegram:2147483648:-100123',
         'telegram:9999999999:-100123',
       ]) {
@@ -288,7 +289,7 @@ describe('Public posts API (SERVICE.md 4 #4–#7; D4–D9, D12)', () => {
       expectError(await create({ text: 'x', media_ids: [2_000_000_000] }), 400, 'media_not_found');
     });
 
-    it('400 invalid_json for a body that is not JSON; 413 payload_too_large over 1 MB (D8)', async () => {
+    it('400 invalid_json for a body that is not JSON; 413 payload_too_large over 1 MB', async () => {
       const bad = await call('post', '/posts')
         .set('Content-Type', 'application/json')
         .send('{"text": ');
@@ -298,7 +299,7 @@ describe('Public posts API (SERVICE.md 4 #4–#7; D4–D9, D12)', () => {
     });
   });
 
-  describe('GET /projects/{id}/posts (D9)', () => {
+  describe('GET /projects/{id}/posts', () => {
     let listProject: TestProject;
     beforeAll(async () => {
       listProject = await make.project(owner, 'List');
@@ -316,7 +317,7 @@ describe('Public posts API (SERVICE.md 4 #4–#7; D4–D9, D12)', () => {
     });
     const list = (query = '') => call('get', `/posts${query}`, key, listProject.id);
 
-    it('lists newest first, 20 by default, every field of SERVICE.md and per-target state', async () => {
+    it('lists newest first, 20 by default, every field of a list item and per-target state', async () => {
       const res = await list().expect(200);
       expect(res.body.count).toBe(20);
       expect(res.body.items).toHaveLength(20);
@@ -374,7 +375,7 @@ describe('Public posts API (SERVICE.md 4 #4–#7; D4–D9, D12)', () => {
     });
   });
 
-  describe('POST /projects/{id}/posts/{post_id}/publish (D7, D8)', () => {
+  describe('POST /projects/{id}/posts/{post_id}/publish', () => {
     it('202 { id, status: "publishing" }', async () => {
       const post = (await create({ text: 'Go' }).expect(201)).body;
       const res = await call('post', `/posts/${post.id}/publish`)
@@ -383,7 +384,7 @@ describe('Public posts API (SERVICE.md 4 #4–#7; D4–D9, D12)', () => {
       expect(res.body).toEqual({ id: post.id, status: 'publishing', test: false });
     });
 
-    it('404 post_not_found: another project’s post, a missing id, a non-integer id (D5)', async () => {
+    it('404 post_not_found: another project’s post, a missing id, a non-integer id', async () => {
       const otherProject = await make.project(owner, 'Other');
       const theirs = (
         await call('post', '/posts', key, otherProject.id).send({ text: 'x' }).expect(201)
@@ -442,7 +443,7 @@ describe('Public posts API (SERVICE.md 4 #4–#7; D4–D9, D12)', () => {
         400,
         'channel_not_found',
       ],
-    ])('targets rules of D8: %s', async (_, body, status, code) => {
+    ])('targets rules: %s', async (_, body, status, code) => {
       const post = (await create({ text: 'Rules' }).expect(201)).body;
       expectError(
         await call('post', `/posts/${post.id}/publish`).send(body as object),
@@ -468,7 +469,7 @@ describe('Public posts API (SERVICE.md 4 #4–#7; D4–D9, D12)', () => {
     });
   });
 
-  describe('scopes and member permissions (D4, D5, D6)', () => {
+  describe('scopes and member permissions', () => {
     let editor: SignedInUser;
     let editorKey: string;
     let noPublish: SignedInUser;
@@ -546,7 +547,7 @@ describe('Public posts API (SERVICE.md 4 #4–#7; D4–D9, D12)', () => {
       await create({ text: 'draft via write-only key' }, limited).expect(201);
     });
 
-    it('the scope is checked before the project: a missing project answers 403, not 404 (D5)', async () => {
+    it('the scope is checked before the project: a missing project answers 403, not 404', async () => {
       const limited = await make.apiKey(owner, { scopes: ['posts:write'] });
       const res = await call('post', '/posts', limited, 2_000_000_000).send({
         text: 'x',
@@ -563,7 +564,7 @@ describe('Public posts API (SERVICE.md 4 #4–#7; D4–D9, D12)', () => {
       expectError(await call(method, path, strangerKey).send(body()), 404, 'project_not_found');
     });
 
-    it('a member with can_edit_content but not can_publish: draft yes, publish_now and scheduled_at 403 (D6)', async () => {
+    it('a member with can_edit_content but not can_publish: draft yes, publish_now and scheduled_at 403', async () => {
       await create({ text: 'my draft' }, noPublishKey).expect(201);
       for (const extra of [{ publish_now: true }, { scheduled_at: inSeconds(60) }]) {
         const res = await create(
@@ -580,13 +581,13 @@ describe('Public posts API (SERVICE.md 4 #4–#7; D4–D9, D12)', () => {
       expect(publish.body.error.message).toBe(PUBLISH_MESSAGE);
     });
 
-    it('the publish flag is checked before body validation (D5)', async () => {
+    it('the publish flag is checked before body validation', async () => {
       const res = await create({ text: 42, publish_now: true, bogus: 1 }, noPublishKey);
       expectError(res, 403, 'forbidden');
       expect(res.body.error.message).toBe(PUBLISH_MESSAGE);
     });
 
-    it('an observer may list but not create or publish (D6)', async () => {
+    it('an observer may list but not create or publish', async () => {
       await call('get', '/posts', observerKey).expect(200);
       const created = await create({ text: 'x' }, observerKey);
       expectError(created, 403, 'forbidden');
@@ -598,7 +599,7 @@ describe('Public posts API (SERVICE.md 4 #4–#7; D4–D9, D12)', () => {
       expect(published.body.error.message).toBe(PUBLISH_MESSAGE);
     });
 
-    it('a member without can_view_content cannot list (D6)', async () => {
+    it('a member without can_view_content cannot list', async () => {
       const res = await call('get', '/posts', noViewKey);
       expectError(res, 403, 'forbidden');
       expect(res.body.error.message).toBe(VIEW_MESSAGE);
@@ -658,7 +659,7 @@ describe('Public posts API (SERVICE.md 4 #4–#7; D4–D9, D12)', () => {
       expect(await queue().getJob(`post:${id}:2`)).toBeNull();
     });
 
-    it('refuses to update or delete while a job is in hand or after publication (409 invalid_state, D19)', async () => {
+    it('refuses to update or delete while a job is in hand or after publication (409 invalid_state)', async () => {
       const posts = t.app.get(PostsService);
       const id = (await create({ text: 'Locked' }).expect(201)).body.id;
       for (const status of ['queued', 'publishing']) {
@@ -670,7 +671,7 @@ describe('Public posts API (SERVICE.md 4 #4–#7; D4–D9, D12)', () => {
           code: 'invalid_state',
         });
       }
-      // D19: a published post can be neither changed nor deleted; a failed one can be deleted.
+      // A published post can be neither changed nor deleted; a failed one can be deleted.
       await t.db.query(`UPDATE posts SET status = 'published' WHERE id = $1`, [id]);
       await expect(posts.update(await access(), id, { text: 'x' })).rejects.toMatchObject({
         code: 'invalid_state',
@@ -704,7 +705,7 @@ describe('Public posts API (SERVICE.md 4 #4–#7; D4–D9, D12)', () => {
     });
   });
 
-  describe('GET /usage posts_this_month (D12)', () => {
+  describe('GET /usage posts_this_month', () => {
     it('counts the posts the key’s user created this calendar month (UTC), not earlier ones or others’', async () => {
       const { project: own, key: userKey } = await make.owner('Counting');
       const usage = async () =>
@@ -738,7 +739,7 @@ describe('Public posts API (SERVICE.md 4 #4–#7; D4–D9, D12)', () => {
     });
   });
 
-  describe('OpenAPI (issue 4, point 9)', () => {
+  describe('OpenAPI', () => {
     it('documents the three routes, their bodies and every error answer', async () => {
       const doc = (await t.http.get('/api/public/v1/openapi.json').expect(200)).body;
       const base = '/api/public/v1/projects/{projectId}/posts';

@@ -3,7 +3,7 @@ import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
 import { TestApp } from '../support/test-app';
 import { MICROS, TELEGRAM_CHANNEL_LIMITS } from '../support/expectations';
 
-describe('Public read API (SERVICE.md 4 #1, #2, #7)', () => {
+describe('Public read API: projects, channels, usage', () => {
   let t: TestApp;
   let make: Factory;
   let admin: SignedInUser;
@@ -26,7 +26,7 @@ describe('Public read API (SERVICE.md 4 #1, #2, #7)', () => {
     t.http.get(`/api/public/v1${path}`).set('Authorization', `Bearer ${apiKey}`);
 
   describe('GET /projects', () => {
-    it('lists owned and member projects field by field, with the database microseconds (D1)', async () => {
+    it('lists owned and member projects field by field, with the database microseconds', async () => {
       const other = await make.user('Other owner');
       const shared = await make.project(other, 'Shared');
       await make.project(other, 'Not shared');
@@ -63,7 +63,7 @@ describe('Public read API (SERVICE.md 4 #1, #2, #7)', () => {
       });
     });
 
-    it('keeps microseconds that a JavaScript Date would lose (D1)', async () => {
+    it('keeps microseconds that a JavaScript Date would lose', async () => {
       await t.db.query(
         `UPDATE projects SET created_at = '2026-03-04 05:06:07.123456+00' WHERE id = $1`,
         [project.id],
@@ -146,7 +146,7 @@ describe('Public read API (SERVICE.md 4 #1, #2, #7)', () => {
       expect(mine[0].needs_reconnect).toBe(true);
     });
 
-    it('answers 404 project_not_found for another user’s project and for a non-integer id (D5)', async () => {
+    it('answers 404 project_not_found for another user’s project and for a non-integer id', async () => {
       const stranger = await make.user('Stranger');
       const theirs = await make.project(stranger);
       for (const id of [String(theirs.id), 'abc', '1.5', '-1', '99999999999', '0x10']) {
@@ -158,7 +158,7 @@ describe('Public read API (SERVICE.md 4 #1, #2, #7)', () => {
     });
   });
 
-  describe('GET /usage (D12)', () => {
+  describe('GET /usage', () => {
     it('counts the user’s projects and live keys', async () => {
       const user = await make.admin('Usage user');
       const k1 = await make.apiKey(user);

@@ -29,11 +29,11 @@ const simulatedMessages = (channel: TestChannel, ids: number[]) =>
   }));
 
 /**
- * D22 test mode end to end: test keys, test posts through the whole pipeline (queue, states,
- * per-target results, usage) with a simulated publisher, and the two worlds kept apart. The
- * Telegram stand-in proves that no test delivery ever reaches the platform.
+ * Test mode end to end (docs/api-rules.md#test-mode): test keys, test posts through the whole
+ * pipeline (queue, states, per-target results, usage) with a simulated publisher, and the two
+ * worlds kept apart. The Telegram stand-in proves that no test delivery ever reaches the platform.
  */
-describe('Test mode (D22)', () => {
+describe('Test mode', () => {
   let world: TelegramWorld;
   let t: TestApp;
   let telegram: TelegramStandIn;
