@@ -3,7 +3,7 @@ import addFormats from 'ajv-formats';
 import type { Response } from 'supertest';
 
 /**
- * The OpenAPI document as a contract (D18, issue 9): every answer a test receives through
+ * The OpenAPI document as a contract: every answer a test receives through
  * `startTestApp`'s `http` agent is checked against the served document: its status must be
  * documented for the operation, its JSON body must match that status's schema, and the headers
  * documented as required must be there. A mismatch fails the test that received the answer.
@@ -143,7 +143,7 @@ if (typeof afterEach === 'function') {
     if (mismatches.length === 0) return;
     const problems = mismatches.splice(0);
     throw new Error(
-      `Answers that break the OpenAPI document (D18):\n- ${problems.slice(0, 20).join('\n- ')}`,
+      `Answers that break the OpenAPI document:\n- ${problems.slice(0, 20).join('\n- ')}`,
     );
   });
 }

@@ -1,4 +1,7 @@
-/** D1: a date-time in an answer, UTC with exactly six fractional digits and no offset. */
+/**
+ * A date-time in an answer (docs/api-rules.md#date-times), UTC with exactly six fractional digits
+ * and no offset.
+ */
 export const MICROS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}$/;
 
 /** Polls `condition` (sync or async) every 20 ms until it holds; throws after `timeoutMs`. */

@@ -11,7 +11,7 @@ export function fixture(name: string): Buffer {
   return readFileSync(join(FIXTURES_DIR, name));
 }
 
-/** D10: 50 MB means 52,428,800 bytes. */
+/** 50 MB means 52,428,800 bytes (docs/api-rules.md#media). */
 export const FIFTY_MB = 50 * 1024 * 1024;
 const ZEROS = Buffer.alloc(64 * 1024);
 

@@ -4,7 +4,9 @@ import { filesUnder } from './media-helpers';
 import { S3TestServer } from './s3-server';
 
 export type MediaDriver = 'local' | 's3';
-/** Every media test suite runs once per driver (D23: the S3 driver keeps every promise of D10). */
+/**
+ * Every media test suite runs once per driver (the S3 driver keeps every promise of the local one).
+ */
 export const MEDIA_DRIVERS: readonly MediaDriver[] = ['local', 's3'];
 
 /** What a test sees of where the service keeps media files, whichever the driver. */

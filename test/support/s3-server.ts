@@ -13,7 +13,7 @@ import S3rver from 's3rver';
 export const TEST_BUCKET = 'herald-media';
 const CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 
-/** The variables of D23 that point Herald at an S3-protocol server at `endpoint`, bucket TEST_BUCKET. */
+/** The variables that point Herald at an S3-protocol server at `endpoint`, bucket TEST_BUCKET. */
 export function s3Env(endpoint: string): Record<string, string> {
   return {
     MEDIA_STORAGE_DRIVER: 's3',
@@ -64,7 +64,7 @@ export class S3TestServer {
     rmSync(this.directory, { recursive: true, force: true });
   }
 
-  /** The variables of D23 that point Herald at this server. */
+  /** The variables that point Herald at this server. */
   env(): Record<string, string> {
     return s3Env(this.endpoint);
   }

@@ -70,7 +70,7 @@ export interface StartTestAppOptions {
 
 /**
  * Starts the whole AppModule, exactly as production builds it, on a fresh migrated database and a
- * Redis key prefix of its own. `env` takes the same variables as production (D17).
+ * Redis key prefix of its own. `env` takes the same variables as production.
  */
 export async function startTestApp(
   env: Record<string, string> = {},
