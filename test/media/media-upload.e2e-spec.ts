@@ -23,7 +23,7 @@ import { MICROS, waitFor } from '../support/expectations';
 const PNG_SIGNATURE = fixture('sample.png').subarray(0, 64);
 
 describe.each(MEDIA_DRIVERS)(
-  'POST /projects/{id}/media, multipart (SERVICE.md 4 #3a, D10), on %s storage',
+  'POST /projects/{id}/media, multipart (docs/api-rules.md#media), on %s storage',
   (driver) => {
     let t: TestApp;
     let make: Factory;
@@ -33,7 +33,7 @@ describe.each(MEDIA_DRIVERS)(
     let baseUrl: string;
 
     beforeAll(async () => {
-      // Many uploads with one key: the upload rate limit (D11) is not what this file tests.
+      // Many uploads with one key: the upload rate limit is not what this file tests.
       t = await startTestApp({ RATE_LIMIT_UPLOAD: '1000000' }, { storage: driver });
       await t.app.listen(0, '127.0.0.1');
       baseUrl = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
@@ -73,64 +73,61 @@ describe.each(MEDIA_DRIVERS)(
         ['sample.webp', 'image', 'image/webp', 'webp'],
         ['sample.mp4', 'video', 'video/mp4', 'mp4'],
         ['sample.mov', 'video', 'video/quicktime', 'mov'],
-      ])(
-        '%s → 201 %s %s, same bytes on disk and served back (D2, D10)',
-        async (name, type, mime, ext) => {
-          const bytes = fixture(name);
-          // The declared type and name are wrong on purpose: only the bytes count (D10).
-          const res = await upload()
-            .attach('files', bytes, { filename: `holiday-${name}.txt`, contentType: 'text/plain' })
-            .expect(201);
+      ])('%s → 201 %s %s, same bytes on disk and served back', async (name, type, mime, ext) => {
+        const bytes = fixture(name);
+        // The declared type and name are wrong on purpose: only the bytes count.
+        const res = await upload()
+          .attach('files', bytes, { filename: `holiday-${name}.txt`, contentType: 'text/plain' })
+          .expect(201);
 
-          expect(res.body.count).toBe(1);
-          expect(res.body.items).toHaveLength(1);
-          const asset = res.body.items[0];
-          expect(asset).toEqual({
-            id: expect.any(Number),
-            type,
-            filename: `holiday-${name}.txt`,
-            mime_type: mime,
-            size_bytes: bytes.length,
-            url: `http://herald.test/media/${asset.storage_path}`,
-            storage_path: expect.stringMatching(
-              new RegExp(`^projects/${project.id}/\\d{4}/\\d{2}/[0-9a-f]{32}\\.${ext}$`),
-            ),
-            created_at: expect.stringMatching(MICROS),
-          });
+        expect(res.body.count).toBe(1);
+        expect(res.body.items).toHaveLength(1);
+        const asset = res.body.items[0];
+        expect(asset).toEqual({
+          id: expect.any(Number),
+          type,
+          filename: `holiday-${name}.txt`,
+          mime_type: mime,
+          size_bytes: bytes.length,
+          url: `http://herald.test/media/${asset.storage_path}`,
+          storage_path: expect.stringMatching(
+            new RegExp(`^projects/${project.id}/\\d{4}/\\d{2}/[0-9a-f]{32}\\.${ext}$`),
+          ),
+          created_at: expect.stringMatching(MICROS),
+        });
 
-          const { rows } = await t.db.query(
-            `SELECT project_id, uploaded_by_id, type, mime_type, size_bytes::int AS size, storage_path,
+        const { rows } = await t.db.query(
+          `SELECT project_id, uploaded_by_id, type, mime_type, size_bytes::int AS size, storage_path,
                 to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS created
            FROM media_assets WHERE id = $1`,
-            [asset.id],
-          );
-          expect(rows[0]).toEqual({
-            project_id: project.id,
-            uploaded_by_id: admin.id,
-            type,
-            mime_type: mime,
-            size: bytes.length,
-            storage_path: asset.storage_path,
-            created: asset.created_at,
-          });
-          expect((await t.media.read(asset.storage_path)).equals(bytes)).toBe(true);
+          [asset.id],
+        );
+        expect(rows[0]).toEqual({
+          project_id: project.id,
+          uploaded_by_id: admin.id,
+          type,
+          mime_type: mime,
+          size: bytes.length,
+          storage_path: asset.storage_path,
+          created: asset.created_at,
+        });
+        expect((await t.media.read(asset.storage_path)).equals(bytes)).toBe(true);
 
-          const served = await t.http
-            .get(new URL(asset.url).pathname)
-            .buffer(true)
-            .parse((response, done) => {
-              const chunks: Buffer[] = [];
-              response.on('data', (chunk: Buffer) => chunks.push(chunk));
-              response.on('end', () => done(null, Buffer.concat(chunks)));
-            })
-            .expect(200);
-          expect(served.headers['content-type']).toBe(mime);
-          expect(served.headers['x-content-type-options']).toBe('nosniff');
-          expect((served.body as Buffer).equals(bytes)).toBe(true);
-        },
-      );
+        const served = await t.http
+          .get(new URL(asset.url).pathname)
+          .buffer(true)
+          .parse((response, done) => {
+            const chunks: Buffer[] = [];
+            response.on('data', (chunk: Buffer) => chunks.push(chunk));
+            response.on('end', () => done(null, Buffer.concat(chunks)));
+          })
+          .expect(200);
+        expect(served.headers['content-type']).toBe(mime);
+        expect(served.headers['x-content-type-options']).toBe('nosniff');
+        expect((served.body as Buffer).equals(bytes)).toBe(true);
+      });
 
-      it('keeps a UTF-8 name and sanitizes whitespace and control characters (D10)', async () => {
+      it('keeps a UTF-8 name and sanitizes whitespace and control characters', async () => {
         const res = await postMultipart(`${baseUrl}${mediaPath()}`, key, [
           {
             field: 'files',
@@ -145,7 +142,7 @@ describe.each(MEDIA_DRIVERS)(
         expect(asset.storage_path).not.toContain('фото');
       });
 
-      it('names a file sent without a name file.<ext> (D10)', async () => {
+      it('names a file sent without a name file.<ext>', async () => {
         const res = await postMultipart(`${baseUrl}${mediaPath()}`, key, [
           {
             field: 'files',
@@ -158,7 +155,7 @@ describe.each(MEDIA_DRIVERS)(
         expect((res.body.items as { filename: string }[])[0].filename).toBe('file.jpg');
       });
 
-      it('accepts exactly 52,428,800 bytes, streamed (D10)', async () => {
+      it('accepts exactly 52,428,800 bytes, streamed', async () => {
         const res = await postMultipart(`${baseUrl}${mediaPath()}`, key, [
           {
             field: 'files',
@@ -189,7 +186,7 @@ describe.each(MEDIA_DRIVERS)(
         content: fixture('sample.png'),
       });
 
-      it('two files: 400 too_many_files (SERVICE.md 4, rule 1)', async () => {
+      it('two files: 400 too_many_files (one file per upload)', async () => {
         const before = await snapshot();
         const res = await postMultipart(`${baseUrl}${mediaPath()}`, key, [
           png('one.png'),
@@ -213,7 +210,7 @@ describe.each(MEDIA_DRIVERS)(
         await expectNothingKept(before);
       });
 
-      it('no file: 400 file_required (D10)', async () => {
+      it('no file: 400 file_required', async () => {
         const before = await snapshot();
         const res = await postMultipart(`${baseUrl}${mediaPath()}`, key, []);
         expect(res.status).toBe(400);
@@ -221,7 +218,7 @@ describe.each(MEDIA_DRIVERS)(
         await expectNothingKept(before);
       });
 
-      it('50 MB + 1 byte: 413 file_too_large, the partial file removed (D10)', async () => {
+      it('50 MB + 1 byte: 413 file_too_large, the partial file removed', async () => {
         const before = await snapshot();
         const res = await postMultipart(`${baseUrl}${mediaPath()}`, key, [
           {
@@ -343,7 +340,7 @@ describe.each(MEDIA_DRIVERS)(
         },
       );
 
-      it('a text file renamed .png and declared image/png: 415 unsupported_media_type (D10)', async () => {
+      it('a text file renamed .png and declared image/png: 415 unsupported_media_type', async () => {
         const before = await snapshot();
         const res = await upload()
           .attach('files', fixture('not-an-image.png'), {
@@ -436,7 +433,7 @@ describe.each(MEDIA_DRIVERS)(
       });
     });
 
-    describe('access (D4, D5, D6)', () => {
+    describe('access', () => {
       it('no key: 401 unauthorized', async () => {
         const res = await t.http
           .post(mediaPath())
@@ -468,7 +465,7 @@ describe.each(MEDIA_DRIVERS)(
         }
       });
 
-      it('an observer (no can_edit_content): 403 forbidden with the D6 message; an editor may upload', async () => {
+      it('an observer (no can_edit_content): 403 forbidden with that flag’s message; an editor may upload', async () => {
         const observer = await make.admin('Observer');
         const editor = await make.admin('Editor');
         await addMember(t, admin, project, observer, 'observer', onlyFlags('can_view_content'));
@@ -499,7 +496,7 @@ describe.each(MEDIA_DRIVERS)(
       });
     });
 
-    describe('GET /media/<storage_path> (D10)', () => {
+    describe('GET /media/<storage_path>', () => {
       function rawGet(path: string): Promise<{ status: number; body: string }> {
         return new Promise((resolve, reject) => {
           const req = httpRequest(`${baseUrl}${path}`, (res) => {

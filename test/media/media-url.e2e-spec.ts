@@ -19,7 +19,7 @@ import { waitFor } from '../support/expectations';
 
 /**
  * Short enough to keep the two stalling cases quick, long enough for a 50 MB download into either
- * storage driver on a busy machine; the default stays 30 s (D10, config).
+ * storage driver on a busy machine; the default stays 30 s (docs/api-rules.md#media).
  */
 const FETCH_TIMEOUT_MS = 6000;
 const PNG = fixture('sample.png');
@@ -44,7 +44,7 @@ function streamZeros(res: ServerResponse, head: Buffer, size = Infinity): void {
 }
 
 describe.each(MEDIA_DRIVERS)(
-  'POST /projects/{id}/media by link (SERVICE.md 4 #3b, D10), on %s storage',
+  'POST /projects/{id}/media by link (docs/api-rules.md#media), on %s storage',
   (driver) => {
     let t: TestApp;
     let make: Factory;
@@ -171,7 +171,7 @@ describe.each(MEDIA_DRIVERS)(
     }
 
     describe('downloads from an allowed server', () => {
-      it('stores the bytes with the given filename, typed from the bytes (D10)', async () => {
+      it('stores the bytes with the given filename, typed from the bytes', async () => {
         const res = await byLink({ url: files.url('/sample.png'), filename: 'cover.png' }).expect(
           201,
         );
@@ -195,7 +195,7 @@ describe.each(MEDIA_DRIVERS)(
         expect(served.headers['x-content-type-options']).toBe('nosniff');
       });
 
-      it('without filename: the last path segment of the URL, else file.<ext> (D10)', async () => {
+      it('without filename: the last path segment of the URL, else file.<ext>', async () => {
         const named = await byLink({ url: files.url('/photos/sample.jpg?size=large') }).expect(201);
         expect(named.body.items[0]).toMatchObject({
           filename: 'sample.jpg',
@@ -210,12 +210,12 @@ describe.each(MEDIA_DRIVERS)(
         expect(res.body.items[0].filename).toBe('sample.png');
       });
 
-      it('follows at most 5 redirects: 5 pass, 6 are 502 download_failed (D10)', async () => {
+      it('follows at most 5 redirects: 5 pass, 6 are 502 download_failed', async () => {
         await byLink({ url: files.url('/chain/5') }).expect(201);
         await expectRefused({ url: files.url('/chain/6') }, 502, 'download_failed');
       });
 
-      it('accepts exactly 52,428,800 bytes streamed without Content-Length (D10)', async () => {
+      it('accepts exactly 52,428,800 bytes streamed without Content-Length', async () => {
         const res = await byLink({ url: files.url('/exactly-fifty-mb') }).expect(201);
         const asset = res.body.items[0];
         expect(asset.size_bytes).toBe(FIFTY_MB);
@@ -269,7 +269,7 @@ describe.each(MEDIA_DRIVERS)(
       });
     });
 
-    describe('checks every redirect like the first URL (D10)', () => {
+    describe('checks every redirect like the first URL', () => {
       it.each([
         ['/redirect-loopback', 'url_not_allowed'],
         ['/redirect-metadata', 'url_not_allowed'],
@@ -288,7 +288,7 @@ describe.each(MEDIA_DRIVERS)(
       });
     });
 
-    describe('refuses hostile URLs without fetching anything (D10)', () => {
+    describe('refuses hostile URLs without fetching anything', () => {
       // Filled in beforeAll's servers: V = IPv4 loopback victim, V6 = IPv6 loopback victim, A = the allowed server.
       const hostile = (): [string, string][] => {
         const V = victim.port;
@@ -362,7 +362,7 @@ describe.each(MEDIA_DRIVERS)(
       });
     });
 
-    describe('access is checked before anything is fetched (D5)', () => {
+    describe('access is checked before anything is fetched', () => {
       it('no key, a key without media:write, another user’s project, a member without can_edit_content: refused, the URL never requested', async () => {
         files.route('/access-probe.png', (_req, res) => res.writeHead(200).end(PNG));
         const body = { url: files.url('/access-probe.png') };

@@ -47,8 +47,8 @@ function openFilesUnder(directory: string): string[] {
   });
 }
 
-/** D23: media in an S3-compatible bucket, against a real S3-protocol server (s3rver). */
-describe('S3 media storage (D23)', () => {
+/** Media in an S3-compatible bucket, against a real S3-protocol server (s3rver). */
+describe('S3 media storage', () => {
   describe('S3Storage, the driver', () => {
     let s3: S3TestServer;
     let storage: S3Storage;
