@@ -22,7 +22,7 @@ import { type Answer, MCP_PATH, restAnswerOf, sendToolCall } from '../support/mc
 import { registeredRoutes } from '../support/routes';
 
 /**
- * The permission matrix (issue 6, SERVICE.md 5, D6, D13, D14): every guarded application route
+ * The permission matrix (docs/api-rules.md#roles-and-member-flags): every guarded application route
  * against every kind of caller. The table below is the specification: each route names its flag,
  * what a fresh target looks like, the request, the state that must not change when refused, and
  * the effect that must happen when allowed.
@@ -90,7 +90,7 @@ interface World {
 interface RouteCase<Target = unknown> {
   name: string;
   flag: PermissionFlag;
-  /** Success status (D2). */
+  /** Success status (docs/api-rules.md#errors lists them). */
   status: number;
   /** Code a non-member gets: the project's, or the named resource's. */
   notFound: string;
@@ -192,7 +192,8 @@ async function removeIfMember(w: World, user: SignedInUser): Promise<void> {
 }
 
 const ROUTES: RouteCase[] = [
-  // Members (D13, D14): list needs can_view_content; changes need can_manage_team.
+  // Members: list needs can_view_content; changes need can_manage_team
+  // (docs/api-rules.md#team-rules).
   route({
     name: 'GET /api/projects/:id/members',
     flag: 'can_view_content',
@@ -221,7 +222,7 @@ const ROUTES: RouteCase[] = [
       await removeIfMember(w, user);
       return user;
     },
-    // All flags off, so that "grant only flags you hold" (D14) never stands in the way.
+    // All flags off, so that "grant only flags you hold" never stands in the way.
     request: (w, user: SignedInUser) =>
       w.t.http
         .post(`/api/projects/${w.project.id}/members`)
@@ -286,7 +287,7 @@ const ROUTES: RouteCase[] = [
       ]);
     },
   }),
-  // Webhooks (D21): every operation needs can_manage_settings.
+  // Webhooks: every operation needs can_manage_settings.
   route({
     name: 'GET /api/projects/:id/webhooks',
     flag: 'can_manage_settings',
@@ -433,7 +434,7 @@ const ROUTES: RouteCase[] = [
       ).toEqual([{ account_id: w.accountId }]);
     },
   }),
-  // AI (can_use_ai, D16).
+  // AI generation: can_use_ai.
   route({
     name: 'POST /api/posts/generate-post',
     flag: 'can_use_ai',
@@ -534,7 +535,7 @@ const ROUTES: RouteCase[] = [
       ]);
     },
   }),
-  // Posts (SERVICE.md 4): the same PostsService as the public API.
+  // Posts: the same PostsService as the public API.
   route({
     name: 'GET /api/posts',
     flag: 'can_view_content',
@@ -714,7 +715,7 @@ describe('Permission matrix: every guarded application route × every kind of ca
     for (const [name, flag] of Object.entries(declared)) {
       expect({ name, flag: table[name] }).toEqual({ name, flag });
     }
-    // Membership is enough to leave; removing someone else needs can_manage_team (D14).
+    // Membership is enough to leave; removing someone else needs can_manage_team.
     expect(ROUTES.map((r) => r.name).filter((name) => !(name in declared))).toEqual([
       'DELETE /api/projects/:id/members/:userId',
     ]);
@@ -743,8 +744,9 @@ describe('Permission matrix: every guarded application route × every kind of ca
 });
 
 /**
- * The public API's one-post routes (D19) × callers: the scope (D4) and the member flags (D6) of
- * the API key's user, in the order of D5. Every caller is an administrator, so it may hold keys.
+ * The public API's one-post routes × callers: the scope and the member flags of the API key's user,
+ * in the order of checks (docs/api-rules.md#order-of-checks). Every caller is an administrator, so
+ * it may hold keys.
  */
 interface PublicRouteCase {
   name: string;
@@ -856,7 +858,10 @@ const PUBLIC_ROUTES: PublicRouteCase[] = [
   },
 ];
 
-/** The answer D5 gives: 401, 403 insufficient_scope, 404 project_not_found, 403 forbidden, or success. */
+/**
+ * The answer the order of checks gives: 401, 403 insufficient_scope, 404 project_not_found, 403
+ * forbidden, or success.
+ */
 function publicExpectation(
   r: PublicRouteCase,
   actor: PublicActor,
@@ -875,7 +880,7 @@ function publicExpectation(
   return missing ? { status: 403, code: 'forbidden', flag: missing } : { status: r.status };
 }
 
-describe('Permission matrix: the public API’s one-post routes × every kind of caller (D4–D6, D19)', () => {
+describe('Permission matrix: the public API’s one-post routes × every kind of caller', () => {
   const w = {} as World;
   const keys = new Map<string, string>();
   let world: TelegramWorld | undefined;

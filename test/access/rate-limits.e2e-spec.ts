@@ -16,7 +16,7 @@ const UNAUTHORIZED = { error: { code: 'unauthorized', message: expect.any(String
 const nowSeconds = () => Date.now() / 1000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** D11 headers of one answer, as numbers. */
+/** The rate-limit headers of one answer, as numbers. */
 function windowOf(res: Response): { limit: number; remaining: number; reset: number } {
   for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) {
     expect(res.headers[name]).toMatch(/^\d+$/);
@@ -71,7 +71,10 @@ function expectNoRateLimitHeaders(res: Response): void {
     expect(name).not.toMatch(/^x-ratelimit|^retry-after/);
 }
 
-/** SERVICE.md 8: the category of each public operation; every other public route is `other`. */
+/**
+ * The category of each public operation (docs/api-rules.md#rate-limits); every other public route
+ * is `other`.
+ */
 const CATEGORY_OF_ROUTE: Record<string, string> = {
   'POST /api/public/v1/projects/:projectId/media': 'upload',
   'POST /api/public/v1/projects/:projectId/posts': 'create_post',
@@ -100,7 +103,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-describe('Rate limits per key and category (SERVICE.md 8, D5, D11)', () => {
+describe('Rate limits per key and category', () => {
   describe('one instance, one-minute windows', () => {
     let world: TelegramWorld;
     let t: TestApp;
@@ -127,7 +130,7 @@ describe('Rate limits per key and category (SERVICE.md 8, D5, D11)', () => {
         .set('Authorization', `Bearer ${key}`)
         .set('X-Forwarded-For', ip);
 
-    it('D11 other: exactly 30 a window across projects, channels and usage, headers counting down, then 429', async () => {
+    it('other: exactly 30 a window across projects, channels and usage, headers counting down, then 429', async () => {
       const key = await make.apiKey(admin);
       const paths = ['/projects', `/projects/${project.id}/channels`, '/usage'];
       let i = 0;
@@ -220,7 +223,7 @@ describe('Rate limits per key and category (SERVICE.md 8, D5, D11)', () => {
       expect(windowOf(create)).toMatchObject({ limit: 10, remaining: 9 });
     });
 
-    it('D5: errors after authentication carry the headers and spend the budget (403 scope, 404 project)', async () => {
+    it('errors after authentication carry the headers and spend the budget (403 scope, 404 project)', async () => {
       const key = await make.apiKey(admin, { scopes: ['usage:read'] });
       const scope = await get('/projects', key).expect(403);
       expect(scope.body.error.code).toBe('insufficient_scope');
@@ -233,7 +236,7 @@ describe('Rate limits per key and category (SERVICE.md 8, D5, D11)', () => {
       expect(windowOf(await get('/usage', full).expect(200)).remaining).toBe(28);
     });
 
-    it('D3: a request without a valid key is 401 without headers and spends no key’s budget', async () => {
+    it('a request without a valid key is 401 without headers and spends no key’s budget', async () => {
       const key = await make.apiKey(admin);
       const wrongSecret = `${key.split('.')[0]}.${'x'.repeat(40)}`;
       for (const bad of [wrongSecret, 'hrld_live_nope', '']) {
@@ -254,7 +257,7 @@ describe('Rate limits per key and category (SERVICE.md 8, D5, D11)', () => {
       expect(windowOf(other)).toMatchObject({ limit: 30, remaining: 29 });
     });
 
-    it('SERVICE.md 8: every public route counts in its category, and only in a configured one', () => {
+    it('every public route counts in its category, and only in a configured one', () => {
       const routes = publicRoutes(t);
       expect(routes.length).toBeGreaterThanOrEqual(3);
       for (const { route, declared } of routes) {
