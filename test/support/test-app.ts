@@ -61,7 +61,8 @@ export interface StartTestAppOptions {
   storage?: MediaDriver;
   /**
    * Replaces providers by token, for what only a seam can play: the system's DNS resolver
-   * (HOST_RESOLVER) in the tests of DNS rebinding. Everything else stays as production builds it.
+   * (HOST_RESOLVER) in the tests of DNS rebinding, the registered platforms (PLATFORMS) in the
+   * publication service's spec. Everything else stays as production builds it.
    */
   overrides?: { provide: unknown; useValue: unknown }[];
   /** The app reaches PostgreSQL through this local port (a TcpProxy); the test's own client does not. */
