@@ -5,7 +5,7 @@ import { instanceWithCuttableRedis, lookups as lookupsOf, REMEMBER } from '../su
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
- * D3 keys authenticated from each process's memory (src/api-keys/api-key-cache.ts): a revocation
+ * API keys authenticated from each process's memory (src/api-keys/api-key-cache.ts): a revocation
  * made through any instance stops the key on every instance; an instance that cannot hear
  * revocations reads every key from the database.
  */

@@ -2,7 +2,7 @@ import { Factory, SignedInUser, TestProject } from '../support/factories';
 import { startTestApp, TestApp } from '../support/test-app';
 import { waitFor } from '../support/expectations';
 
-describe('API keys and the public API guards (D3, D4, D5)', () => {
+describe('API keys and the public API guards', () => {
   let t: TestApp;
   let make: Factory;
   let admin: SignedInUser;
@@ -30,7 +30,7 @@ describe('API keys and the public API guards (D3, D4, D5)', () => {
       .set('Authorization', user.auth)
       .send({ name: 'k', ...body });
 
-  describe('creation (D3)', () => {
+  describe('creation', () => {
     it('has the shape hrld_live_<16>.<32+> and is shown once with its fields', async () => {
       const res = await createKey({ name: 'CMS', scopes: ['projects:read', 'usage:read'] }).expect(
         201,
@@ -55,7 +55,7 @@ describe('API keys and the public API guards (D3, D4, D5)', () => {
       );
     });
 
-    it('gets every scope when none is named (D4)', async () => {
+    it('gets every scope when none is named', async () => {
       const res = await createKey({}).expect(201);
       expect(res.body.scopes).toEqual([
         'projects:read',
@@ -77,7 +77,7 @@ describe('API keys and the public API guards (D3, D4, D5)', () => {
       expect(JSON.stringify(rows)).not.toContain(secret);
     });
 
-    it('is for administrators only (SERVICE.md 5.3)', async () => {
+    it('is for administrators only', async () => {
       const plain = await make.user();
       const res = await createKey({}, plain).expect(403);
       expect(res.body.error.code).toBe('forbidden');
@@ -90,18 +90,18 @@ describe('API keys and the public API guards (D3, D4, D5)', () => {
       ['an unknown scope', { scopes: ['posts:delete'] }],
       ['a missing name', { name: undefined }],
       ['an unknown field', { colour: 'red' }],
-    ])('refuses %s with 400 validation_failed (D13)', async (_label, body) => {
+    ])('refuses %s with 400 validation_failed', async (_label, body) => {
       const res = await createKey(body).expect(400);
       expect(res.body.error.code).toBe('validation_failed');
     });
 
-    it('accepts an expiry with an offset (D1)', async () => {
+    it('accepts an expiry with an offset', async () => {
       const res = await createKey({ expires_at: '2099-01-01T03:00:00+03:00' }).expect(201);
       expect(res.body.expires_at).toBe('2099-01-01T00:00:00.000000');
     });
   });
 
-  describe('401 unauthorized, one message for every failure (D3)', () => {
+  describe('401 unauthorized, one message for every failure', () => {
     let revoked: string;
     let expired: string;
 
@@ -147,7 +147,7 @@ describe('API keys and the public API guards (D3, D4, D5)', () => {
     });
   });
 
-  describe('scopes (D4) and order of checks (D5)', () => {
+  describe('scopes and the order of checks', () => {
     it('answers 403 insufficient_scope for a key lacking the route’s scope', async () => {
       const usageOnly = await make.apiKey(admin, { scopes: ['usage:read'] });
       const res = await projects(`Bearer ${usageOnly}`).expect(403);
@@ -187,7 +187,7 @@ describe('API keys and the public API guards (D3, D4, D5)', () => {
     });
   });
 
-  describe('last_used_at (D3)', () => {
+  describe('last_used_at', () => {
     it('is written on use, and at most once a minute', async () => {
       const fresh = await make.apiKey(admin);
       const publicId = fresh.slice(10, 26);
