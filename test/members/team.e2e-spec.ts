@@ -9,7 +9,7 @@ import { addMember, memberRow, onlyFlags } from '../support/team';
 import { startTestApp, TestApp } from '../support/test-app';
 import { MICROS } from '../support/expectations';
 
-describe('Teams: members, role defaults and the D14 rules', () => {
+describe('Teams: members, role defaults and the team rules', () => {
   let t: TestApp;
   let make: Factory;
   let owner: SignedInUser;
@@ -26,8 +26,8 @@ describe('Teams: members, role defaults and the D14 rules', () => {
 
   const members = (project: TestProject, path = '') => `/api/projects/${project.id}/members${path}`;
 
-  describe('role defaults and add-time flags (SERVICE.md 5, D13)', () => {
-    it('adds an editor with the editor defaults and lists it with the D13 fields', async () => {
+  describe('role defaults and add-time flags', () => {
+    it('adds an editor with the editor defaults and lists it with every member field', async () => {
       const project = await make.project(owner);
       const user = await make.user('Ed Itor');
       const res = await t.http
@@ -61,7 +61,7 @@ describe('Teams: members, role defaults and the D14 rules', () => {
       });
       const list = await t.http.get(members(project)).set('Authorization', owner.auth).expect(200);
       expect(list.body).toEqual({ items: [expected], count: 1 });
-      // The answer of POST is the stored member, to the microsecond (D1).
+      // The answer of POST is the stored member, to the microsecond.
       expect(list.body.items[0]).toEqual(res.body);
     });
 
@@ -203,7 +203,7 @@ describe('Teams: members, role defaults and the D14 rules', () => {
       expect(notInteger.body.error.code).toBe('member_not_found');
     });
 
-    it('keeps the owner untouchable, even by the owner (D14)', async () => {
+    it('keeps the owner untouchable, even by the owner', async () => {
       const project = await make.project(owner);
       let res = await t.http
         .patch(members(project, `/${owner.id}`))
@@ -221,7 +221,7 @@ describe('Teams: members, role defaults and the D14 rules', () => {
     });
   });
 
-  describe('D14: a member with can_manage_team acts within its own role', () => {
+  describe('a member with can_manage_team acts within its own role', () => {
     let project: TestProject;
     let manager: SignedInUser; // editor with default flags plus can_manage_team
     let teamObserver: SignedInUser; // observer with default flags plus can_manage_team
@@ -246,7 +246,7 @@ describe('Teams: members, role defaults and the D14 rules', () => {
         t.http.delete(members(project, `/${userId}`)).set('Authorization', actor.auth),
     });
 
-    it('D14: an editor with can_manage_team adds an editor and an observer', async () => {
+    it('an editor with can_manage_team adds an editor and an observer', async () => {
       const ed = await make.user();
       const ob = await make.user();
       await as(manager).add({ email: ed.email, role: 'editor' }).expect(201);
@@ -266,7 +266,7 @@ describe('Teams: members, role defaults and the D14 rules', () => {
       expect(await memberRow(t, project.id, ed.id)).toBeNull();
     });
 
-    it('D14: fails to grant a flag it lacks, at add time and by PATCH; nothing changes', async () => {
+    it('fails to grant a flag it lacks, at add time and by PATCH; nothing changes', async () => {
       const user = await make.user();
       let res = await as(manager)
         .add({ email: user.email, role: 'observer', permissions: { can_manage_settings: true } })
@@ -288,7 +288,7 @@ describe('Teams: members, role defaults and the D14 rules', () => {
       });
     });
 
-    it('D14: fails to touch the owner or itself, but may leave', async () => {
+    it('fails to touch the owner or itself, but may leave', async () => {
       let res = await as(manager).patch(owner.id, { role: 'observer' }).expect(403);
       expect(res.body.error.message).toBe(TEAM_RULE_MESSAGES.owner);
       res = await as(manager).remove(owner.id).expect(403);
@@ -309,7 +309,7 @@ describe('Teams: members, role defaults and the D14 rules', () => {
       expect(await memberRow(t, project.id, leaver.id)).toBeNull();
     });
 
-    it('D14: an observer with can_manage_team cannot add, change or remove an editor', async () => {
+    it('an observer with can_manage_team cannot add, change or remove an editor', async () => {
       const user = await make.user();
       let res = await as(teamObserver).add({ email: user.email, role: 'editor' }).expect(403);
       expect(res.body.error).toEqual({ code: 'forbidden', message: TEAM_RULE_MESSAGES.roleAbove });
