@@ -3,7 +3,7 @@ import { TelegramStandIn } from '../support/telegram-stand-in';
 import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
 import { TestApp } from '../support/test-app';
 
-describe('Application API: sessions, projects, Telegram accounts (D13)', () => {
+describe('Application API: sessions, projects, Telegram accounts', () => {
   let t: TestApp;
   let telegram: TelegramStandIn;
   let make: Factory;
@@ -154,7 +154,7 @@ describe('Application API: sessions, projects, Telegram accounts (D13)', () => {
     );
   });
 
-  describe('Telegram accounts and channels (D13, D15)', () => {
+  describe('Telegram accounts and channels', () => {
     it('connects a bot checked with getMe and seals its token', async () => {
       const token = telegram.addBot('herald_news_bot');
       const res = await t.http
