@@ -8,7 +8,7 @@ import { addMember } from '../support/team';
 import { startTestApp, TestApp } from '../support/test-app';
 import { MICROS } from '../support/expectations';
 
-describe('AI generation (D16) and post templates', () => {
+describe('AI generation and post templates', () => {
   let ai: AiStandIn;
   let t: TestApp;
   let make: Factory;
@@ -215,7 +215,7 @@ describe('AI generation (D16) and post templates', () => {
       expect(res.body.error.code).toBe('template_not_found');
     });
 
-    it('refuses a text longer than a post (D8) on create and update, and keeps what was there', async () => {
+    it('refuses a text longer than a post on create and update, and keeps what was there', async () => {
       const tooLong = 'й'.repeat(MAX_TEXT_LENGTH + 1);
       const refused = await t.http
         .post(templates)
