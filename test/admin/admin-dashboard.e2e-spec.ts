@@ -24,7 +24,7 @@ const PASSWORD = 'correct horse battery';
 const FAILED_REASON = 'Telegram said no to this job';
 
 /** The queue dashboard, for operators only, reached through /admin/login. */
-describe('Queue dashboard at /admin/queues (D23)', () => {
+describe('Queue dashboard at /admin/queues', () => {
   let t: TestApp;
   let make: Factory;
   let base: string;
