@@ -21,7 +21,7 @@ describe('Errors, OpenAPI, health and schema', () => {
 
   afterAll(() => t?.close());
 
-  describe('one error shape everywhere (SERVICE.md 7, D8)', () => {
+  describe('one error shape everywhere', () => {
     it('answers an unknown route with 404 not_found', async () => {
       for (const path of ['/nope', '/api/public/v1/nope', '/api/public/v2/projects']) {
         const res = await t.http.get(path).expect(404);
@@ -101,7 +101,7 @@ describe('Errors, OpenAPI, health and schema', () => {
       });
       const responses = res.body.paths['/api/public/v1/projects'].get.responses;
       expect(responses['401']).toBeDefined();
-      // D11: the rate-limit headers are part of the contract, on every answer after authentication.
+      // The rate-limit headers are part of the contract, on every answer after authentication.
       expect(Object.keys(responses['200'].headers)).toEqual([
         'X-RateLimit-Limit',
         'X-RateLimit-Remaining',
@@ -143,7 +143,7 @@ describe('Errors, OpenAPI, health and schema', () => {
     });
   });
 
-  describe('schema (STYLE.md 10)', () => {
+  describe('schema: migrations only', () => {
     it('has no drift between the entities and the migrations', async () => {
       const source = new DataSource(buildDataSourceOptions(t.config.databaseUrl));
       await source.initialize();
@@ -155,7 +155,7 @@ describe('Errors, OpenAPI, health and schema', () => {
       }
     });
 
-    it('keeps no index whose columns lead another index of its table (issue 14)', async () => {
+    it('keeps no index whose columns lead another index of its table', async () => {
       // Such an index (of the same kind, with the same operator classes) answers no lookup the
       // longer one does not, while every insert, and every update that is not HOT, writes both.
       const { rows: redundant } = await t.db.query(
@@ -208,7 +208,7 @@ describe('Errors, OpenAPI, health and schema', () => {
     });
   });
 
-  describe('the HTTP server (issue 14)', () => {
+  describe('the HTTP server', () => {
     it('builds each request and answer on Express’s prototypes, so Express never changes them', async () => {
       const server = t.app.getHttpServer() as Server;
       const express = t.app.getHttpAdapter().getInstance() as Express;
