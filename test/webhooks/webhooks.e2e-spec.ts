@@ -11,9 +11,10 @@ import { startTestApp, TestApp } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 /**
- * Webhooks (issue 11, D21): management on both APIs, events written with the state change that
- * causes them, signed deliveries that the third-party `standardwebhooks` verifier accepts,
- * retries, disabling, a Redis outage, and D10's address rules at creation and at delivery.
+ * Webhooks (docs/api-rules.md#webhooks): management on both APIs, events written with the state
+ * change that causes them, signed deliveries that the third-party `standardwebhooks` verifier
+ * accepts, retries, disabling, a Redis outage, and the outbound address rules at creation and at
+ * delivery.
  */
 
 const FAST = {
@@ -34,7 +35,7 @@ const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
 
 let seq = 0;
 
-describe('Webhooks (D21)', () => {
+describe('Webhooks', () => {
   let world: TelegramWorld;
   let t: TestApp;
   let telegram: TelegramStandIn;
@@ -265,7 +266,7 @@ describe('Webhooks (D21)', () => {
         .set('Authorization', `Bearer ${other.key}`)
         .send({ url: receiver.url('/theirs'), events: ['post.failed'] })
         .expect(201);
-      // D18: only plain decimal ids name a row; '01', '1e0' or ' 1' never reach webhook 1.
+      // Only plain decimal ids name a row; '01', '1e0' or ' 1' never reach webhook 1.
       for (const id of [
         String(theirs.body.id),
         'abc',
@@ -395,7 +396,7 @@ describe('Webhooks (D21)', () => {
       await waitFor(() => receiver.of(hook.path).length === 1);
       const [delivery] = receiver.of(hook.path);
       expect(delivery.payload.type).toBe('post.published');
-      // The D19 post object, as GET answers it, plus project_id.
+      // The post object, as GET answers it, plus project_id.
       const post = await t.http
         .get(api(`/posts/${postId}`))
         .set('Authorization', `Bearer ${key}`)
@@ -630,7 +631,7 @@ describe('Webhooks (D21)', () => {
   });
 });
 
-describe('Webhooks when Redis is away (D21: delayed, never lost)', () => {
+describe('Webhooks when Redis is away: delayed, never lost', () => {
   it('Redis cut during a publication: the event arrives after Redis returns', async () => {
     // Started inside the try: whatever did start is stopped even when the app does not.
     const receiver = new WebhookReceiver();
@@ -693,7 +694,7 @@ describe('Webhooks when Redis is away (D21: delayed, never lost)', () => {
   });
 });
 
-describe('Webhook URLs and DNS: D10 at creation and at every delivery', () => {
+describe('Webhook URLs and DNS: the outbound address rules at creation and at every delivery', () => {
   it('refuses a name resolving to a private address, and stops delivering when DNS turns to one', async () => {
     // The receiver on 127.0.0.2 (allowed by MEDIA_FETCH_ALLOW_CIDRS); a victim on 127.0.0.1.
     const receiver = new WebhookReceiver('127.0.0.2');
