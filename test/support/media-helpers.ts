@@ -6,7 +6,7 @@ import { request } from 'undici';
 
 export const FIXTURES_DIR = join(__dirname, '..', 'fixtures', 'media');
 
-/** A file of `test/fixtures/media` (tiny real media, see ../shared/fixtures/media/README.md). */
+/** A file of `test/fixtures/media`: tiny real media, one per kind Herald takes, and one impostor. */
 export function fixture(name: string): Buffer {
   return readFileSync(join(FIXTURES_DIR, name));
 }
