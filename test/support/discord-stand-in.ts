@@ -678,21 +678,29 @@ async function readBody(
     }>((resolve, reject) => {
       const fields: Record<string, string> = {};
       const files: DiscordRecordedFile[] = [];
+      // Busboy closes once the body is parsed, which can be before a file's stream has ended:
+      // the answer waits for every file, so a test reads whole files once Herald has its answer.
+      const ended: Promise<void>[] = [];
       const parser = busboy({ headers: req.headers, limits: { fileSize: 64 * 1024 * 1024 } });
       parser.on('field', (name, value) => (fields[name] = value));
       parser.on('file', (field, stream, info) => {
         const chunks: Buffer[] = [];
         stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-        stream.on('end', () =>
-          files.push({
-            field,
-            filename: info.filename ?? '',
-            mimeType: info.mimeType,
-            bytes: Buffer.concat(chunks),
-          }),
+        ended.push(
+          new Promise((done) =>
+            stream.on('end', () => {
+              files.push({
+                field,
+                filename: info.filename ?? '',
+                mimeType: info.mimeType,
+                bytes: Buffer.concat(chunks),
+              });
+              done();
+            }),
+          ),
         );
       });
-      parser.on('close', () => resolve({ fields, files }));
+      parser.on('close', () => void Promise.all(ended).then(() => resolve({ fields, files })));
       parser.on('error', reject);
       req.pipe(parser);
     });
