@@ -327,19 +327,26 @@ async function readBody(
       const files: RecordedFile[] = [];
       const parser = busboy({ headers: req.headers });
       parser.on('field', (name, value) => (params[name] = parseMaybeJson(value)));
+      // Busboy closes once the body is parsed, which can be before a file's stream has ended.
+      const ended: Promise<void>[] = [];
       parser.on('file', (field, stream, info) => {
         const chunks: Buffer[] = [];
         stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-        stream.on('end', () =>
-          files.push({
-            field,
-            filename: info.filename ?? '',
-            mimeType: info.mimeType,
-            bytes: Buffer.concat(chunks),
-          }),
+        ended.push(
+          new Promise((done) =>
+            stream.on('end', () => {
+              files.push({
+                field,
+                filename: info.filename ?? '',
+                mimeType: info.mimeType,
+                bytes: Buffer.concat(chunks),
+              });
+              done();
+            }),
+          ),
         );
       });
-      parser.on('close', () => resolve({ params, files }));
+      parser.on('close', () => void Promise.all(ended).then(() => resolve({ params, files })));
       parser.on('error', reject);
       req.pipe(parser);
     });
