@@ -7,7 +7,9 @@ import { startTestApp, TEST_REDIS_URL, TestApp } from '../support/test-app';
 
 const PUBLIC = '/api/public/v1';
 const REDIS_PORT = Number(new URL(TEST_REDIS_URL).port || 6379);
-/** D18: an outage is answered within 10 s, never a hang. */
+/**
+ * An outage is answered within 10 s, never a hang (docs/api-rules.md#hostile-input-and-outages).
+ */
 const ANSWER_WITHIN_MS = 10_000;
 /** An outage, its healing and a stop with Redis away take several bounded waits in a row. */
 const SLOW_TEST_MS = 60_000;
@@ -32,11 +34,11 @@ async function eventually(send: () => Promise<Response>, status: number): Promis
 }
 
 /**
- * Issue 9 item 5, D18: PostgreSQL away (refusing or hanging) is a 503 with Retry-After within
- * 10 s, and the service heals by itself. Redis away: what needs it answers 503, the rest fails
- * open (see the Redis block).
+ * PostgreSQL away (refusing or hanging) is a 503 with Retry-After within 10 s, and the service
+ * heals by itself. Redis away: what needs it answers 503, the rest fails open (see the Redis
+ * block).
  */
-describe('Outages (D18)', () => {
+describe('Outages', () => {
   describe('PostgreSQL away', () => {
     let proxy: TcpProxy;
     let t: TestApp;

@@ -7,7 +7,7 @@ import { TelegramStandIn } from '../support/telegram-stand-in';
 import { startTestApp, TEST_REDIS_URL, TestApp } from '../support/test-app';
 
 /**
- * Issue 14: delivery at Telegram's ceiling without provoking it. The stand-in enforces Telegram's
+ * Delivery at Telegram's ceiling without provoking it. The stand-in enforces Telegram's
  * limits itself (429 with retry_after past them) and answers after a latency, and Herald is
  * configured with the same limits: nothing may be refused, nothing sent twice. Small scale, no
  * timing assertions (the rates are measured in bench/pipeline.ts).
@@ -21,7 +21,7 @@ const ENV = {
   RATE_LIMIT_CREATE_POST: '1000',
 };
 
-describe('Publication pacing against a rate-enforcing Telegram (issue 14)', () => {
+describe('Publication pacing against a rate-enforcing Telegram', () => {
   let telegram: TelegramStandIn;
 
   beforeAll(async () => {
@@ -164,7 +164,7 @@ describe('Publication pacing against a rate-enforcing Telegram (issue 14)', () =
   it("two workers share one bot's budget through Redis: both deliver, no 429", async () => {
     // Both workers wait for jobs before the posts come (30 in 5 a time, six times what the bot's
     // second allows). With the backlog queued first, the worker that started first could deliver
-    // all of it before the other was up, on a busy machine (seen in CI).
+    // all of it before the other was up on a busy machine, and the test would prove nothing.
     const counts = await deliverWith(
       2,
       12,

@@ -25,7 +25,7 @@ async function setUp(t: TestApp, telegram: TelegramStandIn) {
   return { make, owner, project, key, channel: channels[0] };
 }
 
-describe('Publication when Redis is away, worker roles, graceful shutdown (issue 4, points 5 and 8)', () => {
+describe('Publication when Redis is away, worker roles, graceful shutdown', () => {
   let telegram: TelegramStandIn;
 
   beforeAll(async () => {
@@ -108,9 +108,9 @@ describe('Publication when Redis is away, worker roles, graceful shutdown (issue
       const at = telegram.callsOf('sendMessage').map((c) => c.at);
       expect(at).toHaveLength(3);
       // Spread, not a burst (which arrives within milliseconds). The sends leave 1.5 s apart on
-      // Redis's clock, but they are stamped here on arrival, in the event loop this test shares
-      // with the app and its worker, which a loaded machine holds up by a few hundred ms (a CI run
-      // saw 1,378 ms): the exact spacing is the pacing benchmark's to measure (bench/README.md).
+      // Redis's clock, but they are stamped here on arrival, in an event loop shared with the app
+      // and its worker that a busy machine holds up, so only a looser bound can hold; the exact
+      // spacing is the pacing benchmark's to measure (bench/README.md).
       expect(at[1] - at[0]).toBeGreaterThanOrEqual(1_000);
       expect(at[2] - at[1]).toBeGreaterThanOrEqual(1_000);
     } finally {
@@ -118,7 +118,7 @@ describe('Publication when Redis is away, worker roles, graceful shutdown (issue
     }
   });
 
-  it('the recovery sweep goes on past a job it cannot remove (issue 14, defect b)', async () => {
+  it('the recovery sweep goes on past a job it cannot remove', async () => {
     // An api process: it enqueues but neither consumes nor sweeps by itself.
     const t = await startTestApp({ ...FAST, APP_ROLE: 'api', TELEGRAM_API_BASE_URL: telegram.url });
     try {

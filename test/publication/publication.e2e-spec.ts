@@ -20,9 +20,10 @@ const sent = (id: number) => ({ messages: [{ id: String(id), url: null }], liste
 
 /**
  * The publication pipeline end to end: Bull on the real Redis, the real database, and the
- * Telegram stand-in recording what it received (D7, D15).
+ * Telegram stand-in recording what it received (docs/api-rules.md#post-states,
+ * docs/api-rules.md#delivery).
  */
-describe('Publication pipeline (D7, D15)', () => {
+describe('Publication pipeline', () => {
   let world: TelegramWorld;
   let t: TestApp;
   let telegram: TelegramStandIn;
@@ -88,7 +89,7 @@ describe('Publication pipeline (D7, D15)', () => {
     >;
   };
 
-  describe('D7 transitions', () => {
+  describe('post state transitions', () => {
     it('publish_now: queued → publishing → published; sendMessage with the text, message id stored', async () => {
       const post = await createPost({
         text: 'Hello, Telegram',
@@ -325,7 +326,7 @@ describe('Publication pipeline (D7, D15)', () => {
       });
     });
 
-    it("a claim marks its post's first send in flight when that bot has room, and only then (issue 14)", async () => {
+    it("a claim marks its post's first send in flight when that bot has room, and only then", async () => {
       const repo = t.app.get(PublicationRepository);
       await withWorkerPaused(t, async (resume) => {
         const both = [{ channel_ref: channel.id }, { channel_ref: second.channel.id }];
@@ -403,7 +404,7 @@ describe('Publication pipeline (D7, D15)', () => {
     });
   });
 
-  describe('D15 delivery', () => {
+  describe('delivery to Telegram', () => {
     it('one photo: sendPhoto with the file uploaded from storage and the text as caption', async () => {
       const media = await upload('sample.png');
       const post = await createPost({

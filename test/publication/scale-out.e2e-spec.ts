@@ -22,12 +22,12 @@ const BURST = 340;
 const KILL_AFTER_SENDS = 60;
 
 /**
- * D23, issue 13: Herald as it runs at scale, as real processes built by `npm run build`: two API
- * processes and two workers on one PostgreSQL, one Redis and an S3-protocol bucket. Rate limits stay
- * exact across both APIs; 300 posts with a photo each are delivered once each; a worker killed
- * with SIGKILL mid-run loses nothing and sends nothing twice.
+ * Herald as it runs at scale (docs/api-rules.md#operations), as real processes built by `npm run
+ * build`: two API processes and two workers on one PostgreSQL, one Redis and an S3-protocol bucket.
+ * Rate limits stay exact across both APIs; 300 posts with a photo each are delivered once each; a
+ * worker killed with SIGKILL mid-run loses nothing and sends nothing twice.
  */
-describe('Scale-out: 2 API and 2 worker processes (D23)', () => {
+describe('Scale-out: 2 API and 2 worker processes', () => {
   let database: { name: string; url: string };
   let s3: S3TestServer;
   let telegram: TelegramStandIn;
