@@ -2,7 +2,7 @@ import { runCli } from '../../src/cli/commands';
 import { Factory } from '../support/factories';
 import { startTestApp, TestApp } from '../support/test-app';
 
-/** `npm run cli -- <command>` (D13): the same function the CLI's main runs, in process. */
+/** `npm run cli -- <command>`: the same function the CLI's main runs, in process. */
 describe('CLI', () => {
   let t: TestApp;
   let make: Factory;

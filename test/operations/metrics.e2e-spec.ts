@@ -20,8 +20,8 @@ function labelSets(text: string, name: string): string[] {
     .map((line) => /\{(.*)\}/.exec(line)?.[1] ?? '');
 }
 
-/** D23: Prometheus metrics, their labels, and who may read them. */
-describe('GET /metrics (D23)', () => {
+/** Prometheus metrics, their labels, and who may read them (docs/api-rules.md#operations). */
+describe('GET /metrics', () => {
   it('does not exist without METRICS_TOKEN: 404 with the usual error body', async () => {
     const t = await startTestApp();
     try {

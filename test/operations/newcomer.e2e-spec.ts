@@ -20,7 +20,7 @@ import { heraldNodeFlags, nodeFlags } from '../support/node-flags';
 
 const ROOT = join(__dirname, '..', '..');
 
-/** Only what a shell needs to find programs: no Herald variable is exported (issue 12). */
+/** Only what a shell needs to find programs: no Herald variable is exported. */
 const BARE_ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };
 
 interface Ran {
@@ -217,8 +217,8 @@ describe('A newcomer follows the README', () => {
   }, 480_000);
 
   it('npm start, the image and the README run Herald with the same flags to Node', () => {
-    // Issue 14: a young generation capped at 16 MB, whatever Node's version, and an old one that
-    // may triple before a full collection (bench/README.md).
+    // A young generation capped at 16 MB, whatever Node's version, and an old one that may
+    // triple before a full collection (bench/README.md measures what each saves).
     const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
     const start = heraldNodeFlags();
     expect(start).toEqual(['--max-semi-space-size=16', '--heap-growing-percent=200']);

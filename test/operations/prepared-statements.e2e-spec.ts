@@ -36,7 +36,8 @@ describe('Named prepared statements', () => {
     const first = await rowsOf<{ n: number; at: string }>(source, add, [1]);
     const second = await rowsOf<{ n: number; at: string }>(source, add, [41]);
     expect([first[0].n, second[0].n]).toEqual([2, 42]);
-    // The pool's type parsers apply: timestamps stay the database's text (D1).
+    // The pool's type parsers apply: timestamps stay the database's text
+    // (docs/api-rules.md#date-times).
     expect(first[0].at).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+\+00$/);
 
     const prepared = await source.query('SELECT name, statement FROM pg_prepared_statements');

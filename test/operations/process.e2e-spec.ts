@@ -42,7 +42,7 @@ function run(
   });
 }
 
-/** The service and the CLI as separate processes, configured only by the environment (D17). */
+/** The service and the CLI as separate processes, configured only by the environment. */
 describe('Herald as a process', () => {
   it('stops at start with one clear line per bad variable, naming none of the values', async () => {
     const result = await run('src/main.ts', [], {

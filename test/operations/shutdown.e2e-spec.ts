@@ -108,7 +108,7 @@ async function splitRequest(base: string, path: string, auth: string) {
   };
 }
 
-/** A refusal of a request that never started (D18: stopping runs nothing new). */
+/** A refusal of a request that never started (stopping runs nothing new). */
 function isRefusal(outcome: Outcome): boolean {
   if (outcome.kind === 'no-answer') return true;
   return (
@@ -120,14 +120,14 @@ function isRefusal(outcome: Outcome): boolean {
 }
 
 /**
- * Issue 9, item 6 (D18): SIGTERM under load. A real process (APP_ROLE=all, as `node
- * dist/src/main.js` runs it) gets reads, creates, slow uploads by link, clients that hang up
- * mid-request, and publication jobs waiting on Telegram; then it is stopped. Every request either
- * completes with its normal answer or is refused before it starts; nothing is half-run; the
- * process exits 0 with no error in its log; the publication jobs it held are left consistent, and
- * a worker started afterwards publishes every post exactly once.
+ * SIGTERM under load (docs/api-rules.md#hostile-input-and-outages). A real process (APP_ROLE=all,
+ * as `node dist/src/main.js` runs it) gets reads, creates, slow uploads by link, clients that hang
+ * up mid-request, and publication jobs waiting on Telegram; then it is stopped. Every request
+ * either completes with its normal answer or is refused before it starts; nothing is half-run; the
+ * process exits 0 with no error in its log; the publication jobs it held are left consistent, and a
+ * worker started afterwards publishes every post exactly once.
  */
-describe('Stopping under load (D18)', () => {
+describe('Stopping under load', () => {
   let t: TestApp;
   let telegram: TelegramStandIn;
   let remote: RemoteFileServer;
