@@ -3,7 +3,10 @@ import type { Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import type { Test } from 'supertest';
 import { AUTH_KIND, type AuthKind } from '../../src/auth/decorators';
-import { PermissionMetadata, type PermissionRequirement } from '../../src/members/require-permission';
+import {
+  PermissionMetadata,
+  type PermissionRequirement,
+} from '../../src/members/require-permission';
 import { Factory, SignedInUser, TestProject } from '../support/factories';
 import { type Answer, MCP_PATH, restAnswerOf, sendToolCall } from '../support/mcp';
 import { registeredRoutes } from '../support/routes';
@@ -12,9 +15,10 @@ import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
 import { TestApp } from '../support/test-app';
 
 /**
- * Issue 9, D5, D18: hostile input gets a clear 4xx at the right step, on every route. The route
- * lists come from the running app (like test/api-surface/routes.e2e-spec.ts), so a new route is covered
- * without touching this file; a new path parameter fails here until it gets a row in ID_PARAMS.
+ * Hostile input gets a clear 4xx at the right step of the order of checks, on every route. The
+ * route lists come from the running app (like test/api-surface/routes.e2e-spec.ts), so a new route
+ * is covered without touching this file; a new path parameter fails here until it gets a row in
+ * ID_PARAMS.
  */
 
 const PUBLIC = '/api/public/v1';
@@ -53,7 +57,7 @@ function idParams(path: string): string[] {
   return [...path.matchAll(/:(\w+)/g)].map((m) => m[1]);
 }
 
-/** Odd spellings of a real id: each must be the resource's 404, never that row (D18). */
+/** Odd spellings of a real id: each must be the resource's 404, never that row. */
 function oddSpellings(id: number): string[] {
   return [
     `${id}.0`,
@@ -164,7 +168,7 @@ async function newWebhook(t: TestApp, owner: SignedInUser, project: TestProject)
   return (res.body as { id: number }).id;
 }
 
-describe('Hostile input (D5, D18)', () => {
+describe('Hostile input', () => {
   describe('on every route', () => {
     let w: TelegramWorld;
     let t: TestApp;
@@ -634,7 +638,7 @@ describe('Hostile input (D5, D18)', () => {
     });
   });
 
-  describe('body errors wait for the guards (D5 order, D18)', () => {
+  describe('body errors wait for the guards', () => {
     let w: TelegramWorld;
     let t: TestApp;
     let make: Factory;
@@ -687,7 +691,7 @@ describe('Hostile input (D5, D18)', () => {
     const MALFORMED = '{"text": "oops",';
     const HUGE = JSON.stringify({ text: 'x'.repeat(1024 * 1024 + 10) });
 
-    /** Each kind of caller and what D5 answers before the body is looked at. */
+    /** Each kind of caller and what the order of checks answers before the body is looked at. */
     async function callers(): Promise<Array<[string, string | null, number, string]>> {
       const stranger = await make.admin('Stranger');
       await make.project(stranger, 'Elsewhere');
@@ -707,7 +711,7 @@ describe('Hostile input (D5, D18)', () => {
       ];
     }
 
-    it('answers malformed and oversized bodies by the caller first, with the D11 headers', async () => {
+    it('answers malformed and oversized bodies by the caller first, with the rate-limit headers', async () => {
       const wrong: string[] = [];
       // Fresh callers per route: two routes of one rate-limit category must not share a budget.
       // An unreadable message to the MCP endpoint names no tool, hence no scope or project: only

@@ -26,7 +26,7 @@ function operations(document: Document): Array<[string, string, Operation]> {
   );
 }
 
-/** The served documents are the contract (issue 9, D18); test/support/contract.ts enforces it. */
+/** The served documents are the contract; test/support/contract.ts enforces it. */
 describe('OpenAPI documents', () => {
   let t: TestApp;
   let full: Document;

@@ -25,7 +25,10 @@ interface Route {
   handlerName: string;
 }
 
-/** STYLE.md 3: every route declares who may call it; guards fail closed, in the order of D5. */
+/**
+ * Every route declares who may call it; guards fail closed, in the order of checks
+ * (docs/api-rules.md#order-of-checks).
+ */
 describe('Route declarations and guard order', () => {
   let t: TestApp;
   let routes: Route[];
@@ -57,7 +60,7 @@ describe('Route declarations and guard order', () => {
     expect(routes.filter((r) => r.kind === undefined).map((r) => r.name)).toEqual([]);
   });
 
-  it('gives every public API route a scope (D4)', () => {
+  it('gives every public API route a scope', () => {
     const bad = routes.filter(
       (r) => r.kind === 'api_key' && !r.perOperation && !(r.scopes && r.scopes.length > 0),
     );
@@ -77,7 +80,7 @@ describe('Route declarations and guard order', () => {
     }
   });
 
-  it('gives every application route a permission or an explicit open rule (SERVICE.md 5)', () => {
+  it('gives every application route a permission or an explicit open rule', () => {
     const bad = routes.filter((r) => r.kind === 'session' && !r.permission && !r.open);
     expect(bad.map((r) => r.name)).toEqual([]);
   });
@@ -90,7 +93,7 @@ describe('Route declarations and guard order', () => {
       );
   });
 
-  it('runs the global guards in the order of D5: key, (rate limit), scope, permission', () => {
+  it('runs the global guards in the order of checks: key, (rate limit), scope, permission', () => {
     const guards = t.app.get(ApplicationConfig).getGlobalGuards();
     const names = guards.map((guard) => guard.constructor.name);
     const order = [ApiKeyGuard, SessionGuard, ScopeGuard, PermissionGuard].map((g) =>
