@@ -1,10 +1,10 @@
 import { ProjectAccessCache } from '../../src/projects/project-access-cache';
 import { ProjectsService } from '../../src/projects/projects.service';
-import { waitFor } from '../support/expectations';
 import { Factory, SignedInUser, TestProject } from '../support/factories';
 import { instanceWithCuttableRedis, lookups as lookupsOf, REMEMBER } from '../support/remembering';
 import { addMember } from '../support/team';
 import { startTestApp, TestApp } from '../support/test-app';
+import { waitFor } from '../support/waits';
 
 /**
  * Users' access to projects remembered by each process (src/projects/project-access-cache.ts):

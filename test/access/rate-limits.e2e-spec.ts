@@ -8,13 +8,13 @@ import { fixture } from '../support/media-helpers';
 import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
 import { startTestApp, TestApp } from '../support/test-app';
 import { registeredRoutes } from '../support/routes';
+import { sleep } from '../support/waits';
 
 const PUBLIC = '/api/public/v1';
 const RATE_LIMITED = { error: { code: 'rate_limit_exceeded', message: expect.any(String) } };
 const UNAUTHORIZED = { error: { code: 'unauthorized', message: expect.any(String) } };
 
 const nowSeconds = () => Date.now() / 1000;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The rate-limit headers of one answer, as numbers. */
 function windowOf(res: Response): { limit: number; remaining: number; reset: number } {

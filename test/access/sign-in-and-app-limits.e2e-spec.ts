@@ -2,10 +2,10 @@ import type { Response } from 'supertest';
 import { AiStandIn } from '../support/ai-stand-in';
 import { Factory, SignedInUser } from '../support/factories';
 import { startTestApp, TestApp } from '../support/test-app';
+import { sleep } from '../support/waits';
 
 const PASSWORD = 'correct horse battery';
 const RATE_LIMITED = { error: { code: 'rate_limit_exceeded', message: expect.any(String) } };
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let address = 0;
 /** A client address of its own for each caller (X-Forwarded-For from loopback is trusted). */

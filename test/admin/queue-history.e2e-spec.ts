@@ -1,9 +1,9 @@
 import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
-import { waitFor } from '../support/expectations';
 import { publishNow, waitForPostStatus } from '../support/publication';
 import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import { waitFor } from '../support/waits';
 
 /**
  * The queue dashboard shows what the queues hold: the recent finished jobs stay in Redis after

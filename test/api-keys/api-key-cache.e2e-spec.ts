@@ -1,8 +1,8 @@
 import { ApiKeyCache, KeyRecord } from '../../src/api-keys/api-key-cache';
 import { Factory, SignedInUser } from '../support/factories';
-import { waitFor } from '../support/expectations';
 import { instanceWithCuttableRedis, lookups as lookupsOf, REMEMBER } from '../support/remembering';
 import { startTestApp, TestApp } from '../support/test-app';
+import { waitFor } from '../support/waits';
 
 /**
  * API keys authenticated from each process's memory (src/api-keys/api-key-cache.ts): a revocation

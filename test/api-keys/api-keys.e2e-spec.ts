@@ -1,6 +1,6 @@
 import { Factory, SignedInUser, TestProject } from '../support/factories';
 import { startTestApp, TestApp } from '../support/test-app';
-import { waitFor } from '../support/expectations';
+import { sleep, waitFor } from '../support/waits';
 
 describe('API keys and the public API guards', () => {
   let t: TestApp;
@@ -203,7 +203,7 @@ describe('API keys and the public API guards', () => {
       const first = await read();
       await projects(`Bearer ${fresh}`).expect(200);
       await projects(`Bearer ${fresh}`).expect(200);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await sleep(100);
       expect(await read()).toBe(first);
     });
   });

@@ -16,11 +16,12 @@ import {
   verifyWebhook,
   WebhookVerificationError,
 } from '../../clients/typescript/src';
-import { MICROS, TELEGRAM_CHANNEL_LIMITS, waitFor } from '../support/expectations';
+import { MICROS, TELEGRAM_CHANNEL_LIMITS } from '../support/expectations';
 import { SignedInUser, TestChannel, TestProject } from '../support/factories';
 import { fixture } from '../support/media-helpers';
 import { RemoteFileServer } from '../support/remote-file-server';
 import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
+import { waitFor } from '../support/waits';
 
 const CLIENT = join(__dirname, '..', '..', 'clients', 'typescript');
 

@@ -18,7 +18,8 @@ import {
 import { addMember, onlyFlags } from '../support/team';
 import { MEDIA_DRIVERS } from '../support/media-store';
 import { startTestApp, TestApp } from '../support/test-app';
-import { MICROS, waitFor } from '../support/expectations';
+import { MICROS } from '../support/expectations';
+import { waitFor } from '../support/waits';
 
 const PNG_SIGNATURE = fixture('sample.png').subarray(0, 64);
 

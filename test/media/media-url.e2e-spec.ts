@@ -15,7 +15,7 @@ import { RemoteFileServer } from '../support/remote-file-server';
 import { addMember, onlyFlags } from '../support/team';
 import { MEDIA_DRIVERS } from '../support/media-store';
 import { startTestApp, TEST_APP_SECRET, TestApp } from '../support/test-app';
-import { waitFor } from '../support/expectations';
+import { waitFor } from '../support/waits';
 
 /**
  * Short enough to keep the two stalling cases quick, long enough for a 50 MB download into either

@@ -11,12 +11,12 @@ import { S3_PART_SIZE, S3Storage } from '../../src/storage/s3.storage';
 import { StorageUnavailableError } from '../../src/storage/storage-driver';
 import { Factory } from '../support/factories';
 import { fixture, generatedBytes } from '../support/media-helpers';
-import { waitFor } from '../support/expectations';
 import { waitForPostStatus } from '../support/publication';
 import { S3TestServer, TEST_BUCKET } from '../support/s3-server';
 import { TcpProxy } from '../support/tcp-proxy';
 import { TelegramStandIn } from '../support/telegram-stand-in';
 import { startTestApp, TestApp } from '../support/test-app';
+import { sleep, waitFor } from '../support/waits';
 
 async function closedPort(): Promise<number> {
   const server = createServer().listen(0, '127.0.0.1');
@@ -178,7 +178,7 @@ describe('S3 media storage', () => {
         const feed = (async () => {
           for (let i = 0; i < 40 && !body.destroyed; i++) {
             body.write(Buffer.alloc(1024 * 1024));
-            await new Promise((resolve) => setTimeout(resolve, 20));
+            await sleep(20);
           }
         })();
         await expect(stored).rejects.toBeInstanceOf(StorageUnavailableError);

@@ -1,6 +1,6 @@
-import { waitFor } from '../support/expectations';
 import { Factory } from '../support/factories';
 import { startTestApp, TestApp } from '../support/test-app';
+import { sleep, waitFor } from '../support/waits';
 
 /** Longer than pg's own default idle time (10 s), which the pool used to keep. */
 const PAST_PG_DEFAULT_IDLE_MS = 11_000;
@@ -53,7 +53,7 @@ describe('Database pool', () => {
     const before = await backends(t);
     expect(before.length).toBeGreaterThan(0);
 
-    await new Promise((resolve) => setTimeout(resolve, PAST_PG_DEFAULT_IDLE_MS));
+    await sleep(PAST_PG_DEFAULT_IDLE_MS);
     expect(await backends(t)).toEqual(before);
     await burst(t, key, 10);
     expect((await backends(t)).filter((pid) => before.includes(pid))).toEqual(before);

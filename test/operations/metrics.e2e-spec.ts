@@ -3,12 +3,13 @@ import type { Queue } from 'bull';
 import { startMetricsServer } from '../../src/metrics/metrics-server';
 import { Metrics } from '../../src/metrics/metrics.service';
 import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories';
-import { metricSample as sample, waitFor } from '../support/expectations';
+import { metricSample as sample } from '../support/expectations';
 import { waitForPostStatus } from '../support/publication';
 import { TelegramStandIn } from '../support/telegram-stand-in';
 import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
 import { startTestApp, TestApp } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import { waitFor } from '../support/waits';
 
 const TOKEN = 'metrics-token-for-tests-0123456789';
 

@@ -17,6 +17,7 @@ import { deleteRedisKeys } from '../support/redis-keys';
 import { TEST_REDIS_URL } from '../support/test-app';
 import { freePort } from '../support/free-port';
 import { heraldNodeFlags, nodeFlags } from '../support/node-flags';
+import { sleep } from '../support/waits';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -70,7 +71,7 @@ describe('A newcomer follows the README', () => {
           if (match) return match;
           if (child.exitCode !== null || Date.now() > until)
             throw new Error(`Never printed ${pattern}:\n${output}`);
-          await new Promise((resolve) => setTimeout(resolve, 200));
+          await sleep(200);
         }
       },
       async stop(): Promise<void> {
@@ -180,7 +181,7 @@ describe('A newcomer follows the README', () => {
 
       let latest: { id: number; status: string; test: boolean; targets: unknown[] } | undefined;
       for (let i = 0; i < 60 && latest?.status !== 'published'; i++) {
-        if (i > 0) await new Promise((resolve) => setTimeout(resolve, 250));
+        if (i > 0) await sleep(250);
         latest = JSON.parse((await run(curls[2])).output).items[0];
       }
       expect(latest).toMatchObject({

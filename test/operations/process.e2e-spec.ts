@@ -7,6 +7,7 @@ import { dropTestDatabase } from '../support/databases';
 import { TelegramStandIn } from '../support/telegram-stand-in';
 import { freePort } from '../support/free-port';
 import { heraldReady, HeraldProcess, spawnHerald, stopHerald } from '../support/herald-process';
+import { sleep } from '../support/waits';
 
 const ROOT = join(__dirname, '..', '..');
 const TS_NODE = ['-r', require.resolve('ts-node/register/transpile-only')];
@@ -159,7 +160,7 @@ describe('Herald as a process', () => {
       );
       expect(bad.status).toBe(401);
 
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await sleep(300);
       const lines = service.logs
         .trim()
         .split('\n')

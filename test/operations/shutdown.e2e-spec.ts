@@ -1,6 +1,5 @@
 import { once } from 'node:events';
 import { connect } from 'node:net';
-import { waitFor } from '../support/expectations';
 import { Factory } from '../support/factories';
 import { heraldReady, HeraldProcess, spawnHerald, stopHerald } from '../support/herald-process';
 import { fixture } from '../support/media-helpers';
@@ -8,6 +7,7 @@ import { RemoteFileServer } from '../support/remote-file-server';
 import { TelegramStandIn } from '../support/telegram-stand-in';
 import { startTestApp, TEST_REDIS_URL, type TestApp } from '../support/test-app';
 import { freePort } from '../support/free-port';
+import { waitFor } from '../support/waits';
 
 /** Generous bounds for a machine shared by many test runs; nothing here measures time. */
 const START_TIMEOUT_MS = 120_000;

@@ -1,11 +1,11 @@
 import { BlueskyStandIn } from '../support/bluesky-stand-in';
 import { Factory, SignedInUser, TestProject } from '../support/factories';
-import { waitFor } from '../support/expectations';
 import { fixture } from '../support/media-helpers';
 import { targetsOf, waitForPostStatus } from '../support/publication';
 import { TelegramStandIn } from '../support/telegram-stand-in';
 import { startTestApp, TestApp } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import { waitFor } from '../support/waits';
 
 const FAST = {
   PUBLICATION_RETRY_BASE_MS: '50',

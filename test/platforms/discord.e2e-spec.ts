@@ -5,6 +5,7 @@ import { fixture } from '../support/media-helpers';
 import { targetsOf, waitForPostStatus } from '../support/publication';
 import { TestApp } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import { waitFor } from '../support/waits';
 
 /** A token shaped as Discord's that no bot has. */
 const UNKNOWN_TOKEN = `MTEwMDAwMDAwMDAwMDAwMDAwMQ.GaBcDe.${'x'.repeat(38)}`;
@@ -471,7 +472,7 @@ describe('Discord', () => {
       const [row] = await targetsOf(t, res.body.id as number);
       expect(row).toMatchObject({ status: 'failed', error_code: 'account_needs_reconnect' });
       expect(row.error_message).toContain('401');
-      await waitUntil(() => receiver.of('/discord-reconnect').length === 1);
+      await waitFor(() => receiver.of('/discord-reconnect').length === 1, 10_000);
       expect(receiver.of('/discord-reconnect')[0].payload).toMatchObject({
         type: 'channel.needs_reconnect',
         data: { project_id: own.project.id, account_id: bot.id, channel_refs: [target.id] },
@@ -533,11 +534,3 @@ describe('Discord', () => {
     );
   });
 });
-
-async function waitUntil(done: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!done()) {
-    if (Date.now() > until) throw new Error('Timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

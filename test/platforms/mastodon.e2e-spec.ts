@@ -5,6 +5,7 @@ import { MastodonTestAccount, MastodonWorld, startWithMastodon } from '../suppor
 import { targetsOf, waitForPostStatus } from '../support/publication';
 import { TestApp } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import { waitFor } from '../support/waits';
 
 interface TargetAnswer {
   channel_ref: string;
@@ -564,7 +565,7 @@ describe('Mastodon', () => {
       const [row] = await targetsOf(t, res.body.id as number);
       expect(row).toMatchObject({ status: 'failed', error_code: 'account_needs_reconnect' });
       expect(row.error_message).toContain('The access token was revoked');
-      await waitUntil(() => receiver.of('/mastodon-reconnect').length === 1);
+      await waitFor(() => receiver.of('/mastodon-reconnect').length === 1, 10_000);
       expect(receiver.of('/mastodon-reconnect')[0].payload).toMatchObject({
         type: 'channel.needs_reconnect',
         data: { project_id: own.project.id, account_id: to.id, channel_refs: [to.channel.id] },
@@ -593,11 +594,3 @@ describe('Mastodon', () => {
     });
   });
 });
-
-async function waitUntil(done: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!done()) {
-    if (Date.now() > until) throw new Error('Timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

@@ -5,6 +5,7 @@ import { waitForPostStatus } from '../support/publication';
 import { RemoteFileServer } from '../support/remote-file-server';
 import { TelegramStandIn } from '../support/telegram-stand-in';
 import { startTestApp, TestApp } from '../support/test-app';
+import { waitFor } from '../support/waits';
 
 /** Idempotency-Key on every public POST (docs/api-rules.md#idempotency-keys). */
 describe('Idempotency-Key', () => {
@@ -300,7 +301,7 @@ describe('Idempotency-Key', () => {
         const first = post(t, '/media', k)
           .send(body)
           .then((res) => res);
-        await waitUntil(() => releaseSlow !== undefined);
+        await waitFor(() => releaseSlow !== undefined, 10_000);
         expectError(await post(second, '/media', k).send(body), 409, 'idempotency_key_in_use');
         expectError(await post(t, '/media', k).send(body), 409, 'idempotency_key_in_use');
         expectError(
@@ -351,11 +352,3 @@ describe('Idempotency-Key', () => {
     });
   });
 });
-
-async function waitUntil(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

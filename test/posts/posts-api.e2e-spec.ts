@@ -2,11 +2,12 @@ import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
 import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories';
 import { fixture } from '../support/media-helpers';
-import { sleep, waitForPostStatus } from '../support/publication';
+import { waitForPostStatus } from '../support/publication';
 import { addMember } from '../support/team';
 import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
 import { TestApp } from '../support/test-app';
 import { MICROS } from '../support/expectations';
+import { sleep } from '../support/waits';
 
 /** One post by id, change, cancel, pages (docs/api-rules.md#post-object-and-list). */
 describe('Posts API for integrators: the post object', () => {

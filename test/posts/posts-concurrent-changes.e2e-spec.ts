@@ -1,10 +1,10 @@
 import { Client } from 'pg';
 import { PostsRepository } from '../../src/posts/posts.repository';
-import { waitFor } from '../support/expectations';
 import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories';
 import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
 import { newDraft } from '../support/new-post';
 import { TestApp } from '../support/test-app';
+import { waitFor } from '../support/waits';
 
 /**
  * A post written while one of its channels' accounts is being deleted: bad input is a clear error,

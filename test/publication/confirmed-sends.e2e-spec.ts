@@ -3,11 +3,11 @@ import type { Queue } from 'bull';
 import { RetryLater } from '../../src/posts/publication/publication.queue';
 import { PublicationService } from '../../src/posts/publication/publication.service';
 import { Factory } from '../support/factories';
-import { waitFor } from '../support/expectations';
 import { targetsOf, waitForPostStatus } from '../support/publication';
 import { TcpProxy } from '../support/tcp-proxy';
 import { TelegramStandIn } from '../support/telegram-stand-in';
 import { startTestApp, TestApp } from '../support/test-app';
+import { waitFor } from '../support/waits';
 
 const FAST = {
   PUBLICATION_ENQUEUE_TIMEOUT_MS: '300',

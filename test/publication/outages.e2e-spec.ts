@@ -4,6 +4,7 @@ import { waitForPostStatus } from '../support/publication';
 import { TcpProxy } from '../support/tcp-proxy';
 import { TelegramStandIn } from '../support/telegram-stand-in';
 import { startTestApp, TEST_REDIS_URL, TestApp } from '../support/test-app';
+import { sleep } from '../support/waits';
 
 const PUBLIC = '/api/public/v1';
 const REDIS_PORT = Number(new URL(TEST_REDIS_URL).port || 6379);
@@ -28,7 +29,7 @@ async function eventually(send: () => Promise<Response>, status: number): Promis
   for (let attempt = 0; attempt < 50; attempt++) {
     last = await send();
     if (last.status === status) return last;
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await sleep(200);
   }
   throw new Error(`still ${last?.status} ${JSON.stringify(last?.body)}`);
 }

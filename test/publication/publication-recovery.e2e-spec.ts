@@ -6,11 +6,11 @@ import { AppModule } from '../../src/app.module';
 import { loadConfig } from '../../src/config/config';
 import { PublicationSweeper } from '../../src/posts/publication/publication.sweeper';
 import { Factory, TestChannel, TestProject } from '../support/factories';
-import { waitFor } from '../support/expectations';
-import { publishNow, sleep, waitForPostStatus } from '../support/publication';
+import { publishNow, waitForPostStatus } from '../support/publication';
 import { SwitchableRedis } from '../support/switchable-redis';
 import { TelegramStandIn } from '../support/telegram-stand-in';
 import { startTestApp, TEST_APP_SECRET, TestApp } from '../support/test-app';
+import { sleep, waitFor } from '../support/waits';
 
 const FAST = {
   PUBLICATION_ENQUEUE_TIMEOUT_MS: '300',
@@ -233,8 +233,7 @@ describe('Publication when Redis is away, worker roles, graceful shutdown', () =
       worker ??= await startWorker();
       telegram.script('sendMessage', { status: 200, delayMs: 800 });
       const res = await publishNow('Finish me');
-      const until = Date.now() + 10_000;
-      while (telegram.callsOf('sendMessage').length === 0 && Date.now() < until) await sleep(20);
+      await waitFor(() => telegram.callsOf('sendMessage').length > 0, 10_000);
       expect(telegram.callsOf('sendMessage')).toHaveLength(1);
 
       await worker.close();

@@ -3,13 +3,13 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { dropTestDatabase } from '../support/databases';
-import { waitFor } from '../support/expectations';
 import { fixture } from '../support/media-helpers';
 import { S3TestServer } from '../support/s3-server';
 import { TelegramStandIn } from '../support/telegram-stand-in';
 import { createMigratedDatabase, TEST_APP_SECRET, TEST_REDIS_URL } from '../support/test-app';
 import { freePort } from '../support/free-port';
 import { heraldReady, HeraldProcess, spawnHerald, stopHerald } from '../support/herald-process';
+import { waitFor } from '../support/waits';
 
 const ROOT = join(__dirname, '..', '..');
 const METRICS_TOKEN = 'scale-out-metrics-token';

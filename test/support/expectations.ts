@@ -4,18 +4,6 @@
  */
 export const MICROS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}$/;
 
-/** Polls `condition` (sync or async) every 20 ms until it holds; throws after `timeoutMs`. */
-export async function waitFor(
-  condition: () => boolean | Promise<boolean>,
-  timeoutMs = 5_000,
-): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /** One sample's value from the exposition text; undefined when the series is absent. */
 export function metricSample(
   text: string,

@@ -2,7 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { waitFor } from './expectations';
+import { waitFor } from './waits';
 
 const ROOT = join(__dirname, '..', '..');
 const TS_NODE = ['-r', require.resolve('ts-node/register/transpile-only')];

@@ -1,6 +1,7 @@
 import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
 import { TestApp } from './test-app';
+import { sleep } from './waits';
 
 export interface PostState {
   status: string;
@@ -25,7 +26,7 @@ export async function waitForPostStatus(
       throw new Error(
         `Post ${postId} is ${rows[0]?.status ?? 'missing'}, not ${statuses.join('/')}`,
       );
-    await new Promise((resolve) => setTimeout(resolve, 25));
+    await sleep(25);
   }
 }
 
@@ -62,8 +63,6 @@ export async function publishNow(
     .expect(201);
   return res.body.id;
 }
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Runs `work` while this app's publication worker takes no job, so that the calls in it are the

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
-import { waitFor } from '../support/expectations';
 import { Factory } from '../support/factories';
 import { startTestApp, TestApp } from '../support/test-app';
+import { waitFor } from '../support/waits';
 
 /**
  * Deleting a webhook while a worker records an attempt of one of its sends. The worker's statement

@@ -1,10 +1,10 @@
 import { LOST_ATTEMPT_ERROR } from '../../src/webhooks/webhooks.repository';
-import { waitFor } from '../support/expectations';
 import { Factory, TestProject } from '../support/factories';
 import { freePort } from '../support/free-port';
 import { HeraldProcess, spawnHerald, stopHerald } from '../support/herald-process';
 import { startTestApp, TEST_APP_SECRET, TestApp } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import { waitFor } from '../support/waits';
 
 /**
  * Webhook deliveries when things go wrong on the delivering side: a receiver that hangs, a worker

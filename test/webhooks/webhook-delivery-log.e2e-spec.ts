@@ -1,7 +1,7 @@
-import { waitFor } from '../support/expectations';
 import { Factory, TestProject } from '../support/factories';
 import { startTestApp, TestApp } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import { waitFor } from '../support/waits';
 
 /** The delivery log pages like the post list: every attempt is reachable, not only the newest. */
 describe('Webhook delivery log pages', () => {

@@ -1,14 +1,15 @@
 import { HOST_RESOLVER, type ResolvedAddress } from '../../src/outbound/pinned-address';
 import { PERMISSION_MESSAGES } from '../../src/members/permissions';
-import { MICROS, waitFor } from '../support/expectations';
+import { MICROS } from '../support/expectations';
 import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories';
-import { sleep, targetsOf, waitForPostStatus } from '../support/publication';
+import { targetsOf, waitForPostStatus } from '../support/publication';
 import { SwitchableRedis } from '../support/switchable-redis';
 import { allFlagsBut, addMember } from '../support/team';
 import { TelegramStandIn } from '../support/telegram-stand-in';
 import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
 import { startTestApp, TestApp } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import { sleep, waitFor } from '../support/waits';
 
 /**
  * Webhooks (docs/api-rules.md#webhooks): management on both APIs, events written with the state
