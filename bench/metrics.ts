@@ -1,5 +1,5 @@
 /**
- * What the metrics cost (issue 13): request timing on (as deployed, METRICS_TOKEN set) against off
+ * What the metrics cost: request timing on (as deployed, METRICS_TOKEN set) against off
  * (METRICS_HTTP_ENABLED=false), rate limits on and raised out of the way. Target: metrics cost
  * under 5% of requests/s. The run itself: bench/feature-cost.ts.
  *

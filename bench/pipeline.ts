@@ -1,5 +1,5 @@
 /**
- * The publication pipeline end to end (issue 4): Herald in child processes, a zero-latency
+ * The publication pipeline end to end: Herald in child processes, a zero-latency
  * Telegram stand-in and the clients in this one.
  *
  * Herald runs as two processes, APP_ROLE=api and APP_ROLE=worker (BENCH_SINGLE_PROCESS=1: one
@@ -7,12 +7,14 @@
  *
  * 0. Reference: GET /projects for 3 s, the cheapest authenticated route, so a busy machine shows;
  *    then the same on the bare floor (bench/baseline-server.ts), whose CPU per request is the machine
- *    factor: the CPU per post is also printed scaled to the machine of issue 14 (floor 0.10 ms).
+ *    factor: the CPU per post is also printed scaled to the reference machine, where the CPU per
+ *    post target was set (floor 0.10 ms).
  * 1. Throughput: 2,000 posts across 200 channels of 5 bots, each created with publish_now (one
  *    request; BENCH_MIXED=1: every other one created as a draft, then POST publish), 64 in flight. Prints posts/s
  *    from the first request to the last message the stand-in received, and p50/p99 of each post's
- *    delay from its first request to its message. Run three times (issue 11): without webhooks,
- *    with an endpoint whose receiver answers at once, and with one whose receiver answers in 2 s;
+ *    delay from its first request to its message. Run three times, since webhooks must not slow
+ *    publication down: without webhooks, with an endpoint whose receiver answers at once, and with
+ *    one whose receiver answers in 2 s;
  *    targets: ≥ 90% of the throughput without webhooks for both, the slow receiver no slower than
  *    the fast one (its deliveries wait on their own queue). BENCH_WEBHOOKS=0: the first run only.
  * 2. Fire delay: 200 posts scheduled for the same second; the delay from that second to each message.
@@ -74,11 +76,11 @@ const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
  */
 const DIST_DIR = process.env.BENCH_DIST_DIR ? resolve(process.env.BENCH_DIST_DIR) : null;
 /**
- * The bare floor's CPU per GET /projects on the machine of issue 14, where the CPU per post was
+ * The bare floor's CPU per GET /projects on the reference machine, where the CPU per post was
  * measured (3.25 ms) and its target set (2.0 ms): the machine factor scales this machine's figures
  * to that one.
  */
-const ISSUE_MACHINE_FLOOR_MS = 0.1;
+const REFERENCE_MACHINE_FLOOR_MS = 0.1;
 const CPU_PER_POST_TARGET_MS = 2.0;
 
 /** The environment common to every Herald process of the bench; API rate limits out of the way. */
@@ -138,8 +140,8 @@ async function main(): Promise<void> {
     const floor = await floorTracker(url, key);
     console.log(
       `reference: GET /projects ${read.perSecond.toFixed(0)} req/s with ${IN_FLIGHT} in flight; ` +
-        `bare floor ${floor.last.toFixed(3)} ms CPU per request (the issue's machine: ` +
-        `${ISSUE_MACHINE_FLOOR_MS.toFixed(2)} ms) (machine load ${loadavg()[0].toFixed(2)})`,
+        `bare floor ${floor.last.toFixed(3)} ms CPU per request (the reference machine: ` +
+        `${REFERENCE_MACHINE_FLOOR_MS.toFixed(2)} ms) (machine load ${loadavg()[0].toFixed(2)})`,
     );
 
     // 1. Throughput, without webhooks, then with a receiver answering at once, then with one
@@ -354,8 +356,9 @@ async function measureThroughput(ctx: {
       .map(([who, ms]) => `${who} ${ms.toFixed(2)} ms`)
       .join(', ')} (PostgreSQL and Redis: every process of theirs on the machine)`,
   );
-  // The figure of issue 14: Herald, the backends of its own database, and Redis (shared: one
-  // process serves every engineer's Redis clients, so it reads high on a busy machine).
+  // The figure the CPU per post target is set on: Herald, the backends of its own database, and
+  // Redis (shared: one process serves every engineer's Redis clients, so it reads high on a busy
+  // machine).
   const database = databaseMs / POSTS;
   const posts = total + database + others.Redis;
   console.log(
@@ -367,9 +370,9 @@ async function measureThroughput(ctx: {
   const floorBefore = ctx.floor.last;
   const floorAfter = await ctx.floor.measure();
   const floorCpuMs = (floorBefore + floorAfter) / 2;
-  const factor = ISSUE_MACHINE_FLOOR_MS / floorCpuMs;
+  const factor = REFERENCE_MACHINE_FLOOR_MS / floorCpuMs;
   console.log(
-    `  scaled to the issue's machine (× ${ISSUE_MACHINE_FLOOR_MS.toFixed(2)} ms / bare floor's ${floorCpuMs.toFixed(3)} ms here ` +
+    `  scaled to the reference machine (× ${REFERENCE_MACHINE_FLOOR_MS.toFixed(2)} ms / bare floor's ${floorCpuMs.toFixed(3)} ms here ` +
       `(${floorBefore.toFixed(3)} before the run, ${floorAfter.toFixed(3)} after) = × ${factor.toFixed(2)}): ` +
       `${(posts * factor).toFixed(2)} ms (target ≤ ${CPU_PER_POST_TARGET_MS.toFixed(1)} ms) = ` +
       `${perPost.map((ms, i) => `${single ? 'all' : ['api', 'worker'][i]} ${(ms * factor).toFixed(2)}`).join(' + ')} + ` +
@@ -759,7 +762,7 @@ async function startHerald(
 }
 
 /**
- * Delivery at Telegram's ceiling (issue 14): a stand-in that answers after a latency and enforces
+ * Delivery at Telegram's ceiling: a stand-in that answers after a latency and enforces
  * Telegram's limits itself (429 with retry_after past 30 messages a second per bot or 20 a minute
  * per chat); Herald paced by the same limits. The backlog is queued by an `api` process before the
  * workers start, so the sends all want to go at once; then one worker delivers it, and then two

@@ -1,5 +1,5 @@
 /**
- * Read-API benchmark (issue 2, "Performance"; issue 14): loads GET /api/public/v1/projects and
+ * Read-API benchmark: loads GET /api/public/v1/projects and
  * GET /api/public/v1/usage on three servers doing the same key lookup, query and answer: the bare
  * floor (node:http + pg, bench/baseline-server.ts), the framework floor (a minimal NestJS +
  * Express app, bench/framework-server.ts) and the built Herald with its rate limiter, logging and
@@ -7,9 +7,9 @@
  * an open-loop generator: requests started on a fixed schedule (BENCH_RATE, 1,000 req/s), each
  * one's latency counted from its scheduled time, so a server that falls behind cannot hide it.
  * Targets: Herald's CPU per request ≤ 1.25× the framework floor's; open-loop p99 ≤ 10 ms at
- * 1,000 req/s; (issue 2) ≥ 70% of the bare floor's requests/s.
+ * 1,000 req/s; ≥ 70% of the bare floor's requests/s.
  *
- * Then, on Herald alone (issue 10): GET one post by id, and POST /posts with and without an
+ * Then, on Herald alone: GET one post by id, and POST /posts with and without an
  * Idempotency-Key (a new key per request). Target: the key costs < 15% of create throughput.
  * BENCH_POSTS=0 skips this part.
  *
@@ -60,15 +60,15 @@ const BASELINE_SERVER = join(__dirname, 'baseline-server.ts');
 const FRAMEWORK_SERVER = join(__dirname, 'framework-server.ts');
 
 const TARGET_SHARE = 0.7;
-/** Herald's CPU per request over the framework floor's (issue 14). */
+/** Herald's CPU per request may be at most this multiple of the framework floor's. */
 const TARGET_CPU_OVER_FRAMEWORK = 1.25;
-/** p99 of the open-loop run (issue 14). */
+/** The open-loop run's p99 may be at most this many milliseconds. */
 const TARGET_P99_MS = 10;
 /**
- * The bare floor's CPU per GET /projects on the machine of issue 14, where 1,000 req/s was set:
+ * The bare floor's CPU per GET /projects on the reference machine, where 1,000 req/s was set:
  * the open-loop run is repeated at 1,000 req/s scaled by how much slower this machine is.
  */
-const ISSUE_BARE_PROJECTS_CPU_MS = 0.1;
+const REFERENCE_BARE_PROJECTS_CPU_MS = 0.1;
 const SERVERS = ['baseline', 'framework', 'herald', 'before'] as const;
 /** The servers that are Herald, held to its targets. */
 const HERALDS: readonly ServerName[] = ['herald', 'before'];
@@ -95,7 +95,7 @@ const settings = {
   posts: env.BENCH_POSTS !== '0',
 };
 
-/** Issue 10: an Idempotency-Key may cost at most this share of create throughput. */
+/** An Idempotency-Key may cost at most this share of create throughput. */
 const MAX_IDEMPOTENCY_COST = 0.15;
 
 const ENDPOINTS = [
@@ -257,12 +257,12 @@ async function main(): Promise<void> {
       if (settings.openLoopRate > 0) {
         await openLoopLatency(servers, key, settings.openLoopRate, 'the target');
         if (bareProjectsCpuMs > 0) {
-          const scaled = Math.round((1000 * ISSUE_BARE_PROJECTS_CPU_MS) / bareProjectsCpuMs);
+          const scaled = Math.round((1000 * REFERENCE_BARE_PROJECTS_CPU_MS) / bareProjectsCpuMs);
           await openLoopLatency(
             servers,
             key,
             scaled,
-            `1,000 req/s scaled to this machine: 1,000 × ${ISSUE_BARE_PROJECTS_CPU_MS} ms ÷ ${bareProjectsCpuMs.toFixed(2)} ms, the bare floor's CPU per GET /projects on the issue's machine and here`,
+            `1,000 req/s scaled to this machine: 1,000 × ${REFERENCE_BARE_PROJECTS_CPU_MS} ms ÷ ${bareProjectsCpuMs.toFixed(2)} ms, the bare floor's CPU per GET /projects on the reference machine and here`,
           );
         }
       }
@@ -583,7 +583,7 @@ function percentile(values: number[], p: number): number {
 }
 
 /**
- * Issue 10 on Herald alone: GET one post, and creates with and without Idempotency-Key (each
+ * Herald alone: GET one post, and creates with and without Idempotency-Key (each
  * request its own key, as a client retrying safely sends). The two create loads alternate over
  * two rounds, so the table's growth weighs on both alike.
  */

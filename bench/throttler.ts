@@ -1,5 +1,5 @@
 /**
- * What the public API rate limits cost (issue 5): limits on (raised out of the way, so every
+ * What the public API rate limits cost: limits on (raised out of the way, so every
  * request is counted in Redis and answered 200) against off (RATE_LIMIT_ENABLED=false). Target:
  * the throttler costs at most 15% of requests/s. The run itself: bench/feature-cost.ts.
  *

@@ -1,5 +1,5 @@
 /**
- * Upload benchmark (issue 3, "Performance"): 10 concurrent multipart uploads of a 50 MB file to
+ * Upload benchmark: 10 concurrent multipart uploads of a 50 MB file to
  * POST /api/public/v1/projects/:id/media on Herald running in a child process, writing to local
  * disk. Prints MB/s and the service's peak RSS growth, sampled from /proc/<pid>/status, and the
  * service's CPU time (MB per CPU-second tells the cost apart from a busy machine's noise).
