@@ -18,7 +18,7 @@ import { runCli } from '../src/cli/commands';
 import { loadConfig } from '../src/config/config';
 import { dropTestDatabase } from '../test/support/databases';
 import { deleteRedisKeys } from '../test/support/redis-keys';
-import { TelegramStandIn } from '../test/support/telegram-stand-in';
+import { TelegramStandIn } from '../test/support/stand-ins/telegram-stand-in';
 import { createMigratedDatabase, TEST_APP_SECRET } from '../test/support/test-app';
 import {
   cpuSeconds,

@@ -27,7 +27,7 @@ import {
   type HeraldProcess,
 } from '../test/support/herald-process';
 import { TcpProxy } from '../test/support/tcp-proxy';
-import { TelegramStandIn } from '../test/support/telegram-stand-in';
+import { TelegramStandIn } from '../test/support/stand-ins/telegram-stand-in';
 import { createMigratedDatabase, TEST_APP_SECRET } from '../test/support/test-app';
 import { WebhookReceiver } from '../test/support/webhook-receiver';
 import { freePort, postJson } from './support';

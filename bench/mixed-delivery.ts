@@ -18,12 +18,12 @@ import { Client } from 'pg';
 import { request } from 'undici';
 import { runCli } from '../src/cli/commands';
 import { loadConfig } from '../src/config/config';
-import { BlueskyStandIn } from '../test/support/bluesky-stand-in';
+import { BlueskyStandIn } from '../test/support/stand-ins/bluesky-stand-in';
 import { dropTestDatabase } from '../test/support/databases';
-import { DiscordStandIn } from '../test/support/discord-stand-in';
-import { MastodonStandIn } from '../test/support/mastodon-stand-in';
+import { DiscordStandIn } from '../test/support/stand-ins/discord-stand-in';
+import { MastodonStandIn } from '../test/support/stand-ins/mastodon-stand-in';
 import { deleteRedisKeys } from '../test/support/redis-keys';
-import { TelegramStandIn } from '../test/support/telegram-stand-in';
+import { TelegramStandIn } from '../test/support/stand-ins/telegram-stand-in';
 import { createMigratedDatabase, TEST_APP_SECRET } from '../test/support/test-app';
 import { cpuSeconds, freePort, heraldNodeFlags, postJson, waitUntilAnswers } from './support';
 

@@ -54,7 +54,7 @@ import { Client } from 'pg';
 import { runCli } from '../src/cli/commands';
 import { loadConfig } from '../src/config/config';
 import { dropTestDatabase } from '../test/support/databases';
-import { RecordedCall, TelegramStandIn } from '../test/support/telegram-stand-in';
+import { RecordedCall, TelegramStandIn } from '../test/support/stand-ins/telegram-stand-in';
 import { deleteRedisKeys } from '../test/support/redis-keys';
 import { createMigratedDatabase, TEST_APP_SECRET } from '../test/support/test-app';
 

@@ -43,7 +43,7 @@ import { request } from 'undici';
 import type { AppConfig } from '../src/config/config';
 import { buildDataSourceOptions } from '../src/database/data-source';
 import type { StorageDriver } from '../src/storage/storage-driver';
-import { generatedBytes, postMultipart } from '../test/support/media-helpers';
+import { generatedBytes, postMultipart } from '../test/support/factories/media-helpers';
 
 const ROOT = resolve(__dirname, '..');
 const MB = 1024 * 1024;

@@ -12,11 +12,11 @@ import {
   type PermissionFlag,
 } from '../../src/members/permissions';
 import { PermissionMetadata } from '../../src/members/require-permission';
-import { AiStandIn } from '../support/ai-stand-in';
-import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories';
-import { TelegramStandIn } from '../support/telegram-stand-in';
-import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
-import { addMember, allFlagsBut, memberRow, onlyFlags } from '../support/team';
+import { AiStandIn } from '../support/stand-ins/ai-stand-in';
+import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories/factories';
+import { TelegramStandIn } from '../support/stand-ins/telegram-stand-in';
+import { startWithTelegram, TelegramWorld } from '../support/factories/telegram-world';
+import { addMember, allFlagsBut, memberRow, onlyFlags } from '../support/factories/team';
 import { startTestApp, TestApp } from '../support/test-app';
 import { type Answer, MCP_PATH, restAnswerOf, sendToolCall } from '../support/mcp';
 import { registeredRoutes } from '../support/routes';

@@ -1,8 +1,8 @@
 import { ProjectAccessCache } from '../../src/projects/project-access-cache';
 import { ProjectsService } from '../../src/projects/projects.service';
-import { Factory, SignedInUser, TestProject } from '../support/factories';
+import { Factory, SignedInUser, TestProject } from '../support/factories/factories';
 import { instanceWithCuttableRedis, lookups as lookupsOf, REMEMBER } from '../support/remembering';
-import { addMember } from '../support/team';
+import { addMember } from '../support/factories/team';
 import { startTestApp, TestApp } from '../support/test-app';
 import { waitFor } from '../support/waits';
 

@@ -1,6 +1,6 @@
 import type { Response } from 'supertest';
-import { AiStandIn } from '../support/ai-stand-in';
-import { Factory, SignedInUser } from '../support/factories';
+import { AiStandIn } from '../support/stand-ins/ai-stand-in';
+import { Factory, SignedInUser } from '../support/factories/factories';
 import { startTestApp, TestApp } from '../support/test-app';
 import { sleep } from '../support/waits';
 

@@ -1,6 +1,6 @@
-import { Factory, SignedInUser, TestProject } from '../support/factories';
-import { TelegramStandIn } from '../support/telegram-stand-in';
-import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
+import { Factory, SignedInUser, TestProject } from '../support/factories/factories';
+import { TelegramStandIn } from '../support/stand-ins/telegram-stand-in';
+import { startWithTelegram, TelegramWorld } from '../support/factories/telegram-world';
 import { TestApp } from '../support/test-app';
 
 describe('Application API: sessions, projects, Telegram accounts', () => {

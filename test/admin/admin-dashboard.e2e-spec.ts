@@ -6,7 +6,7 @@ import { Browser, chromium } from 'playwright-core';
 import type request from 'supertest';
 import { createHmac } from 'node:crypto';
 import { CSRF_COOKIE, SESSION_COOKIE } from '../../src/admin/admin-session.service';
-import { Factory, SignedInUser } from '../support/factories';
+import { Factory, SignedInUser } from '../support/factories/factories';
 import { startTestApp, TEST_APP_SECRET, TestApp } from '../support/test-app';
 
 /** Debian's chromium (`.ci/run` installs it when missing), driven by playwright-core. */

@@ -1,7 +1,7 @@
 import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
 import { publishNow, waitForPostStatus } from '../support/publication';
-import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
+import { startWithTelegram, TelegramWorld } from '../support/factories/telegram-world';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { waitFor } from '../support/waits';
 

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { POST_INSTRUCTIONS, TEMPLATE_INSTRUCTIONS } from '../../src/ai/ai.service';
 import { MAX_TEXT_LENGTH } from '../../src/posts/post-state';
-import { AiStandIn, STAND_IN_PNG } from '../support/ai-stand-in';
-import { Factory, SignedInUser, TestProject } from '../support/factories';
-import { addMember } from '../support/team';
+import { AiStandIn, STAND_IN_PNG } from '../support/stand-ins/ai-stand-in';
+import { Factory, SignedInUser, TestProject } from '../support/factories/factories';
+import { addMember } from '../support/factories/team';
 import { startTestApp, TestApp } from '../support/test-app';
 import { MICROS } from '../support/expectations';
 

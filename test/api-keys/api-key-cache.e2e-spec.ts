@@ -1,5 +1,5 @@
 import { ApiKeyCache, KeyRecord } from '../../src/api-keys/api-key-cache';
-import { Factory, SignedInUser } from '../support/factories';
+import { Factory, SignedInUser } from '../support/factories/factories';
 import { instanceWithCuttableRedis, lookups as lookupsOf, REMEMBER } from '../support/remembering';
 import { startTestApp, TestApp } from '../support/test-app';
 import { waitFor } from '../support/waits';

@@ -1,4 +1,4 @@
-import { Factory, SignedInUser, TestProject } from '../support/factories';
+import { Factory, SignedInUser, TestProject } from '../support/factories/factories';
 import { startTestApp, TestApp } from '../support/test-app';
 import { sleep, waitFor } from '../support/waits';
 

@@ -7,11 +7,11 @@ import {
   PermissionMetadata,
   type PermissionRequirement,
 } from '../../src/members/require-permission';
-import { Factory, SignedInUser, TestProject } from '../support/factories';
+import { Factory, SignedInUser, TestProject } from '../support/factories/factories';
 import { type Answer, MCP_PATH, restAnswerOf, sendToolCall } from '../support/mcp';
 import { registeredRoutes } from '../support/routes';
-import { addMember } from '../support/team';
-import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
+import { addMember } from '../support/factories/team';
+import { startWithTelegram, TelegramWorld } from '../support/factories/telegram-world';
 import { TestApp } from '../support/test-app';
 
 /**

@@ -1,5 +1,5 @@
-import { Factory, SignedInUser, TestProject } from '../support/factories';
-import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
+import { Factory, SignedInUser, TestProject } from '../support/factories/factories';
+import { startWithTelegram, TelegramWorld } from '../support/factories/telegram-world';
 
 interface Schema {
   $ref?: string;

@@ -17,10 +17,10 @@ import {
   WebhookVerificationError,
 } from '../../clients/typescript/src';
 import { MICROS, TELEGRAM_CHANNEL_LIMITS } from '../support/expectations';
-import { SignedInUser, TestChannel, TestProject } from '../support/factories';
-import { fixture } from '../support/media-helpers';
+import { SignedInUser, TestChannel, TestProject } from '../support/factories/factories';
+import { fixture } from '../support/factories/media-helpers';
 import { RemoteFileServer } from '../support/remote-file-server';
-import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
+import { startWithTelegram, TelegramWorld } from '../support/factories/telegram-world';
 import { waitFor } from '../support/waits';
 
 const CLIENT = join(__dirname, '..', '..', 'clients', 'typescript');

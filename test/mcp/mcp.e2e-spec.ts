@@ -5,11 +5,11 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import type { AddressInfo } from 'node:net';
 import { MCP_TOOLS } from '../../src/mcp/mcp-tools';
-import type { SignedInUser, TestChannel, TestProject } from '../support/factories';
-import { fixture } from '../support/media-helpers';
+import type { SignedInUser, TestChannel, TestProject } from '../support/factories/factories';
+import { fixture } from '../support/factories/media-helpers';
 import { RemoteFileServer } from '../support/remote-file-server';
-import { addMember } from '../support/team';
-import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
+import { addMember } from '../support/factories/team';
+import { startWithTelegram, TelegramWorld } from '../support/factories/telegram-world';
 
 interface ToolAnswer {
   isError?: boolean;

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { MediaService } from '../../src/media/media.service';
 import { INCOMING_DIR, STALE_PARTIAL_MS } from '../../src/storage/local-disk.storage';
-import { Factory, SignedInUser, TestProject } from '../support/factories';
+import { Factory, SignedInUser, TestProject } from '../support/factories/factories';
 import {
   FIFTY_MB,
   filesUnder,
@@ -14,8 +14,8 @@ import {
   generatedBytes,
   MultipartPart,
   postMultipart,
-} from '../support/media-helpers';
-import { addMember, onlyFlags } from '../support/team';
+} from '../support/factories/media-helpers';
+import { addMember, onlyFlags } from '../support/factories/team';
 import { MEDIA_DRIVERS } from '../support/media-store';
 import { startTestApp, TestApp } from '../support/test-app';
 import { MICROS } from '../support/expectations';

@@ -9,10 +9,10 @@ import {
   type HostResolver,
   type ResolvedAddress,
 } from '../../src/outbound/pinned-address';
-import { Factory, TestProject } from '../support/factories';
-import { FIFTY_MB, fixture } from '../support/media-helpers';
+import { Factory, TestProject } from '../support/factories/factories';
+import { FIFTY_MB, fixture } from '../support/factories/media-helpers';
 import { RemoteFileServer } from '../support/remote-file-server';
-import { addMember, onlyFlags } from '../support/team';
+import { addMember, onlyFlags } from '../support/factories/team';
 import { MEDIA_DRIVERS } from '../support/media-store';
 import { startTestApp, TEST_APP_SECRET, TestApp } from '../support/test-app';
 import { waitFor } from '../support/waits';

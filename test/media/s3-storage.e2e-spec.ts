@@ -9,12 +9,12 @@ import type { AppConfig } from '../../src/config/config';
 import { InvalidStoragePathError } from '../../src/storage/local-disk.storage';
 import { S3_PART_SIZE, S3Storage } from '../../src/storage/s3.storage';
 import { StorageUnavailableError } from '../../src/storage/storage-driver';
-import { Factory } from '../support/factories';
-import { fixture, generatedBytes } from '../support/media-helpers';
+import { Factory } from '../support/factories/factories';
+import { fixture, generatedBytes } from '../support/factories/media-helpers';
 import { waitForPostStatus } from '../support/publication';
 import { S3TestServer, TEST_BUCKET } from '../support/s3-server';
 import { TcpProxy } from '../support/tcp-proxy';
-import { TelegramStandIn } from '../support/telegram-stand-in';
+import { TelegramStandIn } from '../support/stand-ins/telegram-stand-in';
 import { startTestApp, TestApp } from '../support/test-app';
 import { sleep, waitFor } from '../support/waits';
 

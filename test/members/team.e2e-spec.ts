@@ -4,8 +4,8 @@ import {
   PERMISSION_MESSAGES,
 } from '../../src/members/permissions';
 import { TEAM_RULE_MESSAGES } from '../../src/members/team-rules';
-import { Factory, SignedInUser, TestProject } from '../support/factories';
-import { addMember, memberRow, onlyFlags } from '../support/team';
+import { Factory, SignedInUser, TestProject } from '../support/factories/factories';
+import { addMember, memberRow, onlyFlags } from '../support/factories/team';
 import { startTestApp, TestApp } from '../support/test-app';
 import { MICROS } from '../support/expectations';
 

@@ -1,5 +1,5 @@
 import { runCli } from '../../src/cli/commands';
-import { Factory } from '../support/factories';
+import { Factory } from '../support/factories/factories';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /** `npm run cli -- <command>`: the same function the CLI's main runs, in process. */

@@ -1,4 +1,4 @@
-import { Factory } from '../support/factories';
+import { Factory } from '../support/factories/factories';
 import { startTestApp, TestApp } from '../support/test-app';
 import { sleep, waitFor } from '../support/waits';
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { DEMO_EMAIL, runCli } from '../../src/cli/commands';
 import { freePort } from '../support/free-port';
 import { MICROS } from '../support/expectations';
-import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
+import { startWithTelegram, TelegramWorld } from '../support/factories/telegram-world';
 
 const ROOT = join(__dirname, '..', '..');
 const GUIDE = join(ROOT, 'docs', 'integrating.md');

@@ -12,7 +12,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { databaseUrl, dropTestDatabase, TEST_DATABASE_PREFIX } from '../support/databases';
-import { TelegramStandIn } from '../support/telegram-stand-in';
+import { TelegramStandIn } from '../support/stand-ins/telegram-stand-in';
 import { deleteRedisKeys } from '../support/redis-keys';
 import { TEST_REDIS_URL } from '../support/test-app';
 import { freePort } from '../support/free-port';

@@ -1,10 +1,10 @@
 import { once } from 'node:events';
 import { connect } from 'node:net';
-import { Factory } from '../support/factories';
+import { Factory } from '../support/factories/factories';
 import { heraldReady, HeraldProcess, spawnHerald, stopHerald } from '../support/herald-process';
-import { fixture } from '../support/media-helpers';
+import { fixture } from '../support/factories/media-helpers';
 import { RemoteFileServer } from '../support/remote-file-server';
-import { TelegramStandIn } from '../support/telegram-stand-in';
+import { TelegramStandIn } from '../support/stand-ins/telegram-stand-in';
 import { startTestApp, TEST_REDIS_URL, type TestApp } from '../support/test-app';
 import { freePort } from '../support/free-port';
 import { waitFor } from '../support/waits';

@@ -1,8 +1,8 @@
-import { BlueskyStandIn } from '../support/bluesky-stand-in';
-import { Factory, SignedInUser, TestProject } from '../support/factories';
-import { fixture } from '../support/media-helpers';
+import { BlueskyStandIn } from '../support/stand-ins/bluesky-stand-in';
+import { Factory, SignedInUser, TestProject } from '../support/factories/factories';
+import { fixture } from '../support/factories/media-helpers';
 import { targetsOf, waitForPostStatus } from '../support/publication';
-import { TelegramStandIn } from '../support/telegram-stand-in';
+import { TelegramStandIn } from '../support/stand-ins/telegram-stand-in';
 import { startTestApp, TestApp } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { waitFor } from '../support/waits';

@@ -1,7 +1,11 @@
-import { DiscordRecordedCall } from '../support/discord-stand-in';
-import { DiscordTestChannel, DiscordWorld, startWithDiscord } from '../support/discord-world';
-import { SignedInUser, TestProject } from '../support/factories';
-import { fixture } from '../support/media-helpers';
+import { DiscordRecordedCall } from '../support/stand-ins/discord-stand-in';
+import {
+  DiscordTestChannel,
+  DiscordWorld,
+  startWithDiscord,
+} from '../support/factories/discord-world';
+import { SignedInUser, TestProject } from '../support/factories/factories';
+import { fixture } from '../support/factories/media-helpers';
 import { targetsOf, waitForPostStatus } from '../support/publication';
 import { TestApp } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';

@@ -3,7 +3,7 @@ import { IncomingMessage, type Server, ServerResponse } from 'node:http';
 import { DataSource } from 'typeorm';
 import { buildDataSourceOptions } from '../../src/database/data-source';
 import { InFlightRequests } from '../../src/shutdown/in-flight-requests';
-import { Factory, SignedInUser } from '../support/factories';
+import { Factory, SignedInUser } from '../support/factories/factories';
 import { startTestApp, TestApp } from '../support/test-app';
 
 describe('Errors, OpenAPI, health and schema', () => {

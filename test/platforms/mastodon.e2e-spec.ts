@@ -1,7 +1,15 @@
-import { SignedInUser, TestProject } from '../support/factories';
-import { fixture } from '../support/media-helpers';
-import { MastodonStandIn, RecordedMastodonCall, STOCK_LIMITS } from '../support/mastodon-stand-in';
-import { MastodonTestAccount, MastodonWorld, startWithMastodon } from '../support/mastodon-world';
+import { SignedInUser, TestProject } from '../support/factories/factories';
+import { fixture } from '../support/factories/media-helpers';
+import {
+  MastodonStandIn,
+  RecordedMastodonCall,
+  STOCK_LIMITS,
+} from '../support/stand-ins/mastodon-stand-in';
+import {
+  MastodonTestAccount,
+  MastodonWorld,
+  startWithMastodon,
+} from '../support/factories/mastodon-world';
 import { targetsOf, waitForPostStatus } from '../support/publication';
 import { TestApp } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';

@@ -1,9 +1,9 @@
 import { PERMISSION_MESSAGES } from '../../src/members/permissions';
-import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories';
+import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories/factories';
 import { waitForPostStatus } from '../support/publication';
-import { addMember, allFlagsBut } from '../support/team';
-import { TelegramStandIn } from '../support/telegram-stand-in';
-import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
+import { addMember, allFlagsBut } from '../support/factories/team';
+import { TelegramStandIn } from '../support/stand-ins/telegram-stand-in';
+import { startWithTelegram, TelegramWorld } from '../support/factories/telegram-world';
 import { TestApp } from '../support/test-app';
 import { TELEGRAM_CHANNEL_LIMITS } from '../support/expectations';
 

@@ -1,9 +1,9 @@
 import { IdempotencyService } from '../../src/idempotency/idempotency.service';
-import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories';
-import { filesUnder, fixture } from '../support/media-helpers';
+import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories/factories';
+import { filesUnder, fixture } from '../support/factories/media-helpers';
 import { waitForPostStatus } from '../support/publication';
 import { RemoteFileServer } from '../support/remote-file-server';
-import { TelegramStandIn } from '../support/telegram-stand-in';
+import { TelegramStandIn } from '../support/stand-ins/telegram-stand-in';
 import { startTestApp, TestApp } from '../support/test-app';
 import { waitFor } from '../support/waits';
 

@@ -1,10 +1,10 @@
 import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
-import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories';
-import { fixture } from '../support/media-helpers';
+import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories/factories';
+import { fixture } from '../support/factories/media-helpers';
 import { waitForPostStatus } from '../support/publication';
-import { addMember } from '../support/team';
-import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
+import { addMember } from '../support/factories/team';
+import { startWithTelegram, TelegramWorld } from '../support/factories/telegram-world';
 import { TestApp } from '../support/test-app';
 import { MICROS } from '../support/expectations';
 import { sleep } from '../support/waits';

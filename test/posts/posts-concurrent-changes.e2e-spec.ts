@@ -1,8 +1,8 @@
 import { Client } from 'pg';
 import { PostsRepository } from '../../src/posts/posts.repository';
-import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories';
-import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
-import { newDraft } from '../support/new-post';
+import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories/factories';
+import { startWithTelegram, TelegramWorld } from '../support/factories/telegram-world';
+import { newDraft } from '../support/factories/new-post';
 import { TestApp } from '../support/test-app';
 import { waitFor } from '../support/waits';
 

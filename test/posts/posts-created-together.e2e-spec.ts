@@ -1,7 +1,7 @@
 import { type PostRow, PostsRepository } from '../../src/posts/posts.repository';
-import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories';
-import { newDraft, postRulesWorld } from '../support/new-post';
-import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
+import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories/factories';
+import { newDraft, postRulesWorld } from '../support/factories/new-post';
+import { startWithTelegram, TelegramWorld } from '../support/factories/telegram-world';
 import { TestApp } from '../support/test-app';
 
 /**

@@ -1,9 +1,9 @@
 import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
-import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories';
-import { postRulesWorld } from '../support/new-post';
-import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
-import { addMember } from '../support/team';
+import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories/factories';
+import { postRulesWorld } from '../support/factories/new-post';
+import { startWithTelegram, TelegramWorld } from '../support/factories/telegram-world';
+import { addMember } from '../support/factories/team';
 import { TestApp } from '../support/test-app';
 
 const LONG = 'x'.repeat(1025); // longer than a Telegram caption

@@ -2,9 +2,9 @@ import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
 import { PostsService } from '../../src/posts/posts.service';
 import { ProjectsService } from '../../src/projects/projects.service';
-import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories';
-import { addMember, allFlagsBut } from '../support/team';
-import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
+import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories/factories';
+import { addMember, allFlagsBut } from '../support/factories/team';
+import { startWithTelegram, TelegramWorld } from '../support/factories/telegram-world';
 import { TestApp } from '../support/test-app';
 import { MICROS } from '../support/expectations';
 

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories';
+import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories/factories';
 import { targetsOf, waitForPostStatus } from '../support/publication';
-import { TelegramStandIn } from '../support/telegram-stand-in';
-import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
+import { TelegramStandIn } from '../support/stand-ins/telegram-stand-in';
+import { startWithTelegram, TelegramWorld } from '../support/factories/telegram-world';
 import { TestApp } from '../support/test-app';
 
 const fixture = (name: string) => readFileSync(join(__dirname, '..', 'fixtures', 'media', name));

@@ -2,10 +2,10 @@ import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
 import { RetryLater } from '../../src/posts/publication/publication.queue';
 import { PublicationService } from '../../src/posts/publication/publication.service';
-import { Factory } from '../support/factories';
+import { Factory } from '../support/factories/factories';
 import { targetsOf, waitForPostStatus } from '../support/publication';
 import { TcpProxy } from '../support/tcp-proxy';
-import { TelegramStandIn } from '../support/telegram-stand-in';
+import { TelegramStandIn } from '../support/stand-ins/telegram-stand-in';
 import { startTestApp, TestApp } from '../support/test-app';
 import { waitFor } from '../support/waits';
 

@@ -1,8 +1,8 @@
 import type { Response } from 'supertest';
-import { Factory, SignedInUser, TestProject } from '../support/factories';
+import { Factory, SignedInUser, TestProject } from '../support/factories/factories';
 import { waitForPostStatus } from '../support/publication';
 import { TcpProxy } from '../support/tcp-proxy';
-import { TelegramStandIn } from '../support/telegram-stand-in';
+import { TelegramStandIn } from '../support/stand-ins/telegram-stand-in';
 import { startTestApp, TEST_REDIS_URL, TestApp } from '../support/test-app';
 import { sleep } from '../support/waits';
 

@@ -1,9 +1,9 @@
 import { metricSample } from '../support/expectations';
-import { Factory, TestChannel, TestProject } from '../support/factories';
+import { Factory, TestChannel, TestProject } from '../support/factories/factories';
 import { freePort } from '../support/free-port';
 import { heraldReady, HeraldProcess, spawnHerald, stopHerald } from '../support/herald-process';
 import { waitForPostStatus } from '../support/publication';
-import { TelegramStandIn } from '../support/telegram-stand-in';
+import { TelegramStandIn } from '../support/stand-ins/telegram-stand-in';
 import { startTestApp, TEST_REDIS_URL, TestApp } from '../support/test-app';
 
 /**

@@ -5,10 +5,10 @@ import type { Job, Queue } from 'bull';
 import { AppModule } from '../../src/app.module';
 import { loadConfig } from '../../src/config/config';
 import { PublicationSweeper } from '../../src/posts/publication/publication.sweeper';
-import { Factory, TestChannel, TestProject } from '../support/factories';
+import { Factory, TestChannel, TestProject } from '../support/factories/factories';
 import { publishNow, waitForPostStatus } from '../support/publication';
 import { SwitchableRedis } from '../support/switchable-redis';
-import { TelegramStandIn } from '../support/telegram-stand-in';
+import { TelegramStandIn } from '../support/stand-ins/telegram-stand-in';
 import { startTestApp, TEST_APP_SECRET, TestApp } from '../support/test-app';
 import { sleep, waitFor } from '../support/waits';
 

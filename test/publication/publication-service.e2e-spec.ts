@@ -20,9 +20,9 @@ import {
 } from '../../src/platforms/telegram/telegram-links';
 import { RetryLater } from '../../src/posts/publication/publication.queue';
 import { PublicationService } from '../../src/posts/publication/publication.service';
-import { Factory, TestChannel, TestProject } from '../support/factories';
+import { Factory, TestChannel, TestProject } from '../support/factories/factories';
 import { publishNow, targetsOf } from '../support/publication';
-import { TelegramStandIn } from '../support/telegram-stand-in';
+import { TelegramStandIn } from '../support/stand-ins/telegram-stand-in';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /** What the scripted publisher answers to one send: the messages made, or a failure. */

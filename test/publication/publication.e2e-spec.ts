@@ -3,13 +3,13 @@ import type { Queue } from 'bull';
 import { PublicationRepository } from '../../src/posts/publication/publication.repository';
 import { PublicationService } from '../../src/posts/publication/publication.service';
 import { TelegramPacing } from '../../src/platforms/telegram/telegram-pacing';
-import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories';
+import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories/factories';
 import { targetsOf, waitForPostStatus, withWorkerPaused } from '../support/publication';
-import { TelegramStandIn } from '../support/telegram-stand-in';
-import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
+import { TelegramStandIn } from '../support/stand-ins/telegram-stand-in';
+import { startWithTelegram, TelegramWorld } from '../support/factories/telegram-world';
 import { TestApp } from '../support/test-app';
 import { MICROS } from '../support/expectations';
-import { fixture } from '../support/media-helpers';
+import { fixture } from '../support/factories/media-helpers';
 import { sleep } from '../support/waits';
 
 /** A public chat's messages as a target lists them: Telegram's ids as text, with their t.me links. */

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { filesUnder } from './media-helpers';
+import { filesUnder } from './factories/media-helpers';
 import { S3TestServer } from './s3-server';
 
 export type MediaDriver = 'local' | 's3';

@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { Factory } from '../support/factories';
+import { Factory } from '../support/factories/factories';
 import { startTestApp, TestApp } from '../support/test-app';
 import { waitFor } from '../support/waits';
 

@@ -1,5 +1,5 @@
 import { LOST_ATTEMPT_ERROR } from '../../src/webhooks/webhooks.repository';
-import { Factory, TestProject } from '../support/factories';
+import { Factory, TestProject } from '../support/factories/factories';
 import { freePort } from '../support/free-port';
 import { HeraldProcess, spawnHerald, stopHerald } from '../support/herald-process';
 import { startTestApp, TEST_APP_SECRET, TestApp } from '../support/test-app';

@@ -1,4 +1,4 @@
-import { Factory, TestProject } from '../support/factories';
+import { Factory, TestProject } from '../support/factories/factories';
 import { startTestApp, TestApp } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { waitFor } from '../support/waits';

@@ -1,12 +1,12 @@
 import { HOST_RESOLVER, type ResolvedAddress } from '../../src/outbound/pinned-address';
 import { PERMISSION_MESSAGES } from '../../src/members/permissions';
 import { MICROS } from '../support/expectations';
-import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories';
+import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories/factories';
 import { targetsOf, waitForPostStatus } from '../support/publication';
 import { SwitchableRedis } from '../support/switchable-redis';
-import { allFlagsBut, addMember } from '../support/team';
-import { TelegramStandIn } from '../support/telegram-stand-in';
-import { startWithTelegram, TelegramWorld } from '../support/telegram-world';
+import { allFlagsBut, addMember } from '../support/factories/team';
+import { TelegramStandIn } from '../support/stand-ins/telegram-stand-in';
+import { startWithTelegram, TelegramWorld } from '../support/factories/telegram-world';
 import { startTestApp, TestApp } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { sleep, waitFor } from '../support/waits';

@@ -2,7 +2,7 @@ import { File } from 'node:buffer';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AppConfig } from '../../config/config';
-import { DiscordStandIn } from '../../../test/support/discord-stand-in';
+import { DiscordStandIn } from '../../../test/support/stand-ins/discord-stand-in';
 import { DiscordApi, DiscordApiError, DiscordTransportError, toDeliveryError } from './discord-api';
 
 /** The Discord client against the stand-in: what it sends, and what each answer becomes. */

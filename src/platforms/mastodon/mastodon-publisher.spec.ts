@@ -5,7 +5,7 @@ import type { AppConfig } from '../../config/config';
 import { OutboundDispatchers } from '../../outbound/outbound-dispatchers';
 import { HostAdmission, systemResolver } from '../../outbound/pinned-address';
 import type { StorageDriver } from '../../storage/storage-driver';
-import { MastodonStandIn } from '../../../test/support/mastodon-stand-in';
+import { MastodonStandIn } from '../../../test/support/stand-ins/mastodon-stand-in';
 import { DeliveryError, type OutgoingMedia, type SendTarget } from '../platform';
 import { MastodonApi } from './mastodon-api';
 import { sealableSecret } from './mastodon-credentials';

@@ -1,7 +1,7 @@
-import { DiscordStandIn, DiscordStandInChannel } from './discord-stand-in';
+import { DiscordStandIn, DiscordStandInChannel } from '../stand-ins/discord-stand-in';
 import { Factory, SignedInUser, TestChannel, TestProject } from './factories';
-import { TelegramStandIn } from './telegram-stand-in';
-import { startTestApp, TestApp } from './test-app';
+import { TelegramStandIn } from '../stand-ins/telegram-stand-in';
+import { startTestApp, TestApp } from '../test-app';
 
 /** A channel list item of a Discord channel: its link and the platform's limits too. */
 export interface DiscordTestChannel extends TestChannel {

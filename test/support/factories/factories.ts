@@ -1,7 +1,7 @@
-import { runCli } from '../../src/cli/commands';
+import { runCli } from '../../../src/cli/commands';
 import { fixture } from './media-helpers';
-import { TelegramStandIn } from './telegram-stand-in';
-import { TestApp } from './test-app';
+import { TelegramStandIn } from '../stand-ins/telegram-stand-in';
+import { TestApp } from '../test-app';
 
 export interface SignedInUser {
   id: number;

@@ -1,6 +1,6 @@
 import { Factory, SignedInUser, TestChannel, TestProject } from './factories';
-import { MastodonStandIn } from './mastodon-stand-in';
-import { startTestApp, TestApp } from './test-app';
+import { MastodonStandIn } from '../stand-ins/mastodon-stand-in';
+import { startTestApp, TestApp } from '../test-app';
 
 /** A Mastodon account's one channel as channel lists show it: its link and its instance's limits. */
 export interface MastodonTestChannel extends TestChannel {

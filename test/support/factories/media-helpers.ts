@@ -4,7 +4,7 @@ import { join, relative } from 'node:path';
 import { Readable } from 'node:stream';
 import { request } from 'undici';
 
-export const FIXTURES_DIR = join(__dirname, '..', 'fixtures', 'media');
+export const FIXTURES_DIR = join(__dirname, '..', '..', 'fixtures', 'media');
 
 /** A file of `test/fixtures/media`: tiny real media, one per kind Herald takes, and one impostor. */
 export function fixture(name: string): Buffer {

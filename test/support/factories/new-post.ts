@@ -1,6 +1,6 @@
-import type { NewPost } from '../../src/posts/posts.repository';
+import type { NewPost } from '../../../src/posts/posts.repository';
 import type { Factory, SignedInUser, TestChannel, TestProject } from './factories';
-import type { TestApp } from './test-app';
+import type { TestApp } from '../test-app';
 
 /** A live draft to `targets`, as the posts service hands it to `PostsRepository.insertPost`. */
 export function newDraft(

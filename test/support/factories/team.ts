@@ -1,6 +1,6 @@
-import { PERMISSION_FLAGS, type PermissionFlag } from '../../src/members/permissions';
+import { PERMISSION_FLAGS, type PermissionFlag } from '../../../src/members/permissions';
 import { SignedInUser, TestProject } from './factories';
-import { TestApp } from './test-app';
+import { TestApp } from '../test-app';
 
 export type FlagSet = Partial<Record<PermissionFlag, boolean>>;
 

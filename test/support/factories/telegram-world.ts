@@ -1,6 +1,6 @@
 import { Factory } from './factories';
-import { TelegramStandIn } from './telegram-stand-in';
-import { startTestApp, TestApp } from './test-app';
+import { TelegramStandIn } from '../stand-ins/telegram-stand-in';
+import { startTestApp, TestApp } from '../test-app';
 
 /** A test app wired to its own Telegram stand-in, with a factory over both. */
 export interface TelegramWorld {
