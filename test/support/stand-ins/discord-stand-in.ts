@@ -1,4 +1,3 @@
-import busboy from 'busboy';
 import { randomBytes } from 'node:crypto';
 import {
   createServer,
@@ -7,6 +6,7 @@ import {
   Server,
   ServerResponse,
 } from 'node:http';
+import { readMultipart, type RecordedFile } from './multipart';
 import { AddressInfo, Socket } from 'node:net';
 
 /** The path of Discord's REST API version Herald speaks, under the stand-in's address. */
@@ -15,12 +15,8 @@ const API_PREFIX = '/api/v10';
 /** Discord's epoch (the first second of 2015), the origin of its snowflake ids. */
 const DISCORD_EPOCH_MS = 1_420_070_400_000;
 
-export interface DiscordRecordedFile {
-  field: string;
-  filename: string;
-  mimeType: string;
-  bytes: Buffer;
-}
+/** A file of a multipart request to Discord. */
+export type DiscordRecordedFile = RecordedFile;
 
 export type DiscordRoute = 'getCurrentUser' | 'getChannel' | 'createMessage' | 'unknown';
 
@@ -672,38 +668,7 @@ async function readBody(
 ): Promise<Pick<DiscordRecordedCall, 'json' | 'fields' | 'files'>> {
   const type = req.headers['content-type'] ?? '';
   if (type.startsWith('multipart/form-data')) {
-    const { fields, files } = await new Promise<{
-      fields: Record<string, string>;
-      files: DiscordRecordedFile[];
-    }>((resolve, reject) => {
-      const fields: Record<string, string> = {};
-      const files: DiscordRecordedFile[] = [];
-      // Busboy closes once the body is parsed, which can be before a file's stream has ended:
-      // the answer waits for every file, so a test reads whole files once Herald has its answer.
-      const ended: Promise<void>[] = [];
-      const parser = busboy({ headers: req.headers, limits: { fileSize: 64 * 1024 * 1024 } });
-      parser.on('field', (name, value) => (fields[name] = value));
-      parser.on('file', (field, stream, info) => {
-        const chunks: Buffer[] = [];
-        stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-        ended.push(
-          new Promise((done) =>
-            stream.on('end', () => {
-              files.push({
-                field,
-                filename: info.filename ?? '',
-                mimeType: info.mimeType,
-                bytes: Buffer.concat(chunks),
-              });
-              done();
-            }),
-          ),
-        );
-      });
-      parser.on('close', () => void Promise.all(ended).then(() => resolve({ fields, files })));
-      parser.on('error', reject);
-      req.pipe(parser);
-    });
+    const { fields, files } = await readMultipart(req);
     const json =
       fields.payload_json !== undefined
         ? (JSON.parse(fields.payload_json) as Record<string, unknown>)

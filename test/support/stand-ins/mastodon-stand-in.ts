@@ -1,18 +1,14 @@
-import busboy from 'busboy';
 import { randomBytes } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { readMultipart, type RecordedFile } from './multipart';
 import { AddressInfo } from 'node:net';
 
 /** The API calls the stand-in answers, by the name a script or a recorded call uses. */
 export type MastodonRoute =
   'verify_credentials' | 'instance' | 'upload_media' | 'get_media' | 'post_status';
 
-export interface RecordedMastodonFile {
-  field: string;
-  filename: string;
-  mimeType: string;
-  bytes: Buffer;
-}
+/** A file of a multipart request to the instance. */
+export type RecordedMastodonFile = RecordedFile;
 
 export interface RecordedMastodonCall {
   route: MastodonRoute | 'unknown';
@@ -540,34 +536,8 @@ async function readBody(
 ): Promise<{ body: Record<string, unknown>; files: RecordedMastodonFile[] }> {
   const type = req.headers['content-type'] ?? '';
   if (type.startsWith('multipart/form-data')) {
-    return new Promise((resolve, reject) => {
-      const body: Record<string, unknown> = {};
-      const files: RecordedMastodonFile[] = [];
-      const parser = busboy({ headers: req.headers });
-      parser.on('field', (name, value) => (body[name] = value));
-      // Busboy closes once the body is parsed, which can be before a file's stream has ended.
-      const ended: Promise<void>[] = [];
-      parser.on('file', (field, stream, info) => {
-        const chunks: Buffer[] = [];
-        stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-        ended.push(
-          new Promise((done) =>
-            stream.on('end', () => {
-              files.push({
-                field,
-                filename: info.filename ?? '',
-                mimeType: info.mimeType,
-                bytes: Buffer.concat(chunks),
-              });
-              done();
-            }),
-          ),
-        );
-      });
-      parser.on('close', () => void Promise.all(ended).then(() => resolve({ body, files })));
-      parser.on('error', reject);
-      req.pipe(parser);
-    });
+    const { fields, files } = await readMultipart(req);
+    return { body: fields, files };
   }
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);

@@ -1,13 +1,8 @@
-import busboy from 'busboy';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { readMultipart, type RecordedFile } from './multipart';
 
-export interface RecordedFile {
-  field: string;
-  filename: string;
-  mimeType: string;
-  bytes: Buffer;
-}
+export type { RecordedFile };
 
 export interface RecordedCall {
   token: string;
@@ -322,34 +317,11 @@ async function readBody(
 ): Promise<{ params: Record<string, unknown>; files: RecordedFile[] }> {
   const type = req.headers['content-type'] ?? '';
   if (type.startsWith('multipart/form-data')) {
-    return new Promise((resolve, reject) => {
-      const params: Record<string, unknown> = {};
-      const files: RecordedFile[] = [];
-      const parser = busboy({ headers: req.headers });
-      parser.on('field', (name, value) => (params[name] = parseMaybeJson(value)));
-      // Busboy closes once the body is parsed, which can be before a file's stream has ended.
-      const ended: Promise<void>[] = [];
-      parser.on('file', (field, stream, info) => {
-        const chunks: Buffer[] = [];
-        stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-        ended.push(
-          new Promise((done) =>
-            stream.on('end', () => {
-              files.push({
-                field,
-                filename: info.filename ?? '',
-                mimeType: info.mimeType,
-                bytes: Buffer.concat(chunks),
-              });
-              done();
-            }),
-          ),
-        );
-      });
-      parser.on('close', () => void Promise.all(ended).then(() => resolve({ params, files })));
-      parser.on('error', reject);
-      req.pipe(parser);
-    });
+    const { fields, files } = await readMultipart(req);
+    const params = Object.fromEntries(
+      Object.entries(fields).map(([name, value]) => [name, parseMaybeJson(value)]),
+    );
+    return { params, files };
   }
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
