@@ -1,6 +1,7 @@
 import { BlueskyStandIn } from '../support/stand-ins/bluesky-stand-in';
 import { Factory, SignedInUser, TestProject } from '../support/factories/factories';
-import { fixture } from '../support/factories/media-helpers';
+import { fixture, pngOf } from '../support/factories/media-helpers';
+import { projectApi } from '../support/factories/project-api';
 import { targetsOf, waitForPostStatus } from '../support/publication';
 import { TelegramStandIn } from '../support/stand-ins/telegram-stand-in';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -85,19 +86,7 @@ describe('Bluesky', () => {
     };
   }
 
-  const api = (method: 'get' | 'post' | 'patch', path: string, apiKey = key) =>
-    t.http[method](`/api/public/v1/projects/${project.id}${path}`).set(
-      'Authorization',
-      `Bearer ${apiKey}`,
-    );
-  const upload = async (name: string, bytes: Buffer = fixture(name)) => {
-    const res = await api('post', '/media').attach('files', bytes, name).expect(201);
-    return (res.body as { items: { id: number }[] }).items[0].id;
-  };
-  const pngOf = (size: number) => {
-    const png = fixture('sample.png');
-    return Buffer.concat([png, Buffer.alloc(size - png.length)]);
-  };
+  const { api, upload } = projectApi(() => ({ t, project, key }));
   const publish = async (target: Connected, body: Record<string, unknown>) => {
     const res = await api('post', '/posts')
       .send({ targets: [{ channel_ref: target.ref }], publish_now: true, ...body })

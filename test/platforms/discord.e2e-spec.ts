@@ -5,7 +5,8 @@ import {
   startWithDiscord,
 } from '../support/factories/discord-world';
 import { SignedInUser, TestProject } from '../support/factories/factories';
-import { fixture } from '../support/factories/media-helpers';
+import { fixture, pngOf } from '../support/factories/media-helpers';
+import { projectApi } from '../support/factories/project-api';
 import { targetsOf, waitForPostStatus } from '../support/publication';
 import { TestApp } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
@@ -70,20 +71,7 @@ describe('Discord', () => {
 
   beforeEach(() => world.discord.reset());
 
-  const api = (method: 'get' | 'post' | 'patch', path: string, apiKey = key) =>
-    t.http[method](`/api/public/v1/projects/${project.id}${path}`).set(
-      'Authorization',
-      `Bearer ${apiKey}`,
-    );
-  const upload = async (name: string, bytes: Buffer = fixture(name)) => {
-    const res = await api('post', '/media').attach('files', bytes, name).expect(201);
-    return (res.body as { items: { id: number }[] }).items[0].id;
-  };
-  /** A PNG of exactly `size` bytes: a real one, padded (the kind is read from its first bytes). */
-  const pngOf = (size: number) => {
-    const png = fixture('sample.png');
-    return Buffer.concat([png, Buffer.alloc(size - png.length)]);
-  };
+  const { api, upload } = projectApi(() => ({ t, project, key }));
   const channel = () => world.discordChannel(owner, account.id);
   const publish = async (target: DiscordTestChannel, body: Record<string, unknown>) => {
     const res = await api('post', '/posts')

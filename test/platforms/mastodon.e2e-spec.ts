@@ -1,5 +1,6 @@
 import { SignedInUser, TestProject } from '../support/factories/factories';
-import { fixture } from '../support/factories/media-helpers';
+import { fixture, pngOf } from '../support/factories/media-helpers';
+import { projectApi } from '../support/factories/project-api';
 import {
   MastodonStandIn,
   RecordedMastodonCall,
@@ -83,20 +84,7 @@ describe('Mastodon', () => {
     instances.push(instance);
     return instance;
   };
-  const api = (method: 'get' | 'post' | 'patch', path: string, apiKey = key) =>
-    t.http[method](`/api/public/v1/projects/${project.id}${path}`).set(
-      'Authorization',
-      `Bearer ${apiKey}`,
-    );
-  const upload = async (name: string, bytes: Buffer = fixture(name)) => {
-    const res = await api('post', '/media').attach('files', bytes, name).expect(201);
-    return (res.body as { items: { id: number }[] }).items[0].id;
-  };
-  /** A PNG of exactly `size` bytes: a real one, padded (the kind is read from its first bytes). */
-  const pngOf = (size: number) => {
-    const png = fixture('sample.png');
-    return Buffer.concat([png, Buffer.alloc(size - png.length)]);
-  };
+  const { api, upload } = projectApi(() => ({ t, project, key }));
   const connect = (instance?: MastodonStandIn) =>
     world.mastodonAccount(owner, project, key, instance);
   const connectBody = (fields: Record<string, unknown>) =>

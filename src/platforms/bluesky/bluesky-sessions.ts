@@ -74,11 +74,6 @@ export class BlueskySessions {
     });
   }
 
-  /** Forgets what this process knew of the account's session (its credentials changed). */
-  forget(accountId: number): void {
-    this.known.delete(accountId);
-  }
-
   private async refreshOrCreate(
     credentials: BlueskyCredentials,
     stored: BlueskySession | null,

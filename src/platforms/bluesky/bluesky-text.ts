@@ -1,5 +1,4 @@
 import { RichText } from '@atproto/api';
-import { MAX_MEDIA_BYTES } from '../../media/media-kinds';
 import type { PlatformChannel, PlatformLimits } from '../platform-answers';
 
 /**
@@ -12,7 +11,7 @@ export const BLUESKY_LIMITS: PlatformLimits = {
   text_max_bytes: 3000,
   media_max: 4,
   media_kinds: ['image'],
-  media_max_bytes: { image: Math.min(1_000_000, MAX_MEDIA_BYTES) },
+  media_max_bytes: { image: 1_000_000 },
 };
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });

@@ -11,6 +11,12 @@ export function fixture(name: string): Buffer {
   return readFileSync(join(FIXTURES_DIR, name));
 }
 
+/** A PNG of exactly `size` bytes: a real one, padded (its kind is read from its first bytes). */
+export function pngOf(size: number): Buffer {
+  const png = fixture('sample.png');
+  return Buffer.concat([png, Buffer.alloc(size - png.length)]);
+}
+
 /** 50 MB means 52,428,800 bytes (docs/api-rules.md#media). */
 export const FIFTY_MB = 50 * 1024 * 1024;
 const ZEROS = Buffer.alloc(64 * 1024);
