@@ -27,14 +27,14 @@ export default tseslint.config(
               name: 'class-validator',
               importNames: ['IsOptional'],
               message:
-                'IsOptional lets null through unvalidated; use Omittable (src/input/omittable.ts).',
+                'IsOptional lets null through unvalidated; use Omittable (src/http/input/omittable.ts).',
             },
           ],
         },
       ],
     },
   },
-  { files: ['src/cli/**', 'bench/**', 'scripts/**', 'test/**'], rules: { 'no-console': 'off' } },
+  { files: ['src/operations/cli/**', 'bench/**', 'scripts/**', 'test/**'], rules: { 'no-console': 'off' } },
   {
     files: ['**/*.js'],
     ...tseslint.configs.disableTypeChecked,

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
-import { loadDatabaseUrl, readEnvironment } from './src/config/config';
-import { buildDataSourceOptions } from './src/database/data-source';
+import { loadDatabaseUrl, readEnvironment } from './src/infrastructure/config/config';
+import { buildDataSourceOptions } from './src/infrastructure/database/data-source';
 
 /** The data source the TypeORM CLI uses; the app builds its own from the same options. */
 export default new DataSource(

@@ -17,8 +17,8 @@ import { Socket } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { runCli } from '../src/cli/commands';
-import { loadConfig } from '../src/config/config';
+import { runCli } from '../src/operations/cli/commands';
+import { loadConfig } from '../src/infrastructure/config/config';
 import { dropTestDatabase } from '../test/support/databases';
 import {
   heraldReady,

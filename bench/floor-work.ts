@@ -8,8 +8,8 @@
  */
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import { Pool, types } from 'pg';
-import { PERMISSION_FLAGS } from '../src/members/permissions';
-import { USAGE_SQL } from '../src/usage/usage-query';
+import { PERMISSION_FLAGS } from '../src/access/permissions';
+import { USAGE_SQL } from '../src/domains/analytics/usage-query';
 
 const KEY_SHAPE = /^hrld_live_([A-Za-z0-9]{16})\.([A-Za-z0-9]{32,128})$/;
 const DB_TIMESTAMP =

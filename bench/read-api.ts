@@ -53,7 +53,7 @@ const HERALD_MAIN = join(DIST, 'src/main.js');
 const BEFORE_MAIN = process.env.BENCH_BEFORE_DIST
   ? join(resolve(process.env.BENCH_BEFORE_DIST), 'src/main.js')
   : null;
-const HERALD_CLI = join(DIST, 'src/cli/main.js');
+const HERALD_CLI = join(DIST, 'src/operations/cli/main.js');
 const HERALD_ORMCONFIG = join(DIST, 'ormconfig.js');
 const TYPEORM_CLI = join(ROOT, 'node_modules/typeorm/cli.js');
 const BASELINE_SERVER = join(__dirname, 'baseline-server.ts');

@@ -17,7 +17,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { writeChunks } from '../src/storage/write-chunks';
+import { writeChunks } from '../src/infrastructure/storage/write-chunks';
 import { s3Env, TEST_BUCKET } from '../test/support/s3-server';
 
 /** S3's smallest part but the last (EntityTooSmall below it). */

@@ -40,9 +40,9 @@ import { Readable } from 'node:stream';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { request } from 'undici';
-import type { AppConfig } from '../src/config/config';
-import { buildDataSourceOptions } from '../src/database/data-source';
-import type { StorageDriver } from '../src/storage/storage-driver';
+import type { AppConfig } from '../src/infrastructure/config/config';
+import { buildDataSourceOptions } from '../src/infrastructure/database/data-source';
+import type { StorageDriver } from '../src/infrastructure/storage/storage-driver';
 import { generatedBytes, postMultipart } from '../test/support/factories/media-helpers';
 
 const ROOT = resolve(__dirname, '..');
@@ -240,9 +240,9 @@ async function driverAlone(s3: S3StandIn): Promise<void> {
   const module = (
     settings.useDist
       ? // eslint-disable-next-line @typescript-eslint/no-require-imports
-        require(join(settings.distDir, 'src/storage/s3.storage.js'))
+        require(join(settings.distDir, 'src/infrastructure/storage/s3.storage.js'))
       : // eslint-disable-next-line @typescript-eslint/no-require-imports
-        require('../src/storage/s3.storage')
+        require('../src/infrastructure/storage/s3.storage')
   ) as { S3Storage: new (config: AppConfig) => StorageDriver & { onApplicationShutdown(): void } };
   const driver = new module.S3Storage({
     publicBaseUrl: 'http://127.0.0.1',

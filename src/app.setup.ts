@@ -4,20 +4,20 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
 import { Logger } from 'nestjs-pino';
 import type { Logger as PinoInstance } from 'pino';
-import { QueueBoard } from './admin/queue-board';
+import { QueueBoard } from './operations/admin/queue-board';
 import { AppModule } from './app.module';
-import { AppConfig } from './config/config';
-import { sendError, toAppError } from './errors/all-exceptions.filter';
-import { createValidationPipe } from './errors/validation';
+import { AppConfig } from './infrastructure/config/config';
+import { sendError, toAppError } from './http/errors/all-exceptions.filter';
+import { createValidationPipe } from './http/errors/validation';
 import { HeraldExpressAdapter } from './http/express-adapter';
-import { jsonBody } from './input/json-body';
-import { ROOT_LOGGER } from './logging/logging.module';
-import { httpMetrics } from './metrics/http-metrics';
-import { Metrics } from './metrics/metrics.service';
-import { requestLogger } from './logging/request-log';
-import { McpService } from './mcp/mcp.service';
-import { buildOpenApiDocuments, serveOpenApi } from './openapi/openapi';
-import { InFlightRequests } from './shutdown/in-flight-requests';
+import { jsonBody } from './http/input/json-body';
+import { ROOT_LOGGER } from './infrastructure/logging/logging.module';
+import { httpMetrics } from './operations/monitoring/http-metrics';
+import { Metrics } from './operations/monitoring/metrics.service';
+import { requestLogger } from './infrastructure/logging/request-log';
+import { McpService } from './domains/mcp/mcp.service';
+import { buildOpenApiDocuments, serveOpenApi } from './http/openapi/openapi';
+import { InFlightRequests } from './infrastructure/shutdown/in-flight-requests';
 
 /** Builds the HTTP application exactly as production runs it; tests call this too. */
 export async function createHttpApp(config: AppConfig): Promise<NestExpressApplication> {

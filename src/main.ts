@@ -5,10 +5,15 @@ import { Logger } from 'nestjs-pino';
 import type { Server } from 'node:http';
 import { AppModule } from './app.module';
 import { createHttpApp } from './app.setup';
-import { AppConfig, ConfigError, loadConfig, readEnvironment } from './config/config';
-import { startMetricsServer } from './metrics/metrics-server';
-import { Metrics } from './metrics/metrics.service';
-import { stopOnSignals } from './shutdown/stop-on-signals';
+import {
+  AppConfig,
+  ConfigError,
+  loadConfig,
+  readEnvironment,
+} from './infrastructure/config/config';
+import { startMetricsServer } from './operations/monitoring/metrics-server';
+import { Metrics } from './operations/monitoring/metrics.service';
+import { stopOnSignals } from './infrastructure/shutdown/stop-on-signals';
 
 /** What a role builds: the application, how it starts serving, and what stops before it closes. */
 interface Role {

@@ -1,5 +1,5 @@
-import { ProjectAccessCache } from '../../src/projects/project-access-cache';
-import { ProjectsService } from '../../src/projects/projects.service';
+import { ProjectAccessCache } from '../../src/access/project-access-cache';
+import { ProjectsService } from '../../src/domains/projects/projects.service';
 import { Factory, SignedInUser, TestProject } from '../support/factories/factories';
 import { instanceWithCuttableRedis, lookups as lookupsOf, REMEMBER } from '../support/remembering';
 import { addMember } from '../support/factories/team';
@@ -7,7 +7,7 @@ import { startTestApp, TestApp } from '../support/test-app';
 import { waitFor } from '../support/waits';
 
 /**
- * Users' access to projects remembered by each process (src/projects/project-access-cache.ts):
+ * Users' access to projects remembered by each process (src/access/project-access-cache.ts):
  * a change of a project's members or settings made through any instance is enforced by every
  * instance as soon as it hears of it; the absence of access is never remembered.
  */

@@ -1,8 +1,8 @@
 import { Reflector } from '@nestjs/core';
 import { createServer } from 'node:net';
 import type { Response } from 'supertest';
-import { AUTH_KIND, AuthKind } from '../../src/auth/decorators';
-import { RATE_LIMIT_CATEGORIES, RateLimitCategory } from '../../src/rate-limit/rate-limit-category';
+import { AUTH_KIND, AuthKind } from '../../src/access/decorators';
+import { RATE_LIMIT_CATEGORIES, RateLimitCategory } from '../../src/access/rate-limit-category';
 import { Factory, SignedInUser, TestProject } from '../support/factories/factories';
 import { fixture } from '../support/factories/media-helpers';
 import { startWithTelegram, TelegramWorld } from '../support/factories/telegram-world';

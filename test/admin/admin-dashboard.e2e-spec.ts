@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { Browser, chromium } from 'playwright-core';
 import type request from 'supertest';
 import { createHmac } from 'node:crypto';
-import { CSRF_COOKIE, SESSION_COOKIE } from '../../src/admin/admin-session.service';
+import { CSRF_COOKIE, SESSION_COOKIE } from '../../src/operations/admin/admin-session.service';
 import { Factory, SignedInUser } from '../support/factories/factories';
 import { startTestApp, TEST_APP_SECRET, TestApp } from '../support/test-app';
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { POST_INSTRUCTIONS, TEMPLATE_INSTRUCTIONS } from '../../src/ai/ai.service';
-import { MAX_TEXT_LENGTH } from '../../src/posts/post-state';
+import { POST_INSTRUCTIONS, TEMPLATE_INSTRUCTIONS } from '../../src/domains/ai/ai.service';
+import { MAX_TEXT_LENGTH } from '../../src/domains/posts/post-state';
 import { AiStandIn, STAND_IN_PNG } from '../support/stand-ins/ai-stand-in';
 import { Factory, SignedInUser, TestProject } from '../support/factories/factories';
 import { addMember } from '../support/factories/team';

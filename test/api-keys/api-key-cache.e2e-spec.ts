@@ -1,11 +1,11 @@
-import { ApiKeyCache, KeyRecord } from '../../src/api-keys/api-key-cache';
+import { ApiKeyCache, KeyRecord } from '../../src/domains/api-keys/api-key-cache';
 import { Factory, SignedInUser } from '../support/factories/factories';
 import { instanceWithCuttableRedis, lookups as lookupsOf, REMEMBER } from '../support/remembering';
 import { startTestApp, TestApp } from '../support/test-app';
 import { waitFor } from '../support/waits';
 
 /**
- * API keys authenticated from each process's memory (src/api-keys/api-key-cache.ts): a revocation
+ * API keys authenticated from each process's memory (src/domains/api-keys/api-key-cache.ts): a revocation
  * made through any instance stops the key on every instance; an instance that cannot hear
  * revocations reads every key from the database.
  */

@@ -2,11 +2,11 @@ import { Reflector } from '@nestjs/core';
 import type { Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import type { Test } from 'supertest';
-import { AUTH_KIND, type AuthKind } from '../../src/auth/decorators';
+import { AUTH_KIND, type AuthKind } from '../../src/access/decorators';
 import {
   PermissionMetadata,
   type PermissionRequirement,
-} from '../../src/members/require-permission';
+} from '../../src/access/require-permission';
 import { Factory, SignedInUser, TestProject } from '../support/factories/factories';
 import { type Answer, MCP_PATH, restAnswerOf, sendToolCall } from '../support/mcp';
 import { registeredRoutes } from '../support/routes';

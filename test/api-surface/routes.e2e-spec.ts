@@ -1,5 +1,5 @@
 import { ApplicationConfig, Reflector } from '@nestjs/core';
-import { ApiKeyGuard, ScopeGuard, SessionGuard } from '../../src/auth/auth.guards';
+import { ApiKeyGuard, ScopeGuard, SessionGuard } from '../../src/access/auth.guards';
 import {
   AdminOnly,
   AnySignedInUser,
@@ -7,10 +7,10 @@ import {
   AuthKind,
   RulesPerOperation,
   ScopeMetadata,
-} from '../../src/auth/decorators';
-import { MCP_TOOLS } from '../../src/mcp/mcp-tools';
-import { PermissionGuard } from '../../src/members/permission.guard';
-import { PermissionMetadata } from '../../src/members/require-permission';
+} from '../../src/access/decorators';
+import { MCP_TOOLS } from '../../src/domains/mcp/mcp-tools';
+import { PermissionGuard } from '../../src/access/permission.guard';
+import { PermissionMetadata } from '../../src/access/require-permission';
 import { registeredRoutes } from '../support/routes';
 import { startTestApp, TestApp } from '../support/test-app';
 

@@ -1,9 +1,9 @@
-import { AppError } from '../../src/errors/error-codes';
+import { AppError } from '../../src/http/errors/error-codes';
 import {
   EMPTY_BODY_SHA256,
   IdempotencyService,
   requestFingerprint,
-} from '../../src/idempotency/idempotency.service';
+} from '../../src/http/idempotency/idempotency.service';
 import { startTestApp, TestApp } from '../support/test-app';
 
 const CREATE = requestFingerprint('POST', '/api/public/v1/projects/1/posts', EMPTY_BODY_SHA256);

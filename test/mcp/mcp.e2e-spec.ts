@@ -4,7 +4,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import type { AddressInfo } from 'node:net';
-import { MCP_TOOLS } from '../../src/mcp/mcp-tools';
+import { MCP_TOOLS } from '../../src/domains/mcp/mcp-tools';
 import type { SignedInUser, TestChannel, TestProject } from '../support/factories/factories';
 import { fixture } from '../support/factories/media-helpers';
 import { RemoteFileServer } from '../support/remote-file-server';

@@ -4,8 +4,11 @@ import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
-import { MediaService } from '../../src/media/media.service';
-import { INCOMING_DIR, STALE_PARTIAL_MS } from '../../src/storage/local-disk.storage';
+import { MediaService } from '../../src/domains/media/media.service';
+import {
+  INCOMING_DIR,
+  STALE_PARTIAL_MS,
+} from '../../src/infrastructure/storage/local-disk.storage';
 import { Factory, SignedInUser, TestProject } from '../support/factories/factories';
 import {
   FIFTY_MB,

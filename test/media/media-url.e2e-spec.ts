@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
-import { loadConfig } from '../../src/config/config';
-import { MediaService } from '../../src/media/media.service';
-import { UrlFetcher } from '../../src/media/url-fetcher';
+import { loadConfig } from '../../src/infrastructure/config/config';
+import { MediaService } from '../../src/domains/media/media.service';
+import { UrlFetcher } from '../../src/domains/media/url-fetcher';
 import {
   HostAdmission,
   type HostResolver,
   type ResolvedAddress,
-} from '../../src/outbound/pinned-address';
+} from '../../src/infrastructure/outbound/pinned-address';
 import { Factory, TestProject } from '../support/factories/factories';
 import { FIFTY_MB, fixture } from '../support/factories/media-helpers';
 import { RemoteFileServer } from '../support/remote-file-server';

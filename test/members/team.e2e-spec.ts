@@ -2,8 +2,8 @@ import {
   DEFAULT_PERMISSIONS,
   OWNER_PERMISSIONS,
   PERMISSION_MESSAGES,
-} from '../../src/members/permissions';
-import { TEAM_RULE_MESSAGES } from '../../src/members/team-rules';
+} from '../../src/access/permissions';
+import { TEAM_RULE_MESSAGES } from '../../src/domains/members/team-rules';
 import { Factory, SignedInUser, TestProject } from '../support/factories/factories';
 import { addMember, memberRow, onlyFlags } from '../support/factories/team';
 import { startTestApp, TestApp } from '../support/test-app';

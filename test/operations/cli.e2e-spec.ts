@@ -1,4 +1,4 @@
-import { runCli } from '../../src/cli/commands';
+import { runCli } from '../../src/operations/cli/commands';
 import { Factory } from '../support/factories/factories';
 import { startTestApp, TestApp } from '../support/test-app';
 

@@ -4,7 +4,7 @@ import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEMO_EMAIL, runCli } from '../../src/cli/commands';
+import { DEMO_EMAIL, runCli } from '../../src/operations/cli/commands';
 import { freePort } from '../support/free-port';
 import { MICROS } from '../support/expectations';
 import { startWithTelegram, TelegramWorld } from '../support/factories/telegram-world';

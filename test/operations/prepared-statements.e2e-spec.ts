@@ -1,11 +1,11 @@
 import { DataSource } from 'typeorm';
-import { buildDataSourceOptions } from '../../src/database/data-source';
-import { execute, rowsOf, Statement } from '../../src/database/prepared';
+import { buildDataSourceOptions } from '../../src/infrastructure/database/data-source';
+import { execute, rowsOf, Statement } from '../../src/infrastructure/database/prepared';
 import { dropTestDatabase } from '../support/databases';
 import { createMigratedDatabase } from '../support/test-app';
 
 /**
- * The hot paths' named prepared statements (src/database/prepared.ts), on a pool of one connection
+ * The hot paths' named prepared statements (src/infrastructure/database/prepared.ts), on a pool of one connection
  * so that the session PostgreSQL prepared them in is the one asked.
  */
 describe('Named prepared statements', () => {

@@ -126,7 +126,7 @@ describe('Herald as a process', () => {
       expect(reg.status).toBe(201);
       const session = `Bearer ${reg.body.token as string}`;
 
-      const grant = await run('src/cli/main.ts', ['grant-admin', email], env);
+      const grant = await run('src/operations/cli/main.ts', ['grant-admin', email], env);
       expect(grant).toMatchObject({ code: 0 });
       expect(grant.stdout).toContain(`${email} is an administrator`);
 
@@ -185,9 +185,9 @@ describe('Herald as a process', () => {
     }, 60_000);
 
     it('seeds the demo idempotently and prints a working key and a curl line', async () => {
-      const first = await run('src/cli/main.ts', ['seed-demo'], env);
+      const first = await run('src/operations/cli/main.ts', ['seed-demo'], env);
       expect(first.code).toBe(0);
-      const second = await run('src/cli/main.ts', ['seed-demo'], env);
+      const second = await run('src/operations/cli/main.ts', ['seed-demo'], env);
       expect(second.code).toBe(0);
       expect(second.stdout).toContain('exists; its password is unchanged');
 

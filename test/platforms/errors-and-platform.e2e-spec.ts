@@ -1,8 +1,8 @@
 import type { Express } from 'express';
 import { IncomingMessage, type Server, ServerResponse } from 'node:http';
 import { DataSource } from 'typeorm';
-import { buildDataSourceOptions } from '../../src/database/data-source';
-import { InFlightRequests } from '../../src/shutdown/in-flight-requests';
+import { buildDataSourceOptions } from '../../src/infrastructure/database/data-source';
+import { InFlightRequests } from '../../src/infrastructure/shutdown/in-flight-requests';
 import { Factory, SignedInUser } from '../support/factories/factories';
 import { startTestApp, TestApp } from '../support/test-app';
 

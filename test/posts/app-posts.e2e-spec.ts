@@ -1,4 +1,4 @@
-import { PERMISSION_MESSAGES } from '../../src/members/permissions';
+import { PERMISSION_MESSAGES } from '../../src/access/permissions';
 import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories/factories';
 import { waitForPostStatus } from '../support/publication';
 import { addMember, allFlagsBut } from '../support/factories/team';

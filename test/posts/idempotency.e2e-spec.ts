@@ -1,4 +1,4 @@
-import { IdempotencyService } from '../../src/idempotency/idempotency.service';
+import { IdempotencyService } from '../../src/http/idempotency/idempotency.service';
 import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories/factories';
 import { filesUnder, fixture } from '../support/factories/media-helpers';
 import { waitForPostStatus } from '../support/publication';

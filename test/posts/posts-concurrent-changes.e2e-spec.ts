@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { PostsRepository } from '../../src/posts/posts.repository';
+import { PostsRepository } from '../../src/domains/posts/posts.repository';
 import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories/factories';
 import { startWithTelegram, TelegramWorld } from '../support/factories/telegram-world';
 import { newDraft } from '../support/factories/new-post';

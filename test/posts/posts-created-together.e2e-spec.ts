@@ -1,4 +1,4 @@
-import { type PostRow, PostsRepository } from '../../src/posts/posts.repository';
+import { type PostRow, PostsRepository } from '../../src/domains/posts/posts.repository';
 import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories/factories';
 import { newDraft, postRulesWorld } from '../support/factories/new-post';
 import { startWithTelegram, TelegramWorld } from '../support/factories/telegram-world';

@@ -1,7 +1,7 @@
 import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
-import { PostsService } from '../../src/posts/posts.service';
-import { ProjectsService } from '../../src/projects/projects.service';
+import { PostsService } from '../../src/domains/posts/posts.service';
+import { ProjectsService } from '../../src/domains/projects/projects.service';
 import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories/factories';
 import { addMember, allFlagsBut } from '../support/factories/team';
 import { startWithTelegram, TelegramWorld } from '../support/factories/telegram-world';

@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { UserPostMonths1795430000001 } from '../../migrations/1795430000001-UserPostMonths';
-import { buildDataSourceOptions } from '../../src/database/data-source';
-import { PostsRepository } from '../../src/posts/posts.repository';
+import { buildDataSourceOptions } from '../../src/infrastructure/database/data-source';
+import { PostsRepository } from '../../src/domains/posts/posts.repository';
 import { Factory, SignedInUser, TestProject } from '../support/factories/factories';
 import { newDraft } from '../support/factories/new-post';
 import { addMember } from '../support/factories/team';

@@ -11,15 +11,15 @@ import {
   type PlatformPacing,
   type PlatformPublisher,
   type SendTarget,
-} from '../../src/platforms/platform';
-import type { PlatformChannel } from '../../src/platforms/platform-answers';
+} from '../../src/domains/platforms/platform';
+import type { PlatformChannel } from '../../src/domains/platforms/platform-answers';
 import {
   TELEGRAM_LIMITS,
   telegramChannelUrl,
   telegramMessageUrl,
-} from '../../src/platforms/telegram/telegram-links';
-import { RetryLater } from '../../src/posts/publication/publication.queue';
-import { PublicationService } from '../../src/posts/publication/publication.service';
+} from '../../src/domains/platforms/telegram/telegram-links';
+import { RetryLater } from '../../src/domains/posts/publication/publication.queue';
+import { PublicationService } from '../../src/domains/posts/publication/publication.service';
 import { Factory, TestChannel, TestProject } from '../support/factories/factories';
 import { publishNow, targetsOf } from '../support/publication';
 import { TelegramStandIn } from '../support/stand-ins/telegram-stand-in';

@@ -1,8 +1,8 @@
 import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
-import { PublicationRepository } from '../../src/posts/publication/publication.repository';
-import { PublicationService } from '../../src/posts/publication/publication.service';
-import { TelegramPacing } from '../../src/platforms/telegram/telegram-pacing';
+import { PublicationRepository } from '../../src/domains/posts/publication/publication.repository';
+import { PublicationService } from '../../src/domains/posts/publication/publication.service';
+import { TelegramPacing } from '../../src/domains/platforms/telegram/telegram-pacing';
 import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories/factories';
 import { targetsOf, waitForPostStatus, withWorkerPaused } from '../support/publication';
 import { TelegramStandIn } from '../support/stand-ins/telegram-stand-in';

@@ -123,7 +123,7 @@ describe('Scale-out: 2 API and 2 worker processes', () => {
       name: 'Scale',
     });
     expect(reg.status).toBe(201);
-    await run(process.execPath, ['dist/src/cli/main.js', 'grant-admin', email], {
+    await run(process.execPath, ['dist/src/operations/cli/main.js', 'grant-admin', email], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', ...env },
     });

@@ -1,5 +1,5 @@
 import type { Response, Test } from 'supertest';
-import { ERROR_STATUS, type ErrorCode } from '../../src/errors/error-codes';
+import { ERROR_STATUS, type ErrorCode } from '../../src/http/errors/error-codes';
 
 export const MCP_PATH = '/api/public/v1/mcp';
 /** What the protocol's Streamable HTTP transport requires of every POST. */

@@ -1,4 +1,4 @@
-import { LOST_ATTEMPT_ERROR } from '../../src/webhooks/webhooks.repository';
+import { LOST_ATTEMPT_ERROR } from '../../src/domains/webhooks/webhooks.repository';
 import { Factory, TestProject } from '../support/factories/factories';
 import { freePort } from '../support/free-port';
 import { HeraldProcess, spawnHerald, stopHerald } from '../support/herald-process';

@@ -1,5 +1,8 @@
-import { HOST_RESOLVER, type ResolvedAddress } from '../../src/outbound/pinned-address';
-import { PERMISSION_MESSAGES } from '../../src/members/permissions';
+import {
+  HOST_RESOLVER,
+  type ResolvedAddress,
+} from '../../src/infrastructure/outbound/pinned-address';
+import { PERMISSION_MESSAGES } from '../../src/access/permissions';
 import { MICROS } from '../support/expectations';
 import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories/factories';
 import { targetsOf, waitForPostStatus } from '../support/publication';

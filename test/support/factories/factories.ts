@@ -1,4 +1,4 @@
-import { runCli } from '../../../src/cli/commands';
+import { runCli } from '../../../src/operations/cli/commands';
 import { fixture } from './media-helpers';
 import { TelegramStandIn } from '../stand-ins/telegram-stand-in';
 import { TestApp } from '../test-app';

@@ -1,4 +1,4 @@
-import { PERMISSION_FLAGS, type PermissionFlag } from '../../../src/members/permissions';
+import { PERMISSION_FLAGS, type PermissionFlag } from '../../../src/access/permissions';
 import { SignedInUser, TestProject } from './factories';
 import { TestApp } from '../test-app';
 

@@ -1,0 +1,94 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { undeclaredRoute } from './auth.guards';
+import { BodyFieldRequirement, bodySetsAny } from './decorators';
+import type { HeraldRequest } from './principal';
+import { routeRules } from './route-metadata';
+import { AppError } from '../http/errors/error-codes';
+import { parseId } from '../http/errors/parse-id.pipe';
+import { validationFailed } from '../http/errors/validation';
+import { ProjectsService } from '../domains/projects/projects.service';
+import { ProjectResolvers } from './project-resolvers';
+import { PermissionRequirement } from './require-permission';
+
+/**
+ * The project and flag checks (docs/api-rules.md#order-of-checks): resolves the route's project,
+ * lets the owner through, otherwise checks the member's flag. Not a member (or no such project):
+ * 404 project_not_found. Missing flag: 403 forbidden with the flag's message. Application routes
+ * must declare a permission or @AnySignedInUser().
+ */
+@Injectable()
+export class PermissionGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly projects: ProjectsService,
+    private readonly resolvers: ProjectResolvers,
+  ) {}
+
+  /** Synchronous when the route names no project permission: Nest awaits only a promise. */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    const rules = routeRules(this.reflector, context);
+    if (rules.authKind === 'public' || rules.rulesPerOperation !== undefined) return true;
+    const requirement = rules.permission;
+    if (!requirement) {
+      const open = rules.anySignedInUser || rules.adminOnly;
+      if (rules.authKind === 'session' && !open) throw undeclaredRoute();
+      return true;
+    }
+    return this.checkProject(
+      context.switchToHttp().getRequest<HeraldRequest>(),
+      requirement,
+      rules.whenBodySets,
+    );
+  }
+
+  private async checkProject(
+    request: HeraldRequest,
+    requirement: PermissionRequirement,
+    extra: BodyFieldRequirement | undefined,
+  ): Promise<boolean> {
+    const principal = request.principal;
+    if (!principal) throw AppError.unauthorized();
+
+    const projectId = await this.resolveProjectId(request, requirement);
+    const access =
+      projectId === null ? null : await this.projects.findAccess(principal.user.id, projectId);
+    if (!access) throw this.notFound(requirement);
+    if (requirement.flag && !access.permissions[requirement.flag])
+      throw AppError.forbidden(requirement.flag);
+    if (extra?.flag && bodySetsAny(request.body, extra.fields) && !access.permissions[extra.flag])
+      throw AppError.forbidden(extra.flag);
+    // A test key's requests read and write test posts only.
+    request.projectAccess = principal.apiKey?.mode === 'test' ? { ...access, test: true } : access;
+    return true;
+  }
+
+  private async resolveProjectId(
+    request: HeraldRequest,
+    requirement: PermissionRequirement,
+  ): Promise<number | null> {
+    const { source } = requirement;
+    if (source.resource) {
+      const id = parseId(request.params[source.param ?? 'id']);
+      return id === null ? null : this.resolvers.get(source.resource).resolve(id);
+    }
+    if (source.param) return parseId(request.params[source.param]);
+    if (request.params.projectId !== undefined) return parseId(request.params.projectId);
+    const fromQuery = (request.query as Record<string, unknown>).project_id;
+    if (fromQuery !== undefined) return parseId(fromQuery);
+    // A body that could not be read names no project: its own error is the answer.
+    if (request.heldBodyError) throw request.heldBodyError;
+    const fromBody = (request.body as Record<string, unknown> | undefined)?.project_id;
+    if (fromBody === undefined) {
+      throw validationFailed([{ field: 'project_id', message: 'project_id is required' }]);
+    }
+    return parseId(fromBody);
+  }
+
+  private notFound(requirement: PermissionRequirement): AppError {
+    const { resource } = requirement.source;
+    if (!resource) return AppError.projectNotFound();
+    const { code, message } = this.resolvers.get(resource).notFound;
+    return new AppError(code, message);
+  }
+}

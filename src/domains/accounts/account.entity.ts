@@ -1,0 +1,55 @@
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { CreatedAtColumn, type DbTimestamp } from '../../infrastructure/database/timestamps';
+import type { PlatformLimits } from '../platforms/platform-answers';
+import { PLATFORM_TRAITS } from '../platforms/platform-list';
+import { Project } from '../projects/project.entity';
+
+/** A registered platform's name. */
+export type Platform = string;
+export const PLATFORMS: readonly Platform[] = PLATFORM_TRAITS.map((platform) => platform.name);
+
+/** A connected social account (a bot, a user of an instance, …) of a project. */
+@Entity('accounts')
+export class Account {
+  @PrimaryGeneratedColumn()
+  id!: number;
+
+  @Index()
+  @Column({ type: 'int' })
+  projectId!: number;
+
+  @ManyToOne(() => Project, { onDelete: 'CASCADE' })
+  @JoinColumn()
+  project?: Project;
+
+  @Column({ type: 'varchar', length: 32 })
+  platform!: Platform;
+
+  /** The account's id on the platform (the bot's user id). */
+  @Column({ type: 'varchar', length: 64 })
+  externalId!: string;
+
+  @Column({ type: 'varchar', length: 255 })
+  title!: string;
+
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  username!: string | null;
+
+  /** AES-256-GCM sealed credentials (SecretBox), as the platform's connector keeps them; never in clear. */
+  @Column({ type: 'text' })
+  credentialsEncrypted!: string;
+
+  @Column({ type: 'boolean', default: false })
+  needsReconnect!: boolean;
+
+  /** A session the platform opened for the account (sealed like the credentials); null if none. */
+  @Column({ type: 'text', nullable: true })
+  sessionEncrypted!: string | null;
+
+  /** The account's own limits where they differ per account (an instance's); null: its platform's. */
+  @Column({ type: 'jsonb', nullable: true })
+  limits!: PlatformLimits | null;
+
+  @CreatedAtColumn()
+  createdAt!: DbTimestamp;
+}

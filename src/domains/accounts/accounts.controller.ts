@@ -1,0 +1,113 @@
+import { Body, Controller, Delete, HttpCode, Param, Post, Put } from '@nestjs/common';
+import {
+  ApiBody,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+} from '@nestjs/swagger';
+import { SessionAuth } from '../../access/decorators';
+import { ChannelListItemDto } from '../channels/dto/channel.dto';
+import { ParseIdPipe } from '../../http/errors/parse-id.pipe';
+import { CurrentProject, ProjectSource, RequirePermission } from '../../access/require-permission';
+import type { ProjectAccess } from '../../access/project-access';
+import type { ConnectFields } from '../platforms/platform';
+import { AccountsService } from './accounts.service';
+import {
+  AccountResponseDto,
+  AddChannelDto,
+  CHANNEL_EXAMPLES,
+  CONNECT_EXAMPLES,
+  CreateAccountDto,
+  RECONNECT_EXAMPLES,
+  UpdateAccountDto,
+} from './dto/account.dto';
+import { ApiErrors } from '../../http/errors/api-errors.decorator';
+import type { ErrorCode } from '../../http/errors/error-codes';
+import { PLATFORMS } from './account.entity';
+
+const BY_ACCOUNT: ProjectSource = { resource: 'account', param: 'id' };
+const ACCOUNT_ID = new ParseIdPipe('account_not_found', 'Account not found');
+
+/** Each registered platform's refusal (400) and unavailability (502). */
+const PLATFORM_ERRORS = PLATFORMS.flatMap(
+  (platform) => [`${platform}_rejected`, `${platform}_unavailable`] as ErrorCode[],
+);
+
+@Controller('api/accounts')
+@SessionAuth()
+export class AccountsController {
+  constructor(private readonly accounts: AccountsService) {}
+
+  @Post()
+  @RequirePermission('can_manage_accounts')
+  @ApiOperation({
+    summary: 'Connect an account, its credentials checked with its platform first',
+    description:
+      "Each platform reads its own fields: a Telegram bot's `bot_token` (checked with getMe), a Discord bot's `bot_token` (GET /users/@me), a Mastodon `instance_url` and `access_token` (verify_credentials, then the instance's limits; the account comes with its own timeline as its channel), a Bluesky `identifier` and `app_password` with an optional `service_url` (createSession; the account comes with its feed). A field of another platform is refused.",
+  })
+  @ApiBody({ type: CreateAccountDto, examples: CONNECT_EXAMPLES })
+  @ApiCreatedResponse({ type: AccountResponseDto })
+  @ApiErrors(...PLATFORM_ERRORS, 'invalid_url', 'url_not_allowed')
+  create(
+    @CurrentProject() project: ProjectAccess,
+    @Body() dto: CreateAccountDto,
+  ): Promise<AccountResponseDto> {
+    return this.accounts.create(project.project.id, dto.platform, credentialFields(dto));
+  }
+
+  @Put(':id')
+  @RequirePermission('can_manage_accounts', BY_ACCOUNT)
+  @ApiOperation({
+    summary:
+      "Replace the credentials (the same fields as its platform's connect); clears needs_reconnect",
+  })
+  @ApiBody({ type: UpdateAccountDto, examples: RECONNECT_EXAMPLES })
+  @ApiOkResponse({ type: AccountResponseDto })
+  @ApiErrors('account_not_found', ...PLATFORM_ERRORS, 'invalid_url', 'url_not_allowed')
+  update(
+    @Param('id', ACCOUNT_ID) id: number,
+    @Body() dto: UpdateAccountDto,
+  ): Promise<AccountResponseDto> {
+    return this.accounts.updateCredentials(id, credentialFields(dto));
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @RequirePermission('can_manage_accounts', BY_ACCOUNT)
+  @ApiOperation({ summary: 'Disconnect the account and its channels' })
+  @ApiNoContentResponse()
+  @ApiErrors('account_not_found')
+  remove(@Param('id', ACCOUNT_ID) id: number): Promise<void> {
+    return this.accounts.remove(id);
+  }
+
+  @Post(':id/channels')
+  @RequirePermission('can_manage_accounts', BY_ACCOUNT)
+  @ApiOperation({
+    summary: 'Add a channel the account posts to, checked with its platform',
+    description:
+      'A Telegram `chat` (numeric id or @username, checked with getChat) or a Discord `channel_id` (a text or announcement channel, checked with GET /channels/{id}). Mastodon and Bluesky accounts post to their own timeline, added with the account (`channels_not_addable`).',
+  })
+  @ApiBody({ type: AddChannelDto, examples: CHANNEL_EXAMPLES })
+  @ApiCreatedResponse({ type: ChannelListItemDto })
+  @ApiErrors(
+    'account_not_found',
+    'channel_exists',
+    'channel_not_supported',
+    'channels_not_addable',
+    ...PLATFORM_ERRORS,
+  )
+  addChannel(
+    @Param('id', ACCOUNT_ID) id: number,
+    @Body() dto: AddChannelDto,
+  ): Promise<ChannelListItemDto> {
+    return this.accounts.addChannel(id, { ...dto });
+  }
+}
+
+/** The body's credential fields, which the account's platform reads (the rest is Herald's). */
+function credentialFields(dto: CreateAccountDto | UpdateAccountDto): ConnectFields {
+  const { project_id: _project, platform: _platform, ...fields } = dto as Partial<CreateAccountDto>;
+  return fields;
+}

@@ -1,0 +1,73 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import type { AppConfig } from '../../infrastructure/config/config';
+import { APP_CONFIG } from '../../infrastructure/config/config.module';
+import { Metrics } from '../../operations/monitoring/metrics.service';
+import { AnnouncedMemory, Announcements } from '../../infrastructure/redis/announcements';
+import type { ApiKeyMode } from './api-key-format';
+import type { Scope } from '../../access/scopes';
+
+/** What authenticating needs of a key and its user: one row of the lookup statement. */
+export interface KeyRecord {
+  id: number;
+  public_id: string;
+  secret_hash: string;
+  scopes: Scope[];
+  mode: ApiKeyMode;
+  user_id: number;
+  email: string;
+  name: string;
+  is_admin: boolean;
+  is_operator: boolean;
+  /** The key's `expires_at` in epoch milliseconds; null when it never expires. */
+  expires_at_ms: number | null;
+}
+
+/** Keys held at most; past it the oldest entry makes room (a bound on memory, not an LRU). */
+export const API_KEY_CACHE_MAX_ENTRIES = 10_000;
+
+/**
+ * Keys that authenticated recently in this process, so most public requests make one database
+ * round trip (their own query) instead of two; correct as long as revocations are heard
+ * (AnnouncedMemory). An entry is also never used past the key's own expiry. Saves a round trip per
+ * public request (docs/performance.md#api-key-cache).
+ *
+ * Processes without Redis (the CLI) or with `API_KEY_CACHE_MS=0` never remember keys.
+ */
+@Injectable()
+export class ApiKeyCache {
+  private readonly memory: AnnouncedMemory<KeyRecord>;
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    announcements: Announcements,
+    @Optional() metrics?: Metrics,
+  ) {
+    this.memory = new AnnouncedMemory(announcements, {
+      channel: 'api-keys:revoked',
+      owner: ApiKeyCache.name,
+      ttlMs: config.apiKeyCacheMs,
+      maxEntries: API_KEY_CACHE_MAX_ENTRIES,
+      lookups: metrics && ((source) => metrics.apiKeyLookups(source)),
+      onHearing: (now) => metrics?.apiKeyRevocationsHeard(now),
+    });
+  }
+
+  /** The key's record if this process may trust its memory of it. */
+  get(publicId: string): KeyRecord | undefined {
+    return this.memory.get(publicId);
+  }
+
+  /** Taken before reading the database; `put` stores the row only if nothing was heard since. */
+  ticket(): number {
+    return this.memory.ticket();
+  }
+
+  put(ticket: number, record: KeyRecord): void {
+    this.memory.put(ticket, record.public_id, record, record.expires_at_ms ?? Infinity);
+  }
+
+  /** After a revocation is stored: evicts here, then tells every other process. */
+  revoked(keyId: number, publicId: string): Promise<void> {
+    return this.memory.changed(publicId, `Revocation of API key ${keyId}`);
+  }
+}

@@ -1,0 +1,180 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import type { AuthUser, Principal } from '../../access/principal';
+import { SecretsService } from '../../infrastructure/config/secrets.service';
+import { rowsOf, Statement } from '../../infrastructure/database/prepared';
+import { formatTimestamp, parseInputTimestamp } from '../../infrastructure/database/timestamps';
+import { AppError } from '../../http/errors/error-codes';
+import { validationFailed } from '../../http/errors/validation';
+import { ApiKey } from './api-key.entity';
+import { ApiKeyCache, KeyRecord } from './api-key-cache';
+import {
+  API_KEY_PUBLIC_LENGTH,
+  API_KEY_SECRET_LENGTH,
+  apiKeyPrefix,
+  type ApiKeyMode,
+  formatApiKey,
+  parseApiKey,
+} from './api-key-format';
+import { Scope, SCOPES } from '../../access/scopes';
+
+/** A key is found by its public part; the secret is compared in constant time afterwards. */
+const FIND_KEY = new Statement(
+  `SELECT k.id, k.public_id, k.secret_hash, k.scopes, k.mode, k.user_id,
+          (extract(epoch FROM k.expires_at) * 1000)::float8 AS expires_at_ms,
+          u.email, u.name, u.is_admin, u.is_operator
+     FROM api_keys k JOIN users u ON u.id = k.user_id
+    WHERE k.public_id = $1 AND k.revoked_at IS NULL
+      AND (k.expires_at IS NULL OR k.expires_at > now())`,
+);
+
+const REVOKE_KEY = new Statement(
+  `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now())
+    WHERE id = $1 AND user_id = $2
+    RETURNING public_id`,
+);
+
+/** `last_used_at` is written at most this often per key, not on every request. */
+const LAST_USED_WRITE_INTERVAL_MS = 60_000;
+
+export interface CreateApiKeyInput {
+  name: string;
+  scopes?: Scope[];
+  expiresAt?: string;
+  /** `live` when not given. */
+  mode?: ApiKeyMode;
+}
+
+export interface ApiKeyView {
+  id: number;
+  name: string;
+  prefix: string;
+  mode: ApiKeyMode;
+  scopes: Scope[];
+  expires_at: string | null;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+@Injectable()
+export class ApiKeysService {
+  private readonly logger = new Logger(ApiKeysService.name);
+  /** Per-process memory of the last `last_used_at` write, so most requests write nothing. */
+  private readonly lastWritten = new Map<number, number>();
+
+  constructor(
+    @InjectRepository(ApiKey) private readonly keys: Repository<ApiKey>,
+    private readonly secrets: SecretsService,
+    private readonly cache: ApiKeyCache,
+  ) {}
+
+  /** Creates a key; the full key is in the answer once and never again. */
+  async create(userId: number, input: CreateApiKeyInput): Promise<ApiKeyView & { key: string }> {
+    let expiresAt: string | null = null;
+    if (input.expiresAt !== undefined) {
+      const parsed = parseInputTimestamp(input.expiresAt);
+      if (!parsed)
+        throw validationFailed([{ field: 'expires_at', message: 'must be an ISO 8601 date-time' }]);
+      if (parsed.epochMs <= Date.now()) {
+        throw validationFailed([{ field: 'expires_at', message: 'must be in the future' }]);
+      }
+      expiresAt = parsed.iso;
+    }
+    const publicId = this.secrets.randomAlphanumeric(API_KEY_PUBLIC_LENGTH);
+    const secret = this.secrets.randomAlphanumeric(API_KEY_SECRET_LENGTH);
+    const mode = input.mode ?? 'live';
+    const saved = await this.keys.save(
+      this.keys.create({
+        userId,
+        name: input.name,
+        publicId,
+        secretHash: this.secrets.hashToken(secret),
+        scopes: input.scopes && input.scopes.length > 0 ? [...new Set(input.scopes)] : [...SCOPES],
+        mode,
+        expiresAt,
+      }),
+    );
+    const stored = await this.keys.findOneByOrFail({ id: saved.id });
+    return { ...toApiKeyView(stored), key: formatApiKey(mode, publicId, secret) };
+  }
+
+  async list(userId: number): Promise<ApiKeyView[]> {
+    const rows = await this.keys.find({
+      where: { userId },
+      order: { createdAt: 'DESC', id: 'DESC' },
+    });
+    return rows.map(toApiKeyView);
+  }
+
+  /** Stored first, then evicted from every process's memory of keys (api-key-cache.ts). */
+  async revoke(userId: number, id: number): Promise<void> {
+    const [revoked] = await rowsOf<{ public_id: string }>(this.keys.manager, REVOKE_KEY, [
+      id,
+      userId,
+    ]);
+    if (!revoked) throw new AppError('api_key_not_found', 'API key not found');
+    await this.cache.revoked(id, revoked.public_id);
+  }
+
+  /** Every failure is the same 401, so nothing tells a bad key from a revoked one. */
+  async authenticate(token: string | null): Promise<Principal> {
+    const parsed = token ? parseApiKey(token) : null;
+    if (!parsed) throw AppError.unauthorized();
+    const row = this.cache.get(parsed.publicId) ?? (await this.lookUp(parsed.publicId));
+    const presented = this.secrets.hashToken(parsed.secret);
+    // A key presented with the other mode's marker is not that key.
+    if (!row || !this.secrets.digestsEqual(presented, row.secret_hash) || row.mode !== parsed.mode)
+      throw AppError.unauthorized();
+    this.touch(row.id);
+    const user: AuthUser = {
+      id: row.user_id,
+      email: row.email,
+      name: row.name,
+      isAdmin: row.is_admin,
+      isOperator: row.is_operator,
+    };
+    return {
+      kind: 'api_key',
+      user,
+      apiKey: { id: row.id, publicId: row.public_id, scopes: row.scopes, mode: row.mode },
+    };
+  }
+
+  private async lookUp(publicId: string): Promise<KeyRecord | undefined> {
+    const ticket = this.cache.ticket();
+    const [row] = await rowsOf<KeyRecord>(this.keys.manager, FIND_KEY, [publicId]);
+    if (row) this.cache.put(ticket, row);
+    return row;
+  }
+
+  private touch(id: number): void {
+    const now = Date.now();
+    const last = this.lastWritten.get(id);
+    if (last !== undefined && now - last < LAST_USED_WRITE_INTERVAL_MS) return;
+    this.lastWritten.set(id, now);
+    // The WHERE clause keeps the once-a-minute promise across instances too.
+    this.keys
+      .query(
+        `UPDATE api_keys SET last_used_at = now()
+          WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+        [id],
+      )
+      .catch((error: Error) => this.logger.warn(`Could not record key use: ${error.message}`));
+  }
+}
+
+export function toApiKeyView(key: ApiKey): ApiKeyView {
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: apiKeyPrefix(key.mode, key.publicId),
+    mode: key.mode,
+    scopes: key.scopes,
+    expires_at: formatTimestamp(key.expiresAt),
+    created_at: formatTimestamp(key.createdAt),
+    last_used_at: formatTimestamp(key.lastUsedAt),
+    revoked_at: formatTimestamp(key.revokedAt),
+  };
+}

@@ -1,0 +1,157 @@
+import type { RouteHandler } from '../../access/route-rules-runner';
+import { PublicChannelsController } from '../channels/public-channels.controller';
+import { PublicMediaController } from '../media/public-media.controller';
+import { PLATFORM_TRAITS } from '../platforms/platform-list';
+import { PublicPostsController } from '../posts/public-posts.controller';
+import { PublicProjectsController } from '../projects/public-projects.controller';
+import { UsageController } from '../analytics/usage.controller';
+
+/**
+ * One MCP tool: a public REST route, named by its handler, whose rules and service it runs.
+ * Its arguments are the route's path ids (under the names below) and then the fields of the
+ * route's JSON body or of its query string, flat, as a model writes them most naturally.
+ */
+export interface McpTool {
+  name: string;
+  description: string;
+  route: RouteHandler;
+  /** Argument name → the route's path parameter it fills. */
+  pathIds: Record<string, string>;
+  /** Where the remaining arguments go. */
+  rest: 'body' | 'query' | 'none';
+}
+
+/** A tools/call of a known tool: the request is then checked as that tool's route. */
+export function isToolCall(message: unknown): boolean {
+  const { method, params } = (message ?? {}) as { method?: unknown; params?: { name?: unknown } };
+  return method === 'tools/call' && MCP_TOOLS.some((tool) => tool.name === params?.name);
+}
+
+const PROJECT = { project_id: 'projectId' };
+const POST = { project_id: 'projectId', post_id: 'postId' };
+
+const COSTS = {
+  other: 'Counts against the API key’s "other" rate limit (requests per minute).',
+  create:
+    'Counts against the API key’s "create_post" rate limit, the strictest one: check with validate_post first.',
+  publish: 'Counts against the API key’s "publish" rate limit.',
+  upload: 'Counts against the API key’s "upload" rate limit.',
+};
+
+export const MCP_TOOLS: McpTool[] = [
+  {
+    name: 'list_projects',
+    description:
+      'Lists the projects this API key can work in (as owner or team member), with their ids and time zones. ' +
+      'Call it first: every other tool except get_usage needs a project_id from here. Needs scope projects:read. ' +
+      COSTS.other,
+    route: { controller: PublicProjectsController, method: 'list' },
+    pathIds: {},
+    rest: 'none',
+  },
+  {
+    name: 'list_channels',
+    description:
+      `Lists the channels (e.g. ${PLATFORM_TRAITS.map((platform) => platform.aiAudience).join(', ')}) a project can publish to, with the channel_ref a post target names. ` +
+      'Use it to find targets before creating a post. Needs scope projects:read and the member permission to view content. ' +
+      COSTS.other,
+    route: { controller: PublicChannelsController, method: 'list' },
+    pathIds: PROJECT,
+    rest: 'none',
+  },
+  {
+    name: 'list_posts',
+    description:
+      'Lists a project’s posts, newest first, a page at a time; filter with status, continue with cursor = the previous ' +
+      'page’s next_cursor. Use it to find a post or review what is scheduled. Needs scope posts:read and the permission to view content. ' +
+      COSTS.other,
+    route: { controller: PublicPostsController, method: 'list' },
+    pathIds: PROJECT,
+    rest: 'query',
+  },
+  {
+    name: 'get_post',
+    description:
+      'Gets one post: its state, each target’s delivery (message ids, errors) and its media. Use it to follow a post after ' +
+      'creating or publishing it. Needs scope posts:read and the permission to view content. ' +
+      COSTS.other,
+    route: { controller: PublicPostsController, method: 'get' },
+    pathIds: POST,
+    rest: 'none',
+  },
+  {
+    name: 'create_post',
+    description:
+      'Creates a post in a project: a draft by default, scheduled with scheduled_at (ISO 8601 with offset), or queued for ' +
+      'publishing at once with publish_now: true (never both). Needs scope posts:write and the permission to edit content; ' +
+      'scheduling or publishing also needs posts:publish and the permission to publish. ' +
+      COSTS.create,
+    route: { controller: PublicPostsController, method: 'create' },
+    pathIds: PROJECT,
+    rest: 'body',
+  },
+  {
+    name: 'validate_post',
+    description:
+      'Dry run of create_post: takes the same arguments and answers every problem at once, and how many messages the post ' +
+      'becomes on each target. Nothing is stored, queued or counted in usage. Use it before create_post. Same scopes and ' +
+      'permissions as create_post. ' +
+      COSTS.other,
+    route: { controller: PublicPostsController, method: 'validate' },
+    pathIds: PROJECT,
+    rest: 'body',
+  },
+  {
+    name: 'update_post',
+    description:
+      'Changes a draft or scheduled post: text, media, targets or its time; fields given replace the stored ones. ' +
+      'A non-null scheduled_at schedules it (needs posts:publish and the permission to publish); scheduled_at: null turns ' +
+      'it back into a draft. Needs scope posts:write and the permission to edit content. ' +
+      COSTS.other,
+    route: { controller: PublicPostsController, method: 'update' },
+    pathIds: POST,
+    rest: 'body',
+  },
+  {
+    name: 'delete_post',
+    description:
+      'Deletes a draft, scheduled or failed post; a scheduled post is then never published. Messages already sent stay in ' +
+      'their channels. Needs scope posts:write and the permission to edit content. ' +
+      COSTS.other,
+    route: { controller: PublicPostsController, method: 'remove' },
+    pathIds: POST,
+    rest: 'none',
+  },
+  {
+    name: 'publish_post',
+    description:
+      'Publishes a draft, scheduled or failed post now, to its own targets or to the targets given (which replace them); ' +
+      'a channel that already has the post never gets it twice. Answers at once; follow the delivery with get_post. ' +
+      'Needs scope posts:publish and the permission to publish. ' +
+      COSTS.publish,
+    route: { controller: PublicPostsController, method: 'publish' },
+    pathIds: POST,
+    rest: 'body',
+  },
+  {
+    name: 'upload_media_from_url',
+    description:
+      'Has Herald download an image or video from a public http(s) URL into the project’s media (JPEG, PNG, GIF, WebP, ' +
+      'MP4, QuickTime; at most 50 MB) and answers the stored media with its id, to put in a post’s media. ' +
+      'Needs scope media:write and the permission to edit content. ' +
+      COSTS.upload,
+    route: { controller: PublicMediaController, method: 'upload' },
+    pathIds: PROJECT,
+    rest: 'body',
+  },
+  {
+    name: 'get_usage',
+    description:
+      'Gets the usage of the key’s user: posts created this month (live posts only), projects, active API keys. ' +
+      'Needs scope usage:read. ' +
+      COSTS.other,
+    route: { controller: UsageController, method: 'get' },
+    pathIds: {},
+    rest: 'none',
+  },
+];

@@ -1,0 +1,129 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { OpenAPIObject } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { RouteInput, RouteRulesRunner } from '../../access/route-rules-runner';
+import { toAppError } from '../../http/errors/all-exceptions.filter';
+import { errorBody } from '../../http/errors/error-codes';
+import { PLATFORM_TRAITS } from '../platforms/platform-list';
+import { MCP_TOOLS, McpTool } from './mcp-tools';
+import { toolInputSchema } from './tool-schemas';
+
+const INSTRUCTIONS =
+  `Herald publishes posts to channels (${PLATFORM_TRAITS.map((platform) => platform.displayName).join(', ')}). Start with list_projects, then list_channels for targets. ` +
+  'Check a post with validate_post before create_post. Every tool is limited per API key and minute by category; ' +
+  'a refused call is a tool error with {error: {code, message}}, e.g. rate_limit_exceeded.';
+
+/**
+ * The public API as MCP tools: one server per HTTP request (stateless), whose tools run their
+ * REST routes through RouteRulesRunner, so a tool is refused wherever its route would be.
+ */
+@Injectable()
+export class McpService {
+  private readonly logger = new Logger('Mcp');
+  private readonly byName = new Map(MCP_TOOLS.map((tool) => [tool.name, tool]));
+  private tools: Tool[] | undefined;
+
+  constructor(private readonly runner: RouteRulesRunner) {}
+
+  /** Reads each tool's input schema from the OpenAPI document the app serves. */
+  describeTools(document: OpenAPIObject): void {
+    this.tools = MCP_TOOLS.map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      inputSchema: toolInputSchema(tool, document) as Tool['inputSchema'],
+    }));
+  }
+
+  /** A server answering one HTTP request, whose tool calls act for that request's API key. */
+  server(request: Request, response: Response): Server {
+    const server = new Server(
+      { name: 'herald', version: '1' },
+      { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+    );
+    server.setRequestHandler(ListToolsRequestSchema, () => {
+      if (!this.tools) throw new Error('MCP tools were not described');
+      return { tools: this.tools };
+    });
+    server.setRequestHandler(CallToolRequestSchema, ({ params }) => {
+      const tool = this.byName.get(params.name);
+      if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
+      return this.call(tool, argumentsAsSent(request) ?? params.arguments ?? {}, request, response);
+    });
+    return server;
+  }
+
+  private async call(
+    tool: McpTool,
+    args: Record<string, unknown>,
+    request: Request,
+    response: Response,
+  ): Promise<CallToolResult> {
+    const input = routeInput(tool, args);
+    try {
+      const result = await this.runner.run(tool.route, request, response, input);
+      if (result === undefined) return { content: [{ type: 'text', text: 'Done' }] };
+      return {
+        content: [{ type: 'text', text: JSON.stringify(result) }],
+        structuredContent: result as Record<string, unknown>,
+      };
+    } catch (thrown) {
+      const error = toAppError(thrown, this.logger, (request as { id?: string }).id);
+      for (const [name, value] of Object.entries(error.headers ?? {}))
+        response.setHeader(name, value);
+      const body = errorBody(error);
+      return {
+        isError: true,
+        content: [{ type: 'text', text: JSON.stringify(body) }],
+        structuredContent: body as unknown as Record<string, unknown>,
+      };
+    }
+  }
+}
+
+/**
+ * The arguments as the body parser read them. The SDK's schema parse copies them and loses a
+ * `__proto__` key on the way, which the input checks must see to refuse. A request carries one
+ * message (the body parser takes only an object), so this is the call being answered.
+ */
+function argumentsAsSent(request: Request): Record<string, unknown> | undefined {
+  const args = (request.body as { params?: { arguments?: unknown } } | undefined)?.params
+    ?.arguments;
+  return typeof args === 'object' && args !== null && !Array.isArray(args)
+    ? (args as Record<string, unknown>)
+    : undefined;
+}
+
+/**
+ * The REST request the arguments stand for. Path ids go as text, as a URL carries them, so an
+ * id like `01`, -1 or 2^31 is refused as its route refuses it; the other arguments make the
+ * route's body or query. Arguments a route has no place for are the protocol's invalid params.
+ */
+function routeInput(tool: McpTool, args: Record<string, unknown>): RouteInput {
+  const rest: Record<string, unknown> = { ...args };
+  const params: Record<string, string> = {};
+  for (const [name, param] of Object.entries(tool.pathIds)) {
+    const value = rest[name];
+    if (value === undefined)
+      throw new McpError(ErrorCode.InvalidParams, `${tool.name}: ${name} is required`);
+    params[param] = typeof value === 'string' ? value : JSON.stringify(value);
+    delete rest[name];
+  }
+  if (tool.rest === 'body') return { params, query: {}, body: rest };
+  if (tool.rest === 'query') return { params, query: rest, body: undefined };
+  const unknown = Object.keys(rest);
+  if (unknown.length > 0)
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `${tool.name} takes no argument ${unknown.join(', ')}`,
+    );
+  return { params, query: {}, body: undefined };
+}

@@ -1,0 +1,52 @@
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { CreatedAtColumn, type DbTimestamp } from '../../infrastructure/database/timestamps';
+import { Project } from '../projects/project.entity';
+import { User } from '../users/user.entity';
+
+export type MediaType = 'image' | 'video';
+
+/** A stored file of a project (docs/api-rules.md#media); posts refer to it by id in `media_ids`. */
+@Entity('media_assets')
+export class MediaAsset {
+  @PrimaryGeneratedColumn()
+  id!: number;
+
+  @Index()
+  @Column({ type: 'int' })
+  projectId!: number;
+
+  @ManyToOne(() => Project, { onDelete: 'CASCADE' })
+  @JoinColumn()
+  project?: Project;
+
+  /** Who uploaded it; kept when the user is deleted. */
+  @Index()
+  @Column({ type: 'int', nullable: true })
+  uploadedById!: number | null;
+
+  @ManyToOne(() => User, { onDelete: 'SET NULL' })
+  @JoinColumn()
+  uploadedBy?: User;
+
+  /** From the file's bytes, never from the client. */
+  @Column({ type: 'varchar', length: 16 })
+  type!: MediaType;
+
+  /** Sanitized; at most 255 bytes. */
+  @Column({ type: 'varchar', length: 255 })
+  filename!: string;
+
+  @Column({ type: 'varchar', length: 100 })
+  mimeType!: string;
+
+  @Column({ type: 'bigint', transformer: { to: (v: number) => v, from: (v: string) => Number(v) } })
+  sizeBytes!: number;
+
+  /** `projects/<project_id>/<yyyy>/<mm>/<random>.<ext>`: never built from the client's name. */
+  @Index({ unique: true })
+  @Column({ type: 'varchar', length: 512 })
+  storagePath!: string;
+
+  @CreatedAtColumn()
+  createdAt!: DbTimestamp;
+}

@@ -1,0 +1,245 @@
+import {
+  CallHandler,
+  createParamDecorator,
+  ExecutionContext,
+  Injectable,
+  NestInterceptor,
+} from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import type { Request, Response } from 'express';
+import multer, { MulterError, StorageEngine } from 'multer';
+import type { Observable } from 'rxjs';
+import { AppError } from '../../http/errors/error-codes';
+import { createValidationPipe, validationFailed } from '../../http/errors/validation';
+import { carriesIdempotencyKey } from '../../http/idempotency/idempotency-header';
+import type { IdempotentRequest } from '../../http/idempotency/idempotency.interceptor';
+import { UploadByUrlDto } from './dto/upload-media.dto';
+import { MAX_MEDIA_BYTES } from './media-kinds';
+import { fileTooLarge } from './media-sniffer';
+import { MediaService, MediaUploadInput, StoredMediaFile } from './media.service';
+
+/** The multipart field carrying the file. */
+export const UPLOAD_FIELD = 'files';
+/** Files per multipart upload request: one; several files take several requests. */
+export const MAX_FILES_PER_UPLOAD = 1;
+
+/**
+ * multer reads a refused multipart body to its end before it answers. Past one file's limit plus
+ * this much framing, the body is answered at once and its connection closed soon after.
+ */
+const MULTIPART_FRAMING_BYTES = 1024 * 1024;
+const MAX_MULTIPART_BODY_BYTES = MAX_MEDIA_BYTES + MULTIPART_FRAMING_BYTES;
+/** How long a client cut off that way has to read the answer before its connection is closed. */
+const CUT_OFF_LINGER_MS = 2_000;
+
+interface UploadRequest extends IdempotentRequest {
+  mediaUpload?: MediaUploadInput;
+  file?: Express.Multer.File & { stored?: StoredMediaFile };
+}
+
+/** A failure of our own storage while receiving a file: not the client's fault, answered 500. */
+class UploadStorageFailure extends Error {
+  constructor(override readonly cause: unknown) {
+    super('Storing the uploaded file failed');
+  }
+}
+
+/**
+ * Reads the body of the upload route after the guards have passed
+ * (docs/api-rules.md#order-of-checks), telling the two forms apart by Content-Type: multipart is
+ * streamed through multer into storage (sniffed on the first bytes, never buffered whole), JSON is
+ * validated as `UploadByUrlDto`; any other type is 415. The result reaches the handler through
+ * `@MediaUpload()`.
+ */
+const JSON_TYPE = /^application\/json\s*(?:;|$)/i;
+
+@Injectable()
+export class MediaUploadInterceptor implements NestInterceptor {
+  private readonly validation = createValidationPipe();
+
+  constructor(private readonly media: MediaService) {}
+
+  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+    const http = context.switchToHttp();
+    const req = http.getRequest<UploadRequest>();
+    if (req.is('multipart/form-data')) {
+      req.mediaUpload = await this.receiveFile(req, http.getResponse<Response>());
+    } else if (req.is('application/json') || JSON_TYPE.test(req.headers['content-type'] ?? '')) {
+      // req.is() answers null for a request without a body: that is a JSON request without one.
+      req.mediaUpload = await this.readUrlBody(req.body);
+    } else {
+      throw new AppError(
+        'unsupported_media_type',
+        'Send multipart/form-data with one file in the field `files`, or application/json with `url`',
+      );
+    }
+    return next.handle();
+  }
+
+  private async receiveFile(req: UploadRequest, res: Response): Promise<MediaUploadInput> {
+    const projectId = req.projectAccess?.project.id;
+    if (projectId === undefined) throw new Error('Media upload without a resolved project');
+    let refusal: AppError | undefined;
+    const receive = multer({
+      storage: new MediaStorageEngine(this.media, projectId, (error) => (refusal ??= error)),
+      limits: { files: MAX_FILES_PER_UPLOAD, fileSize: MAX_MEDIA_BYTES, fields: 0 },
+      defParamCharset: 'utf8',
+    }).single(UPLOAD_FIELD);
+    try {
+      // multer drains the rest of a refused body before it answers, and removes what it stored;
+      // a body that goes on past any acceptable size is answered without waiting for its end,
+      // with the file's own refusal when one is known (too large, not a supported type).
+      await new Promise<void>((resolve, reject) => {
+        // The body's bytes are hashed as they stream by, for an Idempotency-Key only.
+        const hash = carriesIdempotencyKey(req) ? createHash('sha256') : undefined;
+        const release = cutOffPast(
+          req,
+          res,
+          MAX_MULTIPART_BODY_BYTES,
+          () => reject(refusal ?? bodyTooLarge()),
+          (chunk) => hash?.update(chunk),
+        );
+        receive(req as Request, res, (error?: unknown) => {
+          release();
+          if (error) return reject(error);
+          req.rawBodySha256 = hash?.digest('hex');
+          resolve();
+        });
+      });
+    } catch (error) {
+      throw multipartError(error);
+    }
+    const stored = req.file?.stored;
+    if (!req.file || !stored) {
+      throw new AppError('file_required', 'Attach one file in the multipart field `files`');
+    }
+    // A request that is not run after all (an Idempotency-Key replay) leaves no file behind.
+    req.discardBody = () => this.media.discardFile(stored.storagePath);
+    return { kind: 'file', file: stored, filename: req.file.originalname };
+  }
+
+  private async readUrlBody(body: unknown): Promise<MediaUploadInput> {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw validationFailed([{ field: 'body', message: 'must be a JSON object' }]);
+    }
+    const dto = (await this.validation.transform(body, {
+      type: 'body',
+      metatype: UploadByUrlDto,
+    })) as UploadByUrlDto;
+    return { kind: 'url', url: dto.url, filename: dto.filename };
+  }
+}
+
+/** The upload the interceptor received; only on routes using `MediaUploadInterceptor`. */
+export const MediaUpload = createParamDecorator(
+  (_data: unknown, ctx: ExecutionContext): MediaUploadInput => {
+    const upload = ctx.switchToHttp().getRequest<UploadRequest>().mediaUpload;
+    if (!upload) throw new Error('MediaUpload used without MediaUploadInterceptor');
+    return upload;
+  },
+);
+
+/** multer storage engine that streams the file through `MediaService.storeFile`. */
+class MediaStorageEngine implements StorageEngine {
+  constructor(
+    private readonly media: MediaService,
+    private readonly projectId: number,
+    /** The file's refusal, as soon as it is known (multer answers only at the body's end). */
+    private readonly onRefused: (error: AppError) => void,
+  ) {}
+
+  _handleFile(
+    _req: Request,
+    file: Express.Multer.File,
+    callback: (error?: unknown, info?: Partial<Express.Multer.File>) => void,
+  ): void {
+    // busboy's signal that the file passed `fileSize`.
+    file.stream.once('limit', () => this.onRefused(fileTooLarge()));
+    this.media.storeFile(this.projectId, file.stream).then(
+      (stored) =>
+        callback(null, { stored, size: stored.sizeBytes } as Partial<Express.Multer.File>),
+      (error: unknown) => {
+        if (error instanceof AppError) this.onRefused(error);
+        callback(error instanceof AppError ? error : new UploadStorageFailure(error));
+      },
+    );
+  }
+
+  _removeFile(
+    _req: Request,
+    file: Express.Multer.File & { stored?: StoredMediaFile },
+    callback: (error: Error | null) => void,
+  ): void {
+    if (!file.stored) return callback(null);
+    this.media.discardFile(file.stored.storagePath).then(
+      () => callback(null),
+      (error: Error) => callback(error),
+    );
+  }
+}
+
+/**
+ * Counts the body as it arrives (handing each chunk to `onChunk`); past `limit` bytes calls
+ * `refuse` (the answer goes out at once) and closes the connection `CUT_OFF_LINGER_MS` after the
+ * answer, whatever the client still sends. Returns the function that stops counting.
+ */
+function cutOffPast(
+  req: Request,
+  res: Response,
+  limit: number,
+  refuse: () => void,
+  onChunk: (chunk: Buffer) => void,
+): () => void {
+  let received = 0;
+  const count = (chunk: Buffer) => {
+    onChunk(chunk);
+    received += chunk.length;
+    if (received <= limit) return;
+    req.off('data', count);
+    res.once('finish', () => setTimeout(() => req.socket.destroy(), CUT_OFF_LINGER_MS).unref());
+    refuse();
+  };
+  req.on('data', count);
+  return () => req.off('data', count);
+}
+
+function bodyTooLarge(): AppError {
+  return new AppError(
+    'payload_too_large',
+    `A multipart upload carries one file of at most ${MAX_MEDIA_BYTES} bytes (50 MB)`,
+  );
+}
+
+/** Maps what multer and busboy raise to the media codes; storage failures stay 500. */
+function multipartError(error: unknown): unknown {
+  if (error instanceof AppError) return error;
+  if (error instanceof UploadStorageFailure) return error.cause;
+  if (error instanceof MulterError) {
+    switch (error.code) {
+      case 'LIMIT_FILE_SIZE':
+        return fileTooLarge();
+      case 'LIMIT_FILE_COUNT':
+        return tooManyFiles();
+      case 'LIMIT_UNEXPECTED_FILE':
+        return error.field === UPLOAD_FIELD
+          ? tooManyFiles()
+          : new AppError(
+              'validation_failed',
+              `Unexpected file field \`${error.field ?? ''}\`; send the file in \`files\``,
+            );
+      case 'LIMIT_FIELD_COUNT':
+        return new AppError(
+          'validation_failed',
+          'Only one file in the field `files` is accepted; no other fields',
+        );
+      default:
+        return new AppError('validation_failed', `Invalid multipart body: ${error.message}`);
+    }
+  }
+  // Anything else comes from busboy reading the body: a malformed or aborted multipart stream.
+  return new AppError('validation_failed', 'Malformed multipart/form-data body');
+}
+
+function tooManyFiles(): AppError {
+  return new AppError('too_many_files', 'Upload exactly one file per request');
+}

@@ -1,0 +1,184 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { randomBytes } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { EntityManager, In, Repository } from 'typeorm';
+import { formatTimestamp } from '../../infrastructure/database/timestamps';
+import { STORAGE_DRIVER, type StorageDriver } from '../../infrastructure/storage/storage-driver';
+import type { MediaAssetDto, MediaAssetListDto } from './dto/media-asset.dto';
+import { fallbackFilename, filenameForDownload, sanitizeFilename } from './filenames';
+import { MediaAsset } from './media-asset.entity';
+import type { MediaKind } from './media-kinds';
+import { sniffMedia } from './media-sniffer';
+import { UrlFetcher } from './url-fetcher';
+
+/** A file written to storage whose MediaAsset row does not exist yet. */
+export interface StoredMediaFile {
+  storagePath: string;
+  kind: MediaKind;
+  sizeBytes: number;
+}
+
+/** What the upload route received: a stored file (multipart) or a link to fetch (JSON). */
+export type MediaUploadInput =
+  | { kind: 'file'; file: StoredMediaFile; filename: string | undefined }
+  | { kind: 'url'; url: string; filename: string | undefined };
+
+/**
+ * The media library of a project (docs/api-rules.md#media). Public API for other modules (exported
+ * by MediaModule):
+ * - `storeStream(projectId, userId, stream, filenameHint)`: sniff, limit, store, create the row.
+ * - `findForProject(projectId, ids, m?)`: a project's assets by id (posts check `media_ids` with
+ *   it), in the transaction `m` when given.
+ * - `openRead(asset)`: the stored bytes.
+ * - `toDto(asset)`: the MediaAsset answer.
+ */
+@Injectable()
+export class MediaService {
+  private readonly logger = new Logger(MediaService.name);
+
+  constructor(
+    @InjectRepository(MediaAsset) private readonly assets: Repository<MediaAsset>,
+    @Inject(STORAGE_DRIVER) private readonly storage: StorageDriver,
+    private readonly fetcher: UrlFetcher,
+  ) {}
+
+  /** POST /projects/{id}/media, both forms: creates the asset and answers it in a list. */
+  async upload(
+    projectId: number,
+    userId: number,
+    input: MediaUploadInput,
+  ): Promise<MediaAssetListDto> {
+    const asset =
+      input.kind === 'file'
+        ? await this.createAsset(
+            projectId,
+            userId,
+            input.file,
+            sanitizeFilename(input.filename) ?? fallbackFilename(input.file.kind.ext),
+          )
+        : await this.storeFromUrl(projectId, userId, input.url, input.filename);
+    return { items: [this.toDto(asset)], count: 1 };
+  }
+
+  /**
+   * Stores `stream` as a new MediaAsset of the project, with the same rules as an upload: type
+   * from the bytes (415 `unsupported_media_type`), at most 50 MB (413 `file_too_large`),
+   * streamed (never buffered whole). On any failure nothing is kept: no file, no row.
+   */
+  async storeStream(
+    projectId: number,
+    uploadedById: number | null,
+    stream: Readable,
+    filenameHint?: string | null,
+  ): Promise<MediaAsset> {
+    const file = await this.storeFile(projectId, stream);
+    const filename = sanitizeFilename(filenameHint) ?? fallbackFilename(file.kind.ext);
+    return this.createAsset(projectId, uploadedById, file, filename);
+  }
+
+  /** Downloads `url` through the SSRF-safe fetcher and stores it as a new asset. */
+  async storeFromUrl(
+    projectId: number,
+    uploadedById: number | null,
+    url: string,
+    filename?: string,
+  ): Promise<MediaAsset> {
+    const { body, finalUrl } = await this.fetcher.fetch(url);
+    const file = await this.storeFile(projectId, body);
+    return this.createAsset(
+      projectId,
+      uploadedById,
+      file,
+      filenameForDownload(filename, finalUrl, file.kind.ext),
+    );
+  }
+
+  /** A project's assets among `ids`, in the order of `ids`; ids of other projects are left out. */
+  async findForProject(
+    projectId: number,
+    ids: readonly number[],
+    m?: EntityManager,
+  ): Promise<MediaAsset[]> {
+    if (ids.length === 0) return [];
+    const assets = m?.getRepository(MediaAsset) ?? this.assets;
+    const found = await assets.findBy({ projectId, id: In([...ids]) });
+    const byId = new Map(found.map((asset) => [asset.id, asset]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
+  /** What `/media/<storage_path>` needs of the asset stored there, or null when none is. */
+  findServable(
+    storagePath: string,
+  ): Promise<Pick<MediaAsset, 'storagePath' | 'mimeType' | 'sizeBytes'> | null> {
+    return this.assets.findOne({
+      where: { storagePath },
+      select: { storagePath: true, mimeType: true, sizeBytes: true },
+    });
+  }
+
+  /** The stored bytes of an asset. */
+  openRead(asset: Pick<MediaAsset, 'storagePath'>): Promise<Readable> {
+    return this.storage.openRead(asset.storagePath);
+  }
+
+  toDto(asset: MediaAsset): MediaAssetDto {
+    return {
+      id: asset.id,
+      type: asset.type,
+      filename: asset.filename,
+      mime_type: asset.mimeType,
+      size_bytes: asset.sizeBytes,
+      url: this.storage.publicUrl(asset.storagePath),
+      storage_path: asset.storagePath,
+      created_at: formatTimestamp(asset.createdAt),
+    };
+  }
+
+  /** Sniffs and writes the file; no row yet. Used by the multipart route's storage engine. */
+  async storeFile(projectId: number, stream: Readable): Promise<StoredMediaFile> {
+    const { kind, body } = await sniffMedia(stream);
+    const storagePath = newStoragePath(projectId, kind.ext);
+    const { size } = await this.storage.put(storagePath, body, kind.mimeType);
+    return { storagePath, kind, sizeBytes: size };
+  }
+
+  /** Removes a stored file whose upload was refused after it was written. */
+  async discardFile(storagePath: string): Promise<void> {
+    await this.storage.delete(storagePath);
+  }
+
+  /** Inserts the row for a stored file; if that fails, the file goes too. */
+  async createAsset(
+    projectId: number,
+    uploadedById: number | null,
+    file: StoredMediaFile,
+    filename: string,
+  ): Promise<MediaAsset> {
+    try {
+      const inserted = await this.assets.insert({
+        projectId,
+        uploadedById,
+        type: file.kind.type,
+        filename,
+        mimeType: file.kind.mimeType,
+        sizeBytes: file.sizeBytes,
+        storagePath: file.storagePath,
+      });
+      const id = (inserted.identifiers[0] as { id: number }).id;
+      return await this.assets.findOneByOrFail({ id });
+    } catch (error) {
+      await this.discardFile(file.storagePath).catch((cleanup: unknown) =>
+        this.logger.error(`Could not remove ${file.storagePath}: ${String(cleanup)}`),
+      );
+      throw error;
+    }
+  }
+}
+
+/** `projects/<project_id>/<yyyy>/<mm>/<random>.<ext>`, never built from the client's name. */
+export function newStoragePath(projectId: number, ext: string, now = new Date()): string {
+  const yyyy = String(now.getUTCFullYear());
+  const mm = String(now.getUTCMonth() + 1).padStart(2, '0');
+  return `projects/${projectId}/${yyyy}/${mm}/${randomBytes(16).toString('hex')}.${ext}`;
+}

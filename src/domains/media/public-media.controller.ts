@@ -1,0 +1,79 @@
+import { Controller, Post, UseInterceptors } from '@nestjs/common';
+import {
+  ApiConsumes,
+  ApiCreatedResponse,
+  ApiExtraModels,
+  ApiOperation,
+  ApiParam,
+  getSchemaPath,
+} from '@nestjs/swagger';
+import { ApiKeyAuth, PUBLIC_API_PREFIX, RequireScope } from '../../access/decorators';
+import { Principal } from '../../access/principal';
+import { ApiErrors } from '../../http/errors/api-errors.decorator';
+import { Idempotent } from '../../http/idempotency/idempotent.decorator';
+import { CurrentProject, RequirePermission } from '../../access/require-permission';
+import type { ProjectAccess } from '../../access/project-access';
+import { RateLimitCategory } from '../../access/rate-limit-category';
+import { MediaAssetListDto } from './dto/media-asset.dto';
+import { UploadByUrlDto, UploadFileFormDto } from './dto/upload-media.dto';
+import { MediaUpload, MediaUploadInterceptor } from './media-upload.interceptor';
+import { MediaService, type MediaUploadInput } from './media.service';
+
+@Controller(`${PUBLIC_API_PREFIX}/projects/:projectId/media`)
+@ApiKeyAuth()
+@ApiExtraModels(UploadByUrlDto, UploadFileFormDto)
+export class PublicMediaController {
+  constructor(private readonly media: MediaService) {}
+
+  @Post()
+  @RateLimitCategory('upload')
+  @RequireScope('media:write')
+  @RequirePermission('can_edit_content')
+  // Above the upload's interceptor: the body is read (and hashed) before the key is checked.
+  @Idempotent()
+  @UseInterceptors(MediaUploadInterceptor)
+  @ApiOperation({
+    summary: 'Upload one file, or have the service download it from a URL',
+    description:
+      'Two forms, told apart by Content-Type (any other type: 415). ' +
+      '`multipart/form-data`: exactly one file in the field `files`. ' +
+      '`application/json`: `{ url, filename? }`; only public http(s) addresses are fetched, redirects are checked ' +
+      'again (at most 5), 30 s in all. Either way: at most 52,428,800 bytes, and the type is read from the bytes ' +
+      '(JPEG, PNG, GIF, WebP images; MP4, QuickTime videos).',
+    requestBody: {
+      required: true,
+      content: {
+        'multipart/form-data': { schema: { $ref: getSchemaPath(UploadFileFormDto) } },
+        'application/json': { schema: { $ref: getSchemaPath(UploadByUrlDto) } },
+      },
+    },
+  })
+  @ApiConsumes('multipart/form-data', 'application/json')
+  @ApiParam({ name: 'projectId', type: Number })
+  @ApiCreatedResponse({ type: MediaAssetListDto, description: 'The stored MediaAsset' })
+  @ApiErrors(
+    'validation_failed',
+    'invalid_json',
+    'file_required',
+    'too_many_files',
+    'invalid_url',
+    'url_not_allowed',
+    'unauthorized',
+    'insufficient_scope',
+    'forbidden',
+    'project_not_found',
+    'payload_too_large',
+    'file_too_large',
+    'unsupported_media_type',
+    'rate_limit_exceeded',
+    'download_failed',
+    'download_timeout',
+  )
+  upload(
+    @Principal() who: Principal,
+    @CurrentProject() project: ProjectAccess,
+    @MediaUpload() input: MediaUploadInput,
+  ): Promise<MediaAssetListDto> {
+    return this.media.upload(project.project.id, who.user.id, input);
+  }
+}

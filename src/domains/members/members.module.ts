@@ -1,0 +1,18 @@
+import { Global, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ProjectsModule } from '../projects/projects.module';
+import { User } from '../users/user.entity';
+import { MembersController } from './members.controller';
+import { MembersService } from './members.service';
+import { PermissionGuard } from '../../access/permission.guard';
+import { ProjectMember } from './project-member.entity';
+import { ProjectResolvers } from '../../access/project-resolvers';
+
+@Global()
+@Module({
+  imports: [TypeOrmModule.forFeature([ProjectMember, User]), ProjectsModule],
+  controllers: [MembersController],
+  providers: [ProjectResolvers, PermissionGuard, MembersService],
+  exports: [ProjectResolvers, PermissionGuard, ProjectsModule, MembersService],
+})
+export class MembersModule {}

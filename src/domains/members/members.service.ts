@@ -1,0 +1,161 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { formatTimestamp } from '../../infrastructure/database/timestamps';
+import { isUniqueViolation } from '../../infrastructure/database/query-errors';
+import { AppError } from '../../http/errors/error-codes';
+import type { ProjectAccess } from '../../access/project-access';
+import { ProjectsService } from '../projects/projects.service';
+import { User } from '../users/user.entity';
+import { normalizeEmail } from '../users/users.service';
+import { MemberDto, MemberListDto, PermissionsInputDto } from './dto/member.dto';
+import {
+  DEFAULT_PERMISSIONS,
+  type MemberRole,
+  PERMISSION_FLAGS,
+  type Permissions,
+  ROLE_TITLES,
+} from '../../access/permissions';
+import { applyPermissions, memberPermissions, ProjectMember } from './project-member.entity';
+import { assertMayManage, assertNotOwner, type TeamActor } from './team-rules';
+
+/**
+ * Project members under the team rules (docs/api-rules.md#team-rules). Every method takes the
+ * caller's access to the project, as PermissionGuard resolved it, and the caller's user id.
+ */
+@Injectable()
+export class MembersService {
+  constructor(
+    @InjectRepository(ProjectMember) private readonly members: Repository<ProjectMember>,
+    @InjectRepository(User) private readonly users: Repository<User>,
+    private readonly projects: ProjectsService,
+  ) {}
+
+  /** The project's members (never the owner, who is not a member), oldest first. */
+  async list(projectId: number): Promise<MemberListDto> {
+    const rows = await this.members.find({
+      where: { projectId },
+      relations: { user: true },
+      order: { createdAt: 'ASC', userId: 'ASC' },
+    });
+    const items = rows.map(toMemberDto);
+    return { items, count: items.length };
+  }
+
+  /** Adds an existing user with the role's default flags, overridden by `overrides`. */
+  async add(
+    access: ProjectAccess,
+    actorId: number,
+    email: string,
+    role: MemberRole,
+    overrides: PermissionsInputDto = {},
+  ): Promise<MemberDto> {
+    const projectId = access.project.id;
+    const permissions = withOverrides(DEFAULT_PERMISSIONS[role], overrides);
+    assertMayManage(actorOf(access, actorId), null, { role, permissions });
+    const user = await this.users.findOneBy({ email: normalizeEmail(email) });
+    if (!user) throw new AppError('user_not_found', 'No user with this email');
+    if (user.id === access.project.ownerId) {
+      throw new AppError('member_exists', 'This user owns the project');
+    }
+    const member = this.members.create({ projectId, userId: user.id, role });
+    applyPermissions(member, permissions);
+    try {
+      await this.members.insert(member);
+    } catch (error) {
+      if (isUniqueViolation(error)) {
+        throw new AppError('member_exists', 'This user is already a member of the project');
+      }
+      throw error;
+    }
+    // Nothing to announce: no process remembers that a user has no access (ProjectAccessCache).
+    // The INSERT returned created_at (as the database's text) into `member`.
+    member.user = user;
+    return toMemberDto(member);
+  }
+
+  /** PATCH: a new role resets the flags to its defaults; then the given flags apply. */
+  async update(
+    access: ProjectAccess,
+    actorId: number,
+    userId: number,
+    change: { role?: MemberRole; permissions?: PermissionsInputDto },
+  ): Promise<MemberDto> {
+    const projectId = access.project.id;
+    assertNotOwner(access.project.ownerId, userId);
+    const member = await this.find(projectId, userId);
+    const before = memberPermissions(member);
+    const role = change.role ?? member.role;
+    const base = change.role && change.role !== member.role ? DEFAULT_PERMISSIONS[role] : before;
+    const permissions = withOverrides(base, change.permissions ?? {});
+    assertMayManage(
+      actorOf(access, actorId),
+      { userId, role: member.role, permissions: before },
+      { role, permissions },
+    );
+    member.role = role;
+    applyPermissions(member, permissions);
+    await this.members.save(member);
+    await this.projects.changed(projectId);
+    return toMemberDto(member);
+  }
+
+  /**
+   * Removes a member; any member may remove themselves (leave), others need the team rules' rights.
+   */
+  async remove(access: ProjectAccess, actorId: number, userId: number): Promise<void> {
+    const projectId = access.project.id;
+    assertNotOwner(access.project.ownerId, userId);
+    const leaving = userId === actorId;
+    if (!leaving && access.role !== 'owner' && !access.permissions.can_manage_team) {
+      throw AppError.forbidden('can_manage_team');
+    }
+    const member = await this.find(projectId, userId);
+    if (!leaving) {
+      assertMayManage(
+        actorOf(access, actorId),
+        { userId, role: member.role, permissions: memberPermissions(member) },
+        null,
+      );
+    }
+    await this.members.delete({ projectId, userId });
+    await this.projects.changed(projectId);
+  }
+
+  /** The member with its user, ready for `toMemberDto`. */
+  private async find(projectId: number, userId: number): Promise<ProjectMember> {
+    const member = await this.members.findOne({
+      where: { projectId, userId },
+      relations: { user: true },
+    });
+    if (!member) throw new AppError('member_not_found', 'Member not found');
+    return member;
+  }
+}
+
+function actorOf(access: ProjectAccess, userId: number): TeamActor {
+  return { userId, role: access.role, permissions: access.permissions };
+}
+
+function withOverrides(base: Permissions, overrides: PermissionsInputDto): Permissions {
+  const result = { ...base };
+  for (const flag of PERMISSION_FLAGS) {
+    const value = overrides[flag];
+    if (value !== undefined) result[flag] = value;
+  }
+  return result;
+}
+
+/** `{user_id, email, name, role, role_title, permissions}`. */
+export function toMemberDto(member: ProjectMember): MemberDto {
+  if (!member.user) throw new Error('Member loaded without its user');
+  return {
+    user_id: member.userId,
+    email: member.user.email,
+    name: member.user.name,
+    role: member.role,
+    role_title: ROLE_TITLES[member.role],
+    permissions: memberPermissions(member),
+    created_at: formatTimestamp(member.createdAt),
+  };
+}

@@ -1,0 +1,125 @@
+import { Injectable } from '@nestjs/common';
+import { AppError } from '../../../http/errors/error-codes';
+import {
+  HostUnresolvedError,
+  OutboundDispatchers,
+} from '../../../infrastructure/outbound/outbound-dispatchers';
+import { type FieldRule, readFields } from '../connect-fields';
+import type {
+  ConnectedAccount,
+  ConnectFields,
+  DemoAccount,
+  PlatformConnector,
+  PlatformIdentity,
+} from '../platform';
+import { type BlueskyCredentials, sealableCredentials } from './bluesky-credentials';
+import { createSession } from './bluesky-sessions';
+import { blueskyChannelUrl } from './bluesky-text';
+import { BlueskyXrpc, XrpcError, XrpcTransportError } from './bluesky-xrpc';
+
+const ACCOUNT_FIELDS: FieldRule[] = [
+  {
+    name: 'identifier',
+    // A handle (a domain name) or a DID.
+    pattern: /^(did:[a-z]+:[A-Za-z0-9._:%-]{1,2000}|@?([A-Za-z0-9-]{1,63}\.)+[A-Za-z0-9-]{2,63})$/,
+    patternMessage: 'identifier must be a Bluesky handle (name.bsky.social) or a DID',
+  },
+  { name: 'app_password' },
+  { name: 'service_url', optional: true },
+];
+
+/**
+ * A Bluesky account connected with its handle (or DID) and an app password, checked by opening a
+ * session (com.atproto.server.createSession), which is kept for its posts. Its one channel is its
+ * own feed, made with it.
+ */
+@Injectable()
+export class BlueskyConnector implements PlatformConnector {
+  readonly platform = 'bluesky';
+  readonly displayName = 'Bluesky';
+
+  constructor(
+    private readonly xrpc: BlueskyXrpc,
+    private readonly outbound: OutboundDispatchers,
+  ) {}
+
+  async connect(fields: ConnectFields): Promise<ConnectedAccount> {
+    const read = readFields(fields, ACCOUNT_FIELDS, this.displayName);
+    const service = read.service_url ?? null;
+    // A service the user gave is an outbound address: refused now if it is not a public one.
+    if (service) await this.check(() => this.outbound.for(service, 'be a Bluesky service'));
+    const credentials: BlueskyCredentials = {
+      service,
+      identifier: (read.identifier as string).replace(/^@/, ''),
+      appPassword: read.app_password as string,
+    };
+    const session = await this.check(() => createSession(this.xrpc, credentials));
+    const feed: PlatformIdentity = {
+      id: session.did,
+      title: session.handle,
+      username: session.handle,
+      url: blueskyChannelUrl({ channelId: session.did, username: session.handle }),
+    };
+    return {
+      id: session.did,
+      title: session.handle,
+      username: session.handle,
+      secret: sealableCredentials(credentials),
+      channels: [feed],
+      session: JSON.stringify({ accessJwt: session.accessJwt, refreshJwt: session.refreshJwt }),
+    };
+  }
+
+  addChannel(): Promise<PlatformIdentity> {
+    return Promise.reject(
+      new AppError(
+        'channels_not_addable',
+        'A Bluesky account posts to its own feed, which was added with the account',
+      ),
+    );
+  }
+
+  demo(): DemoAccount {
+    const did = 'did:plc:heralddemo0000000000000';
+    return {
+      account: {
+        id: did,
+        title: 'herald-demo.bsky.social',
+        username: 'herald-demo.bsky.social',
+        secret: sealableCredentials({
+          service: null,
+          identifier: 'herald-demo.bsky.social',
+          appPassword: 'demo-demo-demo-demo',
+        }),
+      },
+      channels: [
+        {
+          id: did,
+          title: 'herald-demo.bsky.social',
+          username: 'herald-demo.bsky.social',
+          url: 'https://bsky.app/profile/herald-demo.bsky.social',
+        },
+      ],
+    };
+  }
+
+  /** The service's refusals as Herald's: a 4xx other than 429 is a refusal, the rest unavailability. */
+  private async check<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      if (error instanceof XrpcError && error.status < 500 && error.status !== 429)
+        throw new AppError(
+          'bluesky_rejected',
+          `Bluesky rejected the request: ${error.description}`,
+        );
+      if (
+        error instanceof XrpcError ||
+        error instanceof XrpcTransportError ||
+        error instanceof HostUnresolvedError
+      )
+        throw new AppError('bluesky_unavailable', 'Bluesky could not be reached; try again later');
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,125 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { SecretsService } from '../../../infrastructure/config/secrets.service';
+import type { BlueskyCredentials, BlueskySession, SessionAnswer } from './bluesky-credentials';
+import { BlueskyXrpc, XrpcError } from './bluesky-xrpc';
+
+/** An answer that says the session's token is no good (expired, revoked, or not accepted). */
+export function isAuthFailure(error: unknown): boolean {
+  return (
+    error instanceof XrpcError &&
+    (error.status === 401 ||
+      (error.status === 400 && ['ExpiredToken', 'InvalidToken'].includes(error.error)))
+  );
+}
+
+/**
+ * One session per account, kept sealed in the database and shared by every worker: a post uses
+ * it, never a session of its own (the service allows only 30 new sessions in 5 minutes). When the
+ * service refuses its token, it is renewed with refreshSession; only when that fails is a new
+ * session made from the app password. Renewals of one account take turns on its row: a worker
+ * that finds the session already renewed by another uses that one, so a refresh token is never
+ * spent twice (the service would refuse the second, and the account would be locked out of its
+ * session).
+ */
+@Injectable()
+export class BlueskySessions {
+  /** The session each account last used in this process, as it was sealed. */
+  private readonly known = new Map<number, { sealed: string; session: BlueskySession }>();
+
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly secrets: SecretsService,
+    private readonly xrpc: BlueskyXrpc,
+  ) {}
+
+  /** The account's session: the one this process knows, else the stored one, else a new one. */
+  async current(accountId: number, credentials: BlueskyCredentials): Promise<BlueskySession> {
+    const known = this.known.get(accountId);
+    if (known) return known.session;
+    const [row] = (await this.db.query(`SELECT session_encrypted FROM accounts WHERE id = $1`, [
+      accountId,
+    ])) as { session_encrypted: string | null }[];
+    if (row?.session_encrypted) return this.remember(accountId, row.session_encrypted);
+    return this.renew(accountId, credentials, null);
+  }
+
+  /**
+   * A session to replace `stale` (whose token the service refused; null when there was none):
+   * the one another worker stored meanwhile, else a refreshed one, else a new one. Throws the
+   * service's refusal when the app password no longer opens a session.
+   */
+  async renew(
+    accountId: number,
+    credentials: BlueskyCredentials,
+    stale: BlueskySession | null,
+  ): Promise<BlueskySession> {
+    return this.db.transaction(async (m) => {
+      const [row] = (await m.query(
+        `SELECT session_encrypted FROM accounts WHERE id = $1 FOR UPDATE`,
+        [accountId],
+      )) as { session_encrypted: string | null }[];
+      const stored = row?.session_encrypted ? this.open(row.session_encrypted) : null;
+      if (stored && stored.accessJwt !== stale?.accessJwt) {
+        return this.remember(accountId, row.session_encrypted as string);
+      }
+      const fresh = await this.refreshOrCreate(credentials, stored);
+      const sealed = this.secrets.seal(JSON.stringify(fresh));
+      await m.query(`UPDATE accounts SET session_encrypted = $2 WHERE id = $1`, [
+        accountId,
+        sealed,
+      ]);
+      return this.remember(accountId, sealed);
+    });
+  }
+
+  private async refreshOrCreate(
+    credentials: BlueskyCredentials,
+    stored: BlueskySession | null,
+  ): Promise<BlueskySession> {
+    if (stored) {
+      try {
+        return tokens(
+          await this.xrpc.call<SessionAnswer>({
+            service: credentials.service,
+            nsid: 'com.atproto.server.refreshSession',
+            token: stored.refreshJwt,
+            json: {},
+          }),
+        );
+      } catch (error) {
+        if (!isAuthFailure(error)) throw error;
+      }
+    }
+    return tokens(await createSession(this.xrpc, credentials));
+  }
+
+  private remember(accountId: number, sealed: string): BlueskySession {
+    const known = this.known.get(accountId);
+    if (known?.sealed === sealed) return known.session;
+    const session = this.open(sealed);
+    this.known.set(accountId, { sealed, session });
+    return session;
+  }
+
+  private open(sealed: string): BlueskySession {
+    return JSON.parse(this.secrets.open(sealed)) as BlueskySession;
+  }
+}
+
+/** Opens a session with the app password. */
+export function createSession(
+  xrpc: BlueskyXrpc,
+  credentials: BlueskyCredentials,
+): Promise<SessionAnswer> {
+  return xrpc.call<SessionAnswer>({
+    service: credentials.service,
+    nsid: 'com.atproto.server.createSession',
+    json: { identifier: credentials.identifier, password: credentials.appPassword },
+  });
+}
+
+function tokens(answer: SessionAnswer): BlueskySession {
+  return { accessJwt: answer.accessJwt, refreshJwt: answer.refreshJwt };
+}

@@ -1,0 +1,53 @@
+import { validationFailed } from '../../http/errors/validation';
+import type { ErrorDetail } from '../../http/errors/error-codes';
+import type { ConnectFields } from './platform';
+
+/** One field of an account's or a channel's body that a platform reads. */
+export interface FieldRule {
+  name: string;
+  /** Absent is allowed (the platform has a default). */
+  optional?: boolean;
+  /** The shape a value must have, and what to say when it has not. */
+  pattern?: RegExp;
+  patternMessage?: string;
+}
+
+/**
+ * The body's fields as one platform reads them: every field it needs a non-empty string of the
+ * right shape, and no field another platform reads. Every problem at once, as `validation_failed`
+ * with one detail per field, before anything is asked of the platform.
+ */
+export function readFields(
+  fields: ConnectFields,
+  rules: readonly FieldRule[],
+  displayName: string,
+): Record<string, string | undefined> {
+  const problems: ErrorDetail[] = [];
+  const read: Record<string, string | undefined> = {};
+  for (const rule of rules) {
+    const value = fields[rule.name];
+    if (value === undefined || value === null) {
+      if (!rule.optional) problems.push({ field: rule.name, message: `${rule.name} is required` });
+      continue;
+    }
+    if (typeof value !== 'string' || value.trim() === '') {
+      problems.push({ field: rule.name, message: `${rule.name} must be a non-empty string` });
+      continue;
+    }
+    if (rule.pattern && !rule.pattern.test(value)) {
+      problems.push({
+        field: rule.name,
+        message: rule.patternMessage ?? `${rule.name} is not well formed`,
+      });
+      continue;
+    }
+    read[rule.name] = value;
+  }
+  const known = new Set(rules.map((rule) => rule.name));
+  for (const name of Object.keys(fields).sort()) {
+    if (!known.has(name) && fields[name] !== undefined)
+      problems.push({ field: name, message: `${name} is not a field of a ${displayName} account` });
+  }
+  if (problems.length > 0) throw validationFailed(problems);
+  return read;
+}

@@ -1,0 +1,305 @@
+import { Injectable, Optional } from '@nestjs/common';
+import type { File } from 'node:buffer';
+import { Dispatcher, FormData, request } from 'undici';
+import type {
+  APIChannel,
+  APIMessage,
+  APIUser,
+  RESTError,
+  RESTErrorData,
+  RESTPostAPIChannelMessageJSONBody,
+  RESTRateLimit,
+} from 'discord-api-types/v10';
+import type { AppConfig } from '../../../infrastructure/config/config';
+import { InjectConfig } from '../../../infrastructure/config/config.module';
+import { Metrics, type PlatformCallOutcome } from '../../../operations/monitoring/metrics.service';
+import { DeliveryError } from '../platform';
+
+/** Default wait for one call that sends nothing (checking a token or a channel). */
+const DISCORD_TIMEOUT_MS = 15_000;
+
+/** The version Herald's Discord client states in its User-Agent, as Discord asks of every client. */
+const CLIENT_VERSION = '1.0';
+
+/** Connection failures that never reached Discord: the request was not sent. */
+const NOT_SENT_CODES = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT'];
+
+/** Discord's rate-limit headers, as an answer gave them. */
+export interface DiscordRateLimit {
+  bucket: string | null;
+  limit: number | null;
+  remaining: number | null;
+  /** Seconds until the bucket resets (`X-RateLimit-Reset-After`). */
+  resetAfterSeconds: number | null;
+  /** `user`, `global` or `shared`, on a 429 only. */
+  scope: string | null;
+}
+
+/**
+ * Discord answered, and said no. `status` is the HTTP status, `code` Discord's JSON error code
+ * (0 when its answer gave none), `description` Discord's message with the first field errors of an
+ * invalid form. The bot token never appears in it.
+ */
+export class DiscordApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: number,
+    readonly description: string,
+    /** On a 429: how long Discord asked to wait, in ms. */
+    readonly retryAfterMs: number | null = null,
+    /** On a 429: the bot's limit over all routes, not one route's. */
+    readonly global = false,
+    readonly rateLimit: DiscordRateLimit | null = null,
+  ) {
+    super(`Discord error ${status}: ${description}`);
+  }
+}
+
+/**
+ * The request may or may not have reached Discord: a time-out or a broken connection after
+ * sending. `sent` tells whether the request had been handed to the network.
+ */
+export class DiscordTransportError extends Error {
+  constructor(
+    message: string,
+    readonly sent: boolean,
+  ) {
+    super(message);
+  }
+}
+
+/** What a Discord call is counted as in the call metric (a closed set). */
+export type DiscordMethod = 'getCurrentUser' | 'getChannel' | 'createMessage';
+
+/**
+ * A thin client of Discord's REST API at DISCORD_API_BASE_URL. Each call is one HTTP request
+ * with one answer: no retries and no queue of its own, since Herald paces sends across workers
+ * and decides what a failure means; the token travels only in the Authorization header.
+ */
+@Injectable()
+export class DiscordApi {
+  constructor(
+    @InjectConfig() private readonly config: AppConfig,
+    @Optional() private readonly metrics?: Metrics,
+  ) {}
+
+  /** The bot the token belongs to (`GET /users/@me`). */
+  getCurrentUser(token: string): Promise<APIUser> {
+    return this.call<APIUser>(token, 'getCurrentUser', 'GET', '/users/@me');
+  }
+
+  /** A channel the bot can see (`GET /channels/{id}`). */
+  getChannel(token: string, channelId: string): Promise<APIChannel> {
+    const path = `/channels/${encodeURIComponent(channelId)}`;
+    return this.call<APIChannel>(token, 'getChannel', 'GET', path);
+  }
+
+  /**
+   * Posts a message (`POST /channels/{id}/messages`): JSON without files; with files, multipart
+   * with the body as `payload_json` and each file as `files[n]`, `n` its index (the attachment
+   * id the body names it by).
+   */
+  createMessage(
+    token: string,
+    channelId: string,
+    body: RESTPostAPIChannelMessageJSONBody,
+    files: readonly File[],
+    timeoutMs: number,
+  ): Promise<APIMessage> {
+    const path = `/channels/${encodeURIComponent(channelId)}/messages`;
+    let payload: object | FormData = body;
+    if (files.length > 0) {
+      const form = new FormData();
+      form.append('payload_json', JSON.stringify(body));
+      for (const [index, file] of files.entries()) form.append(`files[${index}]`, file);
+      payload = form;
+    }
+    return this.call<APIMessage>(token, 'createMessage', 'POST', path, payload, timeoutMs);
+  }
+
+  private async call<T>(
+    token: string,
+    method: DiscordMethod,
+    httpMethod: 'GET' | 'POST',
+    path: string,
+    body?: object | FormData,
+    timeoutMs = DISCORD_TIMEOUT_MS,
+  ): Promise<T> {
+    const started = performance.now();
+    let outcome: PlatformCallOutcome = 'ok';
+    try {
+      return await this.send<T>(token, method, httpMethod, path, body, timeoutMs);
+    } catch (error) {
+      outcome = error instanceof DiscordApiError ? 'api_error' : 'transport_error';
+      throw error;
+    } finally {
+      this.metrics?.platformCall('discord', method, outcome, (performance.now() - started) / 1000);
+    }
+  }
+
+  /** The call bounded by `timeoutMs`, its answer read included; the timer is cleared when it ends. */
+  private async send<T>(
+    token: string,
+    method: DiscordMethod,
+    httpMethod: 'GET' | 'POST',
+    path: string,
+    body: object | FormData | undefined,
+    timeoutMs: number,
+  ): Promise<T> {
+    const abort = new AbortController();
+    const timer = setTimeout(
+      () => abort.abort(new DOMException('The call timed out', 'TimeoutError')),
+      timeoutMs,
+    );
+    try {
+      return await this.sendWithin<T>(token, method, httpMethod, path, body, abort.signal);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async sendWithin<T>(
+    token: string,
+    method: DiscordMethod,
+    httpMethod: 'GET' | 'POST',
+    path: string,
+    body: object | FormData | undefined,
+    signal: AbortSignal,
+  ): Promise<T> {
+    const headers: Record<string, string> = {
+      authorization: `Bot ${token}`,
+      'user-agent': `DiscordBot (${this.config.publicBaseUrl}, ${CLIENT_VERSION})`,
+    };
+    const json = body !== undefined && !(body instanceof FormData);
+    if (json) headers['content-type'] = 'application/json';
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await request(`${this.config.platforms.discordApiBaseUrl}${path}`, {
+        method: httpMethod,
+        headers,
+        body: json ? JSON.stringify(body) : (body as FormData | undefined),
+        signal,
+      });
+    } catch (error) {
+      throw transportError(method, error);
+    }
+    let answer: unknown;
+    try {
+      answer = await response.body.json();
+    } catch (error) {
+      response.body.destroy();
+      // A body cut off mid-way after a success is an answer lost: the message may exist.
+      if (response.statusCode < 300) throw transportError(method, error);
+      answer = undefined;
+    }
+    if (response.statusCode >= 200 && response.statusCode < 300) return answer as T;
+    throw apiError(response.statusCode, response.headers, answer);
+  }
+}
+
+function transportError(method: DiscordMethod, error: unknown): DiscordTransportError {
+  // Socket errors carry a string code (a DOMException's is a number: use its name instead).
+  const failure = error as { code?: unknown; cause?: { code?: unknown } };
+  const code = [failure.code, failure.cause?.code].find((c) => typeof c === 'string') as
+    string | undefined;
+  const reason = code ?? (error as Error).name;
+  return new DiscordTransportError(
+    `Discord ${method} failed: ${reason}`,
+    !NOT_SENT_CODES.includes(code ?? ''),
+  );
+}
+
+function apiError(
+  status: number,
+  headers: Dispatcher.ResponseData['headers'],
+  answer: unknown,
+): DiscordApiError {
+  const rateLimit = rateLimitHeaders(headers);
+  const body = (typeof answer === 'object' && answer !== null ? answer : {}) as Partial<
+    RESTError & RESTRateLimit
+  >;
+  const message =
+    typeof body.message === 'string' ? body.message : `Unreadable answer (HTTP ${status})`;
+  const details = body.errors === undefined ? [] : fieldErrors(body.errors, '').slice(0, 3);
+  const description = details.length > 0 ? `${message} (${details.join('; ')})` : message;
+  const code = typeof body.code === 'number' ? body.code : 0;
+  if (status !== 429) return new DiscordApiError(status, code, description, null, false, rateLimit);
+  // The body's retry_after is exact (seconds, with a fraction); Retry-After and the bucket's reset
+  // say the same in other words, for an answer without a readable body.
+  const seconds =
+    numeric(body.retry_after) ??
+    numeric(header(headers, 'retry-after')) ??
+    rateLimit.resetAfterSeconds;
+  const global = body.global === true || header(headers, 'x-ratelimit-global') === 'true';
+  return new DiscordApiError(
+    status,
+    code,
+    description,
+    Math.max(1, Math.ceil((seconds ?? 1) * 1000)),
+    global,
+    rateLimit,
+  );
+}
+
+/** An invalid form's field errors as `path: message`, in the order Discord gave them. */
+function fieldErrors(data: RESTErrorData, path: string): string[] {
+  if (typeof data === 'string') return [path ? `${path}: ${data}` : data];
+  if ('_errors' in data && Array.isArray(data._errors)) {
+    return data._errors.flatMap((entry) =>
+      typeof entry === 'object' && entry !== null && 'message' in entry
+        ? [`${path || 'body'}: ${String(entry.message)}`]
+        : fieldErrors(entry, path),
+    );
+  }
+  if ('code' in data && 'message' in data && typeof data.message === 'string')
+    return [`${path || 'body'}: ${data.message}`];
+  return Object.entries(data).flatMap(([key, value]) =>
+    fieldErrors(value as RESTErrorData, path ? `${path}.${key}` : key),
+  );
+}
+
+function rateLimitHeaders(headers: Dispatcher.ResponseData['headers']): DiscordRateLimit {
+  return {
+    bucket: header(headers, 'x-ratelimit-bucket'),
+    limit: numeric(header(headers, 'x-ratelimit-limit')),
+    remaining: numeric(header(headers, 'x-ratelimit-remaining')),
+    resetAfterSeconds: numeric(header(headers, 'x-ratelimit-reset-after')),
+    scope: header(headers, 'x-ratelimit-scope'),
+  };
+}
+
+function header(headers: Dispatcher.ResponseData['headers'], name: string): string | null {
+  const value = headers[name];
+  return typeof value === 'string' ? value : Array.isArray(value) ? (value[0] ?? null) : null;
+}
+
+function numeric(value: unknown): number | null {
+  if (value === null || value === undefined || value === '') return null;
+  const number = Number(value);
+  return Number.isFinite(number) && number >= 0 ? number : null;
+}
+
+/**
+ * What a Discord failure means for the target: a 429 waits what Discord said, a refused token
+ * needs the account reconnected, any other 4xx is a refusal for good, a 5xx or a connection that
+ * was never made is worth retrying, and a request that went out without an answer is unconfirmed.
+ */
+export function toDeliveryError(error: unknown): DeliveryError {
+  if (error instanceof DeliveryError) return error;
+  if (error instanceof DiscordApiError) {
+    const what = `Discord ${error.status}: ${error.description}`;
+    if (error.status === 429) return new DeliveryError('rate_limited', what, error.retryAfterMs);
+    if (error.status === 401) return new DeliveryError('unauthorized', what);
+    if (error.status >= 500) return new DeliveryError('transient', what);
+    return new DeliveryError('rejected', what, null, 'discord_rejected');
+  }
+  if (error instanceof DiscordTransportError) {
+    return error.sent
+      ? new DeliveryError(
+          'unconfirmed',
+          'The send went out but no answer came back; it may or may not have been delivered',
+        )
+      : new DeliveryError('transient', error.message);
+  }
+  return new DeliveryError('transient', (error as Error).message ?? 'Unknown error');
+}

@@ -1,0 +1,135 @@
+import { randomBytes } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { ChannelType, type APIChannel, type APIUser } from 'discord-api-types/v10';
+import { AppError } from '../../../http/errors/error-codes';
+import type {
+  ConnectedAccount,
+  ConnectFields,
+  DemoAccount,
+  PlatformConnector,
+  PlatformIdentity,
+} from '../platform';
+import { type FieldRule, readFields } from '../connect-fields';
+import { DiscordApi, DiscordApiError, DiscordTransportError } from './discord-api';
+import { discordChannelUrl } from './discord-links';
+
+/** The channels a bot posts a post to: a server's text and announcement channels. */
+const POSTABLE_CHANNELS: readonly number[] = [ChannelType.GuildText, ChannelType.GuildAnnouncement];
+
+const ACCOUNT_FIELDS: FieldRule[] = [
+  {
+    name: 'bot_token',
+    // Three base64url parts: the bot's id, a time and a signature.
+    pattern: /^[A-Za-z0-9_-]{16,40}\.[A-Za-z0-9_-]{4,10}\.[A-Za-z0-9_-]{20,80}$/,
+    patternMessage: 'bot_token must be a Discord bot token',
+  },
+];
+
+const CHANNEL_FIELDS: FieldRule[] = [
+  {
+    name: 'channel_id',
+    // A Discord id (a snowflake): digits only.
+    pattern: /^\d{1,20}$/,
+    patternMessage: 'channel_id must be a Discord channel id (copy it with developer mode on)',
+  },
+];
+
+/** A bot connected by its token (checked with GET /users/@me), its channels added by id. */
+@Injectable()
+export class DiscordConnector implements PlatformConnector {
+  readonly platform = 'discord';
+  readonly displayName = 'Discord';
+
+  constructor(private readonly api: DiscordApi) {}
+
+  /** The body's `bot_token`, checked with GET /users/@me; the token itself is what the account keeps. */
+  async connect(fields: ConnectFields): Promise<ConnectedAccount> {
+    const botToken = readFields(fields, ACCOUNT_FIELDS, this.displayName).bot_token as string;
+    const bot = await this.check(() => this.api.getCurrentUser(botToken));
+    return { id: bot.id, title: botTitle(bot), username: bot.username, secret: botToken };
+  }
+
+  /**
+   * The body's `channel_id`, checked with GET /channels/{id}: a text or announcement channel of a
+   * server the bot is in, linked as Discord links it.
+   */
+  async addChannel(botToken: string, fields: ConnectFields): Promise<PlatformIdentity> {
+    const channelId = readFields(fields, CHANNEL_FIELDS, this.displayName).channel_id as string;
+    const channel = await this.check(() => this.api.getChannel(botToken, channelId));
+    const guildId = 'guild_id' in channel ? channel.guild_id : undefined;
+    if (!POSTABLE_CHANNELS.includes(channel.type) || !guildId) {
+      throw new AppError(
+        'channel_not_supported',
+        `Discord channel ${channelId} is ${channelKind(channel)}; Herald posts to text and announcement channels only`,
+      );
+    }
+    return {
+      id: channel.id,
+      title: channel.name ?? channel.id,
+      username: null,
+      url: discordChannelUrl(guildId, channel.id),
+    };
+  }
+
+  demo(): DemoAccount {
+    const id = '1100000000000000001';
+    const token = [
+      Buffer.from(id).toString('base64url'),
+      randomBytes(4).toString('base64url'),
+      randomBytes(27).toString('base64url'),
+    ].join('.');
+    const guild = '1100000000000000002';
+    const channel = '1100000000000000003';
+    return {
+      account: { id, title: 'Herald demo bot', username: 'herald-demo', secret: token },
+      channels: [
+        {
+          id: channel,
+          title: 'announcements',
+          username: null,
+          url: discordChannelUrl(guild, channel),
+        },
+      ],
+    };
+  }
+
+  /**
+   * Discord's refusals as Herald's: a 4xx other than 429 is a refusal with Discord's message (a
+   * refused token, an unknown channel, a channel the bot may not see), the rest unavailability.
+   */
+  private async check<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      if (error instanceof DiscordApiError && error.status < 500 && error.status !== 429)
+        throw new AppError(
+          'discord_rejected',
+          `Discord rejected the request: ${error.description}`,
+        );
+      if (error instanceof DiscordApiError || error instanceof DiscordTransportError)
+        throw new AppError('discord_unavailable', 'Discord could not be reached; try again later');
+      throw error;
+    }
+  }
+}
+
+function botTitle(bot: APIUser): string {
+  return bot.global_name || bot.username;
+}
+
+/** A channel's type in words, for the refusal. */
+function channelKind(channel: APIChannel): string {
+  const names: Partial<Record<number, string>> = {
+    [ChannelType.DM]: 'a direct message',
+    [ChannelType.GroupDM]: 'a group direct message',
+    [ChannelType.GuildVoice]: 'a voice channel',
+    [ChannelType.GuildCategory]: 'a category',
+    [ChannelType.GuildStageVoice]: 'a stage channel',
+    [ChannelType.GuildForum]: 'a forum channel',
+    [ChannelType.GuildMedia]: 'a media channel',
+    [ChannelType.AnnouncementThread]: 'a thread',
+    [ChannelType.PublicThread]: 'a thread',
+    [ChannelType.PrivateThread]: 'a thread',
+  };
+  return names[channel.type] ?? `of type ${channel.type}`;
+}

@@ -1,0 +1,84 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import type { File } from 'node:buffer';
+import type { Readable } from 'node:stream';
+import type { RESTPostAPIChannelMessageJSONBody } from 'discord-api-types/v10';
+import type { AppConfig } from '../../../infrastructure/config/config';
+import { InjectConfig } from '../../../infrastructure/config/config.module';
+import { STORAGE_DRIVER, type StorageDriver } from '../../../infrastructure/storage/storage-driver';
+import type {
+  DeliveryStep,
+  OutgoingMedia,
+  PlatformMessage,
+  PlatformPublisher,
+  SendTarget,
+} from '../platform';
+import { openStoredFile } from '../stored-file';
+import { DiscordApi, toDeliveryError } from './discord-api';
+
+/**
+ * One message per target: the text in `content` and every medium as an attachment, uploaded from
+ * storage. The target's key is the message's nonce with `enforce_nonce`, so a send tried again
+ * within Discord's few minutes is answered with the message the first one made.
+ */
+@Injectable()
+export class DiscordPublisher implements PlatformPublisher {
+  readonly platform = 'discord';
+
+  constructor(
+    private readonly api: DiscordApi,
+    @InjectConfig() private readonly config: AppConfig,
+    @Optional() @Inject(STORAGE_DRIVER) private readonly storage?: StorageDriver,
+  ) {}
+
+  /**
+   * A post is one message, whatever it holds (the limits keep it within one): `single` even with
+   * several files, since an album is a message per medium and this is one message.
+   */
+  plan(text: string, media: OutgoingMedia[]): DeliveryStep[] {
+    const hasText = text.trim().length > 0;
+    return [
+      {
+        kind: media.length === 0 ? 'text' : 'single',
+        text: hasText || media.length === 0 ? text : null,
+        media,
+        cost: 1,
+      },
+    ];
+  }
+
+  async send(token: string, target: SendTarget, step: DeliveryStep): Promise<PlatformMessage[]> {
+    const opened: Readable[] = [];
+    try {
+      const body: RESTPostAPIChannelMessageJSONBody = {
+        ...(step.text === null ? {} : { content: step.text }),
+        nonce: target.key,
+        enforce_nonce: true,
+      };
+      const files: File[] = [];
+      if (step.media.length > 0) {
+        body.attachments = step.media.map((medium, index) => ({
+          id: index,
+          filename: medium.filename,
+        }));
+        for (const medium of step.media) files.push(await this.file(medium, opened));
+      }
+      const message = await this.api.createMessage(
+        token,
+        target.chatId,
+        body,
+        files,
+        this.config.publication.sendTimeoutMs,
+      );
+      return [{ id: message.id }];
+    } catch (error) {
+      throw toDeliveryError(error);
+    } finally {
+      // A failed request may leave a file unread; never leak its descriptor.
+      for (const stream of opened) stream.destroy();
+    }
+  }
+
+  private file(medium: OutgoingMedia, opened: Readable[]): Promise<File> {
+    return openStoredFile(this.storage, medium, opened);
+  }
+}

@@ -1,0 +1,295 @@
+import { Injectable, Optional } from '@nestjs/common';
+import { Dispatcher, FormData, request } from 'undici';
+import { Metrics, type PlatformCallOutcome } from '../../../operations/monitoring/metrics.service';
+import { OutboundDispatchers } from '../../../infrastructure/outbound/outbound-dispatchers';
+
+/** Default wait for one call made while connecting an account. */
+export const MASTODON_TIMEOUT_MS = 15_000;
+
+/** The instance and the token an account keeps (sealed at rest, never logged). */
+export interface MastodonCredentials {
+  /** The instance's origin, e.g. `https://mastodon.social`. */
+  instanceUrl: string;
+  accessToken: string;
+}
+
+/** The fields of Mastodon's Account entity that Herald reads. */
+export interface MastodonAccount {
+  id: string;
+  username: string;
+  acct: string;
+  display_name?: string | null;
+  url?: string | null;
+}
+
+/** The fields of `GET /api/v2/instance` that Herald reads: what a status may hold there. */
+export interface MastodonInstance {
+  configuration?: {
+    statuses?: {
+      max_characters?: number;
+      max_media_attachments?: number;
+      characters_reserved_per_url?: number;
+    };
+    media_attachments?: { image_size_limit?: number; video_size_limit?: number };
+  };
+}
+
+export interface MastodonAttachment {
+  id: string;
+  type: string;
+  url: string | null;
+}
+
+export interface MastodonStatus {
+  id: string;
+  url?: string | null;
+  uri?: string;
+}
+
+/**
+ * The instance answered, and said no: its HTTP status and its `{error, error_description}`.
+ * `retryAfterMs` is how long a 429 asks to wait (from its X-RateLimit-Reset).
+ */
+export class MastodonApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly reason: string,
+    readonly retryAfterMs: number | null = null,
+  ) {
+    super(`Mastodon ${status}: ${reason}`);
+  }
+}
+
+/**
+ * No answer: a refused connection (`sent` false: it never reached the instance), or a time-out or
+ * broken connection after the request went out (`sent` true: it may have been served).
+ */
+export class MastodonTransportError extends Error {
+  constructor(
+    message: string,
+    readonly sent: boolean,
+  ) {
+    super(message);
+  }
+}
+
+/** How a refused scheme is told: "Only http and https URLs can be a Mastodon instance". */
+export const INSTANCE_USE = 'be a Mastodon instance';
+
+/** A 429 without a readable X-RateLimit-Reset waits this long. */
+const DEFAULT_RATE_LIMIT_WAIT_MS = 60_000;
+
+/** The connection never reached the instance with these. */
+const NOT_SENT_CODES = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'];
+
+type CallName = 'verify_credentials' | 'instance' | 'upload_media' | 'get_media' | 'post_status';
+
+interface Answer<T> {
+  status: number;
+  body: T;
+}
+
+/**
+ * A thin client of a Mastodon instance's REST API (Bearer token). The instance's address is the
+ * user's, so every call goes through the outbound address rules and the dispatcher that dials
+ * only the checked address. One call, one answer: nothing is retried here, and the caller's
+ * signal bounds each call, its answer read included.
+ */
+@Injectable()
+export class MastodonApi {
+  constructor(
+    private readonly dispatchers: OutboundDispatchers,
+    @Optional() private readonly metrics?: Metrics,
+  ) {}
+
+  verifyCredentials(credentials: MastodonCredentials, signal: AbortSignal) {
+    return this.call<MastodonAccount>(credentials, 'verify_credentials', signal, {
+      method: 'GET',
+      path: '/api/v1/accounts/verify_credentials',
+    }).then((answer) => answer.body);
+  }
+
+  /** The instance's configuration; null on a server without the v2 instance route (404). */
+  async instance(
+    credentials: MastodonCredentials,
+    signal: AbortSignal,
+  ): Promise<MastodonInstance | null> {
+    try {
+      const answer = await this.call<MastodonInstance>(credentials, 'instance', signal, {
+        method: 'GET',
+        path: '/api/v2/instance',
+      });
+      return answer.body;
+    } catch (error) {
+      if (error instanceof MastodonApiError && error.status === 404) return null;
+      throw error;
+    }
+  }
+
+  /** `POST /api/v2/media`: 200 when the medium is ready, 202 while the instance processes it. */
+  uploadMedia(credentials: MastodonCredentials, form: FormData, signal: AbortSignal) {
+    return this.call<MastodonAttachment>(credentials, 'upload_media', signal, {
+      method: 'POST',
+      path: '/api/v2/media',
+      body: form,
+    });
+  }
+
+  /** `GET /api/v1/media/:id`: 206 while processing, 200 once ready. */
+  getMedia(credentials: MastodonCredentials, id: string, signal: AbortSignal) {
+    return this.call<MastodonAttachment>(credentials, 'get_media', signal, {
+      method: 'GET',
+      path: `/api/v1/media/${encodeURIComponent(id)}`,
+    });
+  }
+
+  /**
+   * `POST /api/v1/statuses`. The instance keeps `idempotencyKey` with the status it made and
+   * answers that status again to a call with the same key.
+   */
+  postStatus(
+    credentials: MastodonCredentials,
+    status: { status: string; media_ids: string[]; visibility: 'public' },
+    idempotencyKey: string,
+    signal: AbortSignal,
+  ) {
+    return this.call<MastodonStatus>(credentials, 'post_status', signal, {
+      method: 'POST',
+      path: '/api/v1/statuses',
+      body: JSON.stringify(status),
+      headers: { 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
+    }).then((answer) => answer.body);
+  }
+
+  private async call<T>(
+    credentials: MastodonCredentials,
+    name: CallName,
+    signal: AbortSignal,
+    init: {
+      method: 'GET' | 'POST';
+      path: string;
+      body?: string | FormData;
+      headers?: Record<string, string>;
+    },
+  ): Promise<Answer<T>> {
+    const started = performance.now();
+    let outcome: PlatformCallOutcome = 'ok';
+    try {
+      return await this.send<T>(credentials, name, signal, init);
+    } catch (error) {
+      outcome = error instanceof MastodonApiError ? 'api_error' : 'transport_error';
+      throw error;
+    } finally {
+      this.metrics?.platformCall('mastodon', name, outcome, (performance.now() - started) / 1000);
+    }
+  }
+
+  private async send<T>(
+    credentials: MastodonCredentials,
+    name: CallName,
+    signal: AbortSignal,
+    init: {
+      method: 'GET' | 'POST';
+      path: string;
+      body?: string | FormData;
+      headers?: Record<string, string>;
+    },
+  ): Promise<Answer<T>> {
+    const url = new URL(init.path, credentials.instanceUrl).toString();
+    // Throws invalid_url / url_not_allowed / HostUnresolvedError: the address is checked every call.
+    const dispatcher = await this.dispatchers.for(url, INSTANCE_USE);
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await request(url, {
+        dispatcher,
+        method: init.method,
+        body: init.body,
+        headers: {
+          accept: 'application/json',
+          authorization: `Bearer ${credentials.accessToken}`,
+          ...init.headers,
+        },
+        signal,
+      });
+    } catch (error) {
+      throw transportError(name, error);
+    }
+    if (response.statusCode >= 300 && response.statusCode < 400) {
+      // Redirects are never followed (each call goes to the checked address): say where to.
+      await response.body.dump().catch(() => undefined);
+      throw new MastodonApiError(response.statusCode, redirectReason(response.headers.location));
+    }
+    let body: unknown;
+    try {
+      body = await response.body.json();
+    } catch (error) {
+      response.body.destroy();
+      if (signal.aborted) throw transportError(name, error);
+      if (response.statusCode >= 200 && response.statusCode < 300)
+        throw new MastodonApiError(response.statusCode, 'Unreadable answer');
+      throw new MastodonApiError(
+        response.statusCode,
+        `Unreadable answer (HTTP ${response.statusCode})`,
+      );
+    }
+    if (response.statusCode >= 200 && response.statusCode < 300)
+      return { status: response.statusCode, body: body as T };
+    throw new MastodonApiError(
+      response.statusCode,
+      reasonOf(body, response.statusCode),
+      response.statusCode === 429 ? rateLimitWaitMs(response.headers) : null,
+    );
+  }
+}
+
+/** A redirect's target, as far as it helps to give the instance's own address. */
+function redirectReason(location: string | string[] | undefined): string {
+  const target = Array.isArray(location) ? location[0] : location;
+  let origin: string | null = null;
+  try {
+    origin = target ? new URL(target).origin : null;
+  } catch {
+    origin = null;
+  }
+  return origin
+    ? `The instance redirects to ${origin}; give that address as instance_url`
+    : 'The instance answered with a redirect; give its own address as instance_url';
+}
+
+/** Mastodon's `{error, error_description?}`, in one line. */
+function reasonOf(body: unknown, status: number): string {
+  const { error, error_description: description } = (body ?? {}) as {
+    error?: unknown;
+    error_description?: unknown;
+  };
+  const parts = [error, description].filter(
+    (part): part is string => typeof part === 'string' && part !== '',
+  );
+  return parts.length > 0 ? parts.join(': ') : `HTTP ${status}`;
+}
+
+/**
+ * The wait a 429 asks for: until its X-RateLimit-Reset (an ISO time), reckoned from the answer's
+ * own Date so that a clock apart from the instance's does not shorten it; at least a second.
+ */
+export function rateLimitWaitMs(
+  headers: Record<string, string | string[] | undefined>,
+  now = Date.now(),
+): number {
+  const reset = Date.parse(String(headers['x-ratelimit-reset'] ?? ''));
+  if (Number.isNaN(reset)) return DEFAULT_RATE_LIMIT_WAIT_MS;
+  const answered = Date.parse(String(headers['date'] ?? ''));
+  // Date has whole seconds: the answer left up to a second after it, so the wait is never short.
+  const wait = Number.isNaN(answered) ? reset - now : reset - answered;
+  return Math.max(1_000, Math.ceil(wait));
+}
+
+/** A call that got no answer, named by its error code; never the URL or the token. */
+function transportError(name: CallName, error: unknown): MastodonTransportError {
+  const failure = error as { code?: unknown; name?: unknown; cause?: { code?: unknown } };
+  const code = [failure.code, failure.cause?.code].find((c) => typeof c === 'string') as
+    string | undefined;
+  const sent = !NOT_SENT_CODES.includes(code ?? '');
+  const reason = code ?? (typeof failure.name === 'string' ? failure.name : 'Error');
+  return new MastodonTransportError(`Mastodon ${name} failed: ${reason}`, sent);
+}

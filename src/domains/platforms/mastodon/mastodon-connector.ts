@@ -1,0 +1,144 @@
+import { randomBytes } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { AppError } from '../../../http/errors/error-codes';
+import { HostUnresolvedError } from '../../../infrastructure/outbound/outbound-dispatchers';
+import { parseOutboundUrl } from '../../../infrastructure/outbound/pinned-address';
+import type {
+  ConnectedAccount,
+  ConnectFields,
+  DemoAccount,
+  PlatformConnector,
+  PlatformIdentity,
+} from '../platform';
+import { type FieldRule, readFields } from '../connect-fields';
+import {
+  INSTANCE_USE,
+  MASTODON_TIMEOUT_MS,
+  MastodonApi,
+  MastodonApiError,
+  MastodonTransportError,
+  type MastodonAccount,
+  type MastodonCredentials,
+} from './mastodon-api';
+import { sealableSecret } from './mastodon-credentials';
+import { instanceLimits, MASTODON_LIMITS } from './mastodon-limits';
+
+const ACCOUNT_FIELDS: FieldRule[] = [
+  { name: 'instance_url' },
+  {
+    name: 'access_token',
+    // An OAuth bearer token's characters: it goes into the Authorization header as it is.
+    pattern: /^(?=.{1,1024}$)[A-Za-z0-9\-._~+/]+=*$/,
+    patternMessage: 'access_token must be an access token of the Mastodon instance',
+  },
+];
+
+/**
+ * An account on a Mastodon instance, connected by the instance's address and an access token:
+ * checked with verify_credentials, its limits read from the instance. It comes with its one
+ * channel, its own timeline.
+ */
+@Injectable()
+export class MastodonConnector implements PlatformConnector {
+  readonly platform = 'mastodon';
+  readonly displayName = 'Mastodon';
+
+  constructor(private readonly api: MastodonApi) {}
+
+  /**
+   * The body's `instance_url` (kept as its origin, under the outbound address rules at every call)
+   * and `access_token`; the account keeps both.
+   */
+  async connect(fields: ConnectFields): Promise<ConnectedAccount> {
+    const read = readFields(fields, ACCOUNT_FIELDS, this.displayName);
+    const url = parseOutboundUrl(read.instance_url as string, INSTANCE_USE);
+    const credentials: MastodonCredentials = {
+      instanceUrl: url.origin,
+      accessToken: read.access_token as string,
+    };
+    const account = await this.check((signal) => this.api.verifyCredentials(credentials, signal));
+    if (typeof account?.id !== 'string' || typeof account.username !== 'string')
+      throw new AppError('mastodon_rejected', 'The address does not answer as a Mastodon instance');
+    const instance = await this.check((signal) => this.api.instance(credentials, signal));
+    const timeline = ownTimeline(account);
+    return {
+      ...timeline,
+      secret: sealableSecret(credentials),
+      channels: [timeline],
+      limits: instanceLimits(instance),
+    };
+  }
+
+  /** A Mastodon account publishes to its own timeline only, made with the account. */
+  addChannel(): Promise<PlatformIdentity> {
+    return Promise.reject(
+      new AppError(
+        'channels_not_addable',
+        'A Mastodon account publishes to its own timeline, its one channel, added when the ' +
+          'account was connected; no other channel can be added',
+      ),
+    );
+  }
+
+  /** A placeholder on an instance that never resolves (.invalid): publishing to it fails. */
+  demo(): DemoAccount {
+    const id = '109000000000000001';
+    const timeline = {
+      id,
+      title: 'Herald demo',
+      username: 'herald_demo',
+      url: 'https://mastodon.invalid/@herald_demo',
+    };
+    const credentials = {
+      instanceUrl: 'https://mastodon.invalid',
+      accessToken: randomBytes(32).toString('base64url'),
+    };
+    return {
+      account: { ...timeline, secret: sealableSecret(credentials), limits: MASTODON_LIMITS },
+      channels: [timeline],
+    };
+  }
+
+  /**
+   * Mastodon's refusals as Herald's: a 4xx other than 429 is a refusal (its message kept), the
+   * rest unavailability. The outbound address rules' own refusals go through as they are.
+   */
+  private async check<T>(call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const abort = new AbortController();
+    const timer = setTimeout(
+      () => abort.abort(new DOMException('The call timed out', 'TimeoutError')),
+      MASTODON_TIMEOUT_MS,
+    );
+    try {
+      return await call(abort.signal);
+    } catch (error) {
+      if (error instanceof MastodonApiError && error.status < 500 && error.status !== 429) {
+        throw new AppError('mastodon_rejected', `Mastodon rejected the request: ${error.reason}`);
+      }
+      if (error instanceof MastodonApiError || error instanceof MastodonTransportError) {
+        throw new AppError(
+          'mastodon_unavailable',
+          'The Mastodon instance could not be reached; try again later',
+        );
+      }
+      if (error instanceof HostUnresolvedError)
+        throw new AppError(
+          'invalid_url',
+          'The host name of the instance_url could not be resolved',
+        );
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** The account's own timeline as a channel: title its display name, else its username. */
+function ownTimeline(account: MastodonAccount): PlatformIdentity {
+  return {
+    id: String(account.id),
+    title: account.display_name || account.username,
+    username: account.acct,
+    url: typeof account.url === 'string' ? account.url : null,
+  };
+}

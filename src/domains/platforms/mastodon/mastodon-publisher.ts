@@ -1,0 +1,171 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import type { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { FormData } from 'undici';
+import type { AppConfig } from '../../../infrastructure/config/config';
+import { InjectConfig } from '../../../infrastructure/config/config.module';
+import { AppError } from '../../../http/errors/error-codes';
+import { HostUnresolvedError } from '../../../infrastructure/outbound/outbound-dispatchers';
+import { STORAGE_DRIVER, type StorageDriver } from '../../../infrastructure/storage/storage-driver';
+import {
+  DeliveryError,
+  type DeliveryStep,
+  type OutgoingMedia,
+  type PlatformMessage,
+  type PlatformPublisher,
+  type SendTarget,
+} from '../platform';
+import { openStoredFile } from '../stored-file';
+import {
+  MastodonApi,
+  MastodonApiError,
+  MastodonTransportError,
+  type MastodonCredentials,
+} from './mastodon-api';
+import { credentialsOf } from './mastodon-credentials';
+
+/** How long a medium the instance processes in the background is waited for, at most. */
+export const MEDIA_PROCESSING_MAX_MS = 30_000;
+/** The first poll of a processing medium, then twice the wait each time up to the longest gap. */
+const FIRST_POLL_MS = 250;
+const LONGEST_POLL_GAP_MS = 2_000;
+
+/**
+ * One public status per target: each medium uploaded (`POST /api/v2/media`, polled with
+ * `GET /api/v1/media/:id` while the instance processes it), then the status with the target's key
+ * as its Idempotency-Key, so a status tried again is answered with the one already made. One
+ * time limit covers the whole send.
+ */
+@Injectable()
+export class MastodonPublisher implements PlatformPublisher {
+  readonly platform = 'mastodon';
+
+  constructor(
+    private readonly api: MastodonApi,
+    @InjectConfig() private readonly config: AppConfig,
+    @Optional() @Inject(STORAGE_DRIVER) private readonly storage?: StorageDriver,
+  ) {}
+
+  /** A post is one status, whatever it holds (the limits keep it within one). */
+  plan(text: string, media: OutgoingMedia[]): DeliveryStep[] {
+    const kind = media.length === 0 ? 'text' : media.length === 1 ? 'single' : 'album';
+    return [{ kind, text, media, cost: 1 }];
+  }
+
+  async send(secret: string, target: SendTarget, step: DeliveryStep): Promise<PlatformMessage[]> {
+    const credentials = credentialsOf(secret);
+    const abort = new AbortController();
+    const timer = setTimeout(
+      () => abort.abort(new DOMException('The send timed out', 'TimeoutError')),
+      this.config.publication.sendTimeoutMs,
+    );
+    const opened: Readable[] = [];
+    try {
+      const mediaIds: string[] = [];
+      for (const medium of step.media)
+        mediaIds.push(await this.upload(credentials, medium, abort.signal, opened));
+      const status = await this.api.postStatus(
+        credentials,
+        { status: step.text ?? '', media_ids: mediaIds, visibility: 'public' },
+        target.key,
+        abort.signal,
+      );
+      return [{ id: String(status.id), url: typeof status.url === 'string' ? status.url : null }];
+    } catch (error) {
+      throw toDeliveryError(error);
+    } finally {
+      clearTimeout(timer);
+      // A failed request may leave a file unread; never leak its descriptor.
+      for (const stream of opened) stream.destroy();
+    }
+  }
+
+  /**
+   * Uploads one medium and waits until the instance has processed it. Nothing is published before
+   * the status, so a medium whose upload got no answer is simply uploaded again on the next try.
+   */
+  private async upload(
+    credentials: MastodonCredentials,
+    medium: OutgoingMedia,
+    signal: AbortSignal,
+    opened: Readable[],
+  ): Promise<string> {
+    try {
+      const form = new FormData();
+      form.append('file', await openStoredFile(this.storage, medium, opened));
+      const uploaded = await this.api.uploadMedia(credentials, form, signal);
+      if (uploaded.status === 202)
+        await this.untilProcessed(credentials, uploaded.body.id, medium, signal);
+      return String(uploaded.body.id);
+    } catch (error) {
+      if (error instanceof MastodonTransportError || (signal.aborted && !isApiError(error)))
+        throw new DeliveryError(
+          'transient',
+          `Uploading ${medium.filename} to Mastodon got no answer in time`,
+        );
+      throw error;
+    }
+  }
+
+  /** Polls a medium the instance processes in the background until it answers 200, bounded. */
+  private async untilProcessed(
+    credentials: MastodonCredentials,
+    id: string,
+    medium: OutgoingMedia,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const until = Date.now() + MEDIA_PROCESSING_MAX_MS;
+    for (let gap = FIRST_POLL_MS; ; gap = Math.min(gap * 2, LONGEST_POLL_GAP_MS)) {
+      if (Date.now() + gap > until)
+        throw new DeliveryError(
+          'transient',
+          `Mastodon was still processing ${medium.filename} after ${MEDIA_PROCESSING_MAX_MS / 1000} s`,
+        );
+      await sleep(gap, undefined, { signal });
+      const answer = await this.api.getMedia(credentials, id, signal);
+      if (answer.status === 200) return;
+    }
+  }
+}
+
+function isApiError(error: unknown): boolean {
+  return error instanceof MastodonApiError || error instanceof DeliveryError;
+}
+
+/** What a Mastodon failure means for the target. */
+export function toDeliveryError(error: unknown): DeliveryError {
+  if (error instanceof DeliveryError) return error;
+  if (error instanceof MastodonApiError) {
+    if (error.status === 429)
+      return new DeliveryError('rate_limited', error.message, error.retryAfterMs ?? 60_000);
+    if (error.status === 401) return new DeliveryError('unauthorized', error.message);
+    if (error.status >= 500) return new DeliveryError('transient', error.message);
+    return rejected(error.message);
+  }
+  if (error instanceof MastodonTransportError) {
+    return error.sent
+      ? new DeliveryError(
+          'unconfirmed',
+          'The status went out but no answer came back; it may or may not have been made',
+        )
+      : new DeliveryError('transient', error.message);
+  }
+  if (error instanceof AppError || error instanceof HostUnresolvedError)
+    return instanceAddressError(error);
+  return new DeliveryError('transient', (error as Error).message ?? 'Unknown error');
+}
+
+/** A status the instance refuses for good: the target fails `mastodon_rejected`, with its reason. */
+function rejected(message: string): DeliveryError {
+  return new DeliveryError('rejected', message, null, 'mastodon_rejected');
+}
+
+/**
+ * The instance's address, checked again before each call, is no longer allowed (it now resolves
+ * to a private address) or does not resolve: nothing was sent.
+ */
+function instanceAddressError(error: AppError | HostUnresolvedError): DeliveryError {
+  if (error instanceof AppError)
+    return rejected(`The Mastodon instance's address: ${error.message}`);
+  return new DeliveryError('transient', `The Mastodon instance's address: ${error.message}`);
+}

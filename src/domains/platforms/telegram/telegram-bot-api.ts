@@ -1,0 +1,174 @@
+import { Injectable, Optional } from '@nestjs/common';
+import { Dispatcher, FormData, request } from 'undici';
+import type { AppConfig } from '../../../infrastructure/config/config';
+import { InjectConfig } from '../../../infrastructure/config/config.module';
+import { Metrics, type PlatformCallOutcome } from '../../../operations/monitoring/metrics.service';
+
+/** Default wait for one Bot API call. */
+const TELEGRAM_TIMEOUT_MS = 15_000;
+
+export interface TelegramUser {
+  id: number;
+  is_bot: boolean;
+  first_name: string;
+  username?: string;
+}
+
+export interface TelegramChat {
+  id: number;
+  type: 'private' | 'group' | 'supergroup' | 'channel';
+  title?: string;
+  username?: string;
+  first_name?: string;
+}
+
+interface TelegramEnvelope<T> {
+  ok: boolean;
+  result?: T;
+  error_code?: number;
+  description?: string;
+  parameters?: { retry_after?: number; migrate_to_chat_id?: number };
+}
+
+/**
+ * Telegram answered, and said no. `errorCode` is Telegram's (400, 401, 403, 429, 5xx).
+ * The bot token never appears in the message.
+ */
+export class TelegramApiError extends Error {
+  constructor(
+    readonly errorCode: number,
+    readonly description: string,
+    readonly retryAfterSeconds: number | null = null,
+  ) {
+    super(`Telegram error ${errorCode}: ${description}`);
+  }
+}
+
+/**
+ * The request may or may not have reached Telegram: a time-out or a broken connection after
+ * sending. `sent` tells whether the request had been handed to the network.
+ */
+export class TelegramTransportError extends Error {
+  constructor(
+    message: string,
+    readonly sent: boolean,
+  ) {
+    super(message);
+  }
+}
+
+export type TelegramParams = Record<string, string | number | boolean | undefined>;
+
+/** A thin Bot API client at TELEGRAM_API_BASE_URL (docs/api-rules.md#delivery). */
+@Injectable()
+export class TelegramBotApi {
+  constructor(
+    @InjectConfig() private readonly config: AppConfig,
+    @Optional() private readonly metrics?: Metrics,
+  ) {}
+
+  getMe(token: string): Promise<TelegramUser> {
+    return this.call<TelegramUser>(token, 'getMe', {});
+  }
+
+  getChat(token: string, chat: string): Promise<TelegramChat> {
+    return this.call<TelegramChat>(token, 'getChat', { chat_id: chat });
+  }
+
+  /** Calls a Bot API method with JSON parameters, or multipart when `body` is a FormData. */
+  async call<T>(
+    token: string,
+    method: string,
+    params: TelegramParams | FormData,
+    timeoutMs = TELEGRAM_TIMEOUT_MS,
+  ): Promise<T> {
+    const started = performance.now();
+    let outcome: PlatformCallOutcome = 'ok';
+    try {
+      return await this.send<T>(token, method, params, timeoutMs);
+    } catch (error) {
+      outcome = error instanceof TelegramApiError ? 'api_error' : 'transport_error';
+      throw error;
+    } finally {
+      this.metrics?.platformCall('telegram', method, outcome, (performance.now() - started) / 1000);
+    }
+  }
+
+  /**
+   * The call bounded by `timeoutMs`, its answer read included. A timer cleared when the call ends,
+   * not AbortSignal.timeout(): that one keeps its timer and signal until the time-out passes and
+   * costs more to create. Saves memory and CPU per send (docs/performance.md#plain-timers).
+   */
+  private async send<T>(
+    token: string,
+    method: string,
+    params: TelegramParams | FormData,
+    timeoutMs: number,
+  ): Promise<T> {
+    const abort = new AbortController();
+    const timer = setTimeout(
+      () => abort.abort(new DOMException('The call timed out', 'TimeoutError')),
+      timeoutMs,
+    );
+    try {
+      return await this.sendWithin<T>(token, method, params, abort.signal);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async sendWithin<T>(
+    token: string,
+    method: string,
+    params: TelegramParams | FormData,
+    signal: AbortSignal,
+  ): Promise<T> {
+    const url = `${this.config.telegramApiBaseUrl}/bot${encodeURIComponent(token)}/${method}`;
+    const body =
+      params instanceof FormData
+        ? params
+        : JSON.stringify(
+            Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined)),
+          );
+    // undici's request(), not fetch(): the same connection pool at a fifth of the CPU per call
+    // (docs/performance.md#undici-request).
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await request(url, {
+        method: 'POST',
+        body,
+        headers: params instanceof FormData ? undefined : { 'content-type': 'application/json' },
+        signal,
+      });
+    } catch (error) {
+      // Socket errors carry a string code (a DOMException's is a number: use its name instead).
+      const failure = error as { code?: unknown; cause?: { code?: unknown } };
+      const code = [failure.code, failure.cause?.code].find((c) => typeof c === 'string') as
+        string | undefined;
+      // A refused or unresolvable connection never reached Telegram; anything else may have.
+      const sent = !['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'].includes(code ?? '');
+      // The error code (ECONNREFUSED, UND_ERR_SOCKET, …) or the error's name; never the URL,
+      // which holds the token.
+      const reason = code ?? (error as Error).name;
+      throw new TelegramTransportError(`Telegram ${method} failed: ${reason}`, sent);
+    }
+    let envelope: TelegramEnvelope<T>;
+    try {
+      envelope = (await response.body.json()) as TelegramEnvelope<T>;
+    } catch {
+      response.body.destroy();
+      throw new TelegramApiError(
+        response.statusCode,
+        `Unreadable answer (HTTP ${response.statusCode})`,
+      );
+    }
+    if (!envelope.ok || envelope.result === undefined) {
+      throw new TelegramApiError(
+        envelope.error_code ?? response.statusCode,
+        envelope.description ?? `HTTP ${response.statusCode}`,
+        envelope.parameters?.retry_after ?? null,
+      );
+    }
+    return envelope.result;
+  }
+}

@@ -1,0 +1,110 @@
+import { randomBytes } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { AppError } from '../../../http/errors/error-codes';
+import type {
+  ConnectedAccount,
+  ConnectFields,
+  DemoAccount,
+  PlatformConnector,
+  PlatformIdentity,
+} from '../platform';
+import { type FieldRule, readFields } from '../connect-fields';
+import {
+  TelegramApiError,
+  TelegramBotApi,
+  TelegramChat,
+  TelegramTransportError,
+  TelegramUser,
+} from './telegram-bot-api';
+
+const ACCOUNT_FIELDS: FieldRule[] = [
+  {
+    name: 'bot_token',
+    // Bot tokens look like `123456:ABC-…`.
+    pattern: /^\d{1,20}:[A-Za-z0-9_-]{20,100}$/,
+    patternMessage: 'bot_token must be a Telegram bot token',
+  },
+];
+
+const CHANNEL_FIELDS: FieldRule[] = [
+  {
+    name: 'chat',
+    pattern: /^(-?\d{1,20}|@[A-Za-z0-9_]{4,32})$/,
+    patternMessage: 'chat must be a numeric chat id or an @username',
+  },
+];
+
+/** A bot connected by its token (checked with getMe), its chats added with getChat. */
+@Injectable()
+export class TelegramConnector implements PlatformConnector {
+  readonly platform = 'telegram';
+  readonly displayName = 'Telegram';
+
+  constructor(private readonly api: TelegramBotApi) {}
+
+  /** The body's `bot_token`, checked with getMe; the token itself is what the account keeps. */
+  async connect(fields: ConnectFields): Promise<ConnectedAccount> {
+    const botToken = readFields(fields, ACCOUNT_FIELDS, this.displayName).bot_token as string;
+    const bot = await this.check(() => this.api.getMe(botToken));
+    return {
+      id: String(bot.id),
+      title: botTitle(bot),
+      username: bot.username ?? null,
+      secret: botToken,
+    };
+  }
+
+  /** The body's `chat` (a numeric id or an @username); its numeric id is kept as text. */
+  async addChannel(botToken: string, fields: ConnectFields): Promise<PlatformIdentity> {
+    const { chat: wanted } = readFields(fields, CHANNEL_FIELDS, this.displayName);
+    const chat = await this.check(() => this.api.getChat(botToken, wanted as string));
+    return { id: String(chat.id), title: chatTitle(chat), username: chat.username ?? null };
+  }
+
+  demo(): DemoAccount {
+    const token = `100000001:${randomBytes(24)
+      .toString('base64url')
+      .replace(/[^A-Za-z0-9]/g, 'x')}`;
+    return {
+      account: {
+        id: '100000001',
+        title: 'Herald demo bot',
+        username: 'herald_demo_bot',
+        secret: token,
+      },
+      channels: [
+        { id: '-1001000000001', title: 'Herald demo channel', username: 'herald_demo_channel' },
+        { id: '-1001000000002', title: 'Herald demo chat', username: null },
+      ],
+    };
+  }
+
+  /** Telegram's refusals as Herald's: a 4xx other than 429 is a refusal, the rest unavailability. */
+  private async check<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      if (error instanceof TelegramApiError && error.errorCode < 500 && error.errorCode !== 429) {
+        throw new AppError(
+          'telegram_rejected',
+          `Telegram rejected the request: ${error.description}`,
+        );
+      }
+      if (error instanceof TelegramApiError || error instanceof TelegramTransportError) {
+        throw new AppError(
+          'telegram_unavailable',
+          'Telegram could not be reached; try again later',
+        );
+      }
+      throw error;
+    }
+  }
+}
+
+function botTitle(bot: TelegramUser): string {
+  return bot.first_name || bot.username || `bot ${bot.id}`;
+}
+
+function chatTitle(chat: TelegramChat): string {
+  return chat.title ?? chat.first_name ?? chat.username ?? String(chat.id);
+}

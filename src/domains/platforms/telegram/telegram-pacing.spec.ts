@@ -1,0 +1,272 @@
+import { Logger } from '@nestjs/common';
+import Redis from 'ioredis';
+import { randomBytes } from 'node:crypto';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { loadConfig } from '../../../infrastructure/config/config';
+import { PACING_KEEP_AFTER_MS, PACING_WINDOW_MARGIN_MS } from '../window-pacing';
+import { TelegramPacing } from './telegram-pacing';
+
+/** Pacing runs on the real Redis: its Lua script is the thing under test. */
+describe('TelegramPacing: spread sends instead of collecting 429s', () => {
+  const redis = new Redis(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
+  const config = loadConfig({
+    DATABASE_URL: 'postgres://unused@127.0.0.1/unused',
+    APP_SECRET: 'x'.repeat(32),
+    REDIS_KEY_PREFIX: `herald-pacing-${randomBytes(4).toString('hex')}`,
+    TELEGRAM_BOT_MESSAGES_PER_SECOND: '10',
+    TELEGRAM_CHAT_MESSAGES_PER_MINUTE: '60',
+  });
+  const pacing = new TelegramPacing(redis, config);
+  /** The spacings, each window counted with its margin: 10/s and 60/min. */
+  const BOT = (1000 + PACING_WINDOW_MARGIN_MS) / 10;
+  const CHAT = (60_000 + PACING_WINDOW_MARGIN_MS) / 60;
+
+  beforeAll(async () => {
+    await redis.ping();
+  });
+
+  afterAll(async () => {
+    const keys = await redis.keys(`${config.redisKeyPrefix}:*`);
+    if (keys.length > 0) await redis.del(...keys);
+    await redis.quit();
+  });
+
+  it('queues sends to a busy chat one chat interval apart, holding only the chat', async () => {
+    const first = await pacing.reserve(1, '-100', 1);
+    expect(first).toEqual({ waitMs: 0, sendAtSlot: true });
+    const second = await pacing.reserve(1, '-100', 1);
+    const third = await pacing.reserve(1, '-100', 1);
+    expect(second.sendAtSlot).toBe(false);
+    expect(second.waitMs).toBeGreaterThan(CHAT - 200);
+    expect(second.waitMs).toBeLessThanOrEqual(Math.ceil(CHAT));
+    expect(third.sendAtSlot).toBe(false);
+    expect(third.waitMs).toBeGreaterThan(2 * CHAT - 200);
+    expect(third.waitMs).toBeLessThanOrEqual(Math.ceil(2 * CHAT));
+  });
+
+  it('a held chat slot books the bot and may send at once when the bot is free', async () => {
+    await pacing.reserve(7, '-700', 1);
+    expect((await pacing.reserve(7, '-700', 1)).sendAtSlot).toBe(false);
+    // Coming back with the slot held (here, early) books the bot: it no longer queues on the chat.
+    const held = await pacing.reserve(7, '-700', 1, true);
+    expect(held.sendAtSlot).toBe(true);
+    expect(held.waitMs).toBeLessThanOrEqual(Math.ceil(BOT));
+  });
+
+  it('spaces sends of one bot across chats by the per-second limit with its margin', async () => {
+    // Each wait counts from its own reservation: the time that passed since the first one (long
+    // on a loaded machine) comes off it, and no more than that (1 ms for Redis's clock's rounding).
+    const start = performance.now();
+    const slots = [];
+    for (let i = 0; i < 5; i++) {
+      const slot = await pacing.reserve(2, `-200${i}`, 1);
+      slots.push({ ...slot, elapsedMs: performance.now() - start });
+    }
+    expect(slots[0].waitMs).toBe(0);
+    for (let i = 1; i < 5; i++) {
+      expect(slots[i].sendAtSlot).toBe(true);
+      expect(slots[i].waitMs).toBeGreaterThanOrEqual(i * BOT - slots[i].elapsedMs - 1);
+      expect(slots[i].waitMs).toBeLessThanOrEqual(Math.ceil(i * BOT));
+    }
+  });
+
+  it('an album counts as many messages as it holds', async () => {
+    expect((await pacing.reserve(3, '-300', 4)).waitMs).toBe(0);
+    const next = await pacing.reserve(3, '-300', 1);
+    expect(next.waitMs).toBeGreaterThan(4 * CHAT - 200);
+    expect(next.waitMs).toBeLessThanOrEqual(Math.ceil(4 * CHAT));
+  });
+
+  it('different bots do not wait for each other', async () => {
+    expect((await pacing.reserve(4, '-400', 1)).waitMs).toBe(0);
+    expect((await pacing.reserve(5, '-400', 1)).waitMs).toBe(0);
+  });
+
+  it('a busy chat does not delay the other chats of its bot', async () => {
+    // 5 sends to one chat (60/min: about one a second), then 5 to other chats of the same bot.
+    for (let i = 0; i < 5; i++) await pacing.reserve(6, '-600', 1);
+    const others = [];
+    for (let i = 0; i < 5; i++) others.push(await pacing.reserve(6, `-601${i}`, 1));
+    // Each other chat waits for the bot's spacing only (the first send took one slot), never
+    // for -600's next second.
+    for (const [i, slot] of others.entries()) {
+      expect(slot.sendAtSlot).toBe(true);
+      expect(slot.waitMs).toBeLessThanOrEqual(Math.ceil((i + 1) * BOT));
+    }
+  });
+
+  it('keeps a bot slot too far ahead for its holder, who gets that slot again, not a new one', async () => {
+    // Sends of one bot until it is booked further ahead than a job waits for in a worker slot
+    // (how many depends on how long each reservation takes: the slots are counted from now).
+    const inline = Math.floor(PACING_KEEP_AFTER_MS / BOT) + 1;
+    let far: Awaited<ReturnType<TelegramPacing['reserve']>> | undefined;
+    let holder = '';
+    let askedAt = 0;
+    for (let i = 0; i < 2 * inline && !far?.kept; i++) {
+      holder = `t${i}:0`;
+      askedAt = Date.now();
+      far = await pacing.reserve(8, `-80${i}`, 1, false, holder);
+      if (!far.kept) expect(far.waitMs).toBeLessThanOrEqual(PACING_KEEP_AFTER_MS + 1);
+    }
+    expect(far?.kept).toBe(true);
+    expect(far!.waitMs).toBeGreaterThan(PACING_KEEP_AFTER_MS);
+    // Coming back, the holder gets its kept slot, and the bot is not booked again for it.
+    const back = await pacing.reserve(8, '-8100', 1, false, holder);
+    expect(back.kept).toBeUndefined();
+    expect(back.sendAtSlot).toBe(true);
+    expect(back.waitMs).toBeLessThanOrEqual(far!.waitMs);
+    const next = await pacing.reserve(8, '-8101', 1);
+    // The slot right after the kept one (booked again, it would be one more spacing later).
+    expect(next.waitMs).toBeGreaterThanOrEqual(far!.waitMs + BOT - (Date.now() - askedAt) - 2);
+    expect(next.waitMs).toBeLessThanOrEqual(Math.ceil(far!.waitMs + BOT));
+  });
+
+  describe('the check at departure: stamps of real departures, not of slots', () => {
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const pacingWith = (botPerSecond: number, chatPerMinute: number, prefix: string) =>
+      new TelegramPacing(
+        redis,
+        loadConfig({
+          DATABASE_URL: 'postgres://unused@127.0.0.1/unused',
+          APP_SECRET: 'x'.repeat(32),
+          REDIS_KEY_PREFIX: prefix,
+          TELEGRAM_BOT_MESSAGES_PER_SECOND: String(botPerSecond),
+          TELEGRAM_CHAT_MESSAGES_PER_MINUTE: String(chatPerMinute),
+        }),
+      );
+
+    /** Departures spaced by the bot's least gap, so that only the windows can hold one back. */
+    const spaced = async (p: TelegramPacing, bot: number, chat: string, cost: number) => {
+      await sleep(p.departureGapMs + 1);
+      return p.depart(bot, chat, cost);
+    };
+
+    it("keeps two departures of one bot half its spacing apart, and no other bot's", async () => {
+      expect(pacing.departureGapMs).toBeCloseTo(BOT / 2);
+      expect(await pacing.depart(14, '-1400', 1)).toBe(0);
+      const wait = await pacing.depart(14, '-1401', 1);
+      expect(wait).toBeGreaterThan(0);
+      expect(wait).toBeLessThanOrEqual(Math.ceil(BOT / 2));
+      expect(await pacing.depart(15, '-1500', 1)).toBe(0);
+      await sleep(wait);
+      expect(await pacing.depart(14, '-1401', 1)).toBe(0);
+    });
+
+    it("lets a bot's limit leave at once, then answers the wait until its window has room", async () => {
+      for (let i = 0; i < 10; i++) expect(await spaced(pacing, 10, `-10${i}`, 1)).toBe(0);
+      // The 11th would make 11 in a second: it waits for the first stamp to leave the window,
+      // counted with its margin, and is not stamped meanwhile.
+      const wait = await spaced(pacing, 10, '-1010', 1);
+      expect(wait).toBeGreaterThan(PACING_WINDOW_MARGIN_MS);
+      expect(wait).toBeLessThanOrEqual(1000 + PACING_WINDOW_MARGIN_MS);
+      expect(await spaced(pacing, 10, '-1010', 1)).toBeGreaterThan(0);
+      await sleep(wait);
+      expect(await spaced(pacing, 10, '-1010', 1)).toBe(0);
+    });
+
+    it('an album needs room for all its messages', async () => {
+      for (let i = 0; i < 7; i++) expect(await spaced(pacing, 11, `-11${i}`, 1)).toBe(0);
+      expect(await spaced(pacing, 11, '-1100', 4)).toBeGreaterThan(0);
+      expect(await spaced(pacing, 11, '-1100', 3)).toBe(0);
+      expect(await spaced(pacing, 11, '-1101', 1)).toBeGreaterThan(0);
+    });
+
+    it("counts a chat's minute on its own: a full chat waits, the bot's other chats go", async () => {
+      const chatty = pacingWith(100, 3, `${config.redisKeyPrefix}-chat`);
+      for (let i = 0; i < 3; i++) expect(await spaced(chatty, 12, '-1200', 1)).toBe(0);
+      const wait = await spaced(chatty, 12, '-1200', 1);
+      expect(wait).toBeGreaterThan(50_000);
+      expect(wait).toBeLessThanOrEqual(60_000 + PACING_WINDOW_MARGIN_MS);
+      expect(await spaced(chatty, 12, '-1201', 1)).toBe(0);
+    });
+
+    it('a send marked in flight first gets its slot and its departure in one call', async () => {
+      expect(pacing.expectsFree(16)).toBe(false);
+      const now = await pacing.reserve(16, '-1600', 1, false, 'a:0', true);
+      expect(now).toEqual({ waitMs: 0, sendAtSlot: true, departWaitMs: 0 });
+      expect(pacing.expectsFree(16)).toBe(true);
+      // It was stamped as leaving: the bot's next departure keeps the least gap after it.
+      expect(await pacing.depart(16, '-1601', 1)).toBeGreaterThan(0);
+      // A slot that is not now answers no departure and stamps nothing.
+      const later = await pacing.reserve(16, '-1602', 1, false, 'b:0', true);
+      expect(later.waitMs).toBeGreaterThan(0);
+      expect(later.departWaitMs).toBeUndefined();
+      expect(pacing.expectsFree(16)).toBe(false);
+    });
+
+    it('a slot less than a ms ahead is now: it departs in the same call', async () => {
+      const fast = pacingWith(1_000_000, 1_000_000, `${config.redisKeyPrefix}-fast`);
+      // Asked together, within one ms: each books the bot a microsecond after the one before.
+      const slots = await Promise.all(
+        [0, 1, 2, 3, 4].map((i) => fast.reserve(18, `-180${i}`, 1, false, `f${i}:0`, true)),
+      );
+      for (const slot of slots)
+        expect(slot).toEqual({ waitMs: 0, sendAtSlot: true, departWaitMs: 0 });
+    });
+
+    it('a slot that is now but whose window is full answers the wait, unstamped', async () => {
+      const tight = pacingWith(100, 1, `${config.redisKeyPrefix}-tight`);
+      expect(await tight.depart(17, '-1700', 1)).toBe(0);
+      // The chat's minute holds one message: the bot has room, the chat's window has none.
+      await sleep(tight.departureGapMs + 1);
+      const full = await tight.reserve(17, '-1700', 1, true, 'c:0', true);
+      expect(full.waitMs).toBe(0);
+      expect(full.departWaitMs).toBeGreaterThan(50_000);
+      // Nothing was stamped: another chat of the bot leaves at once.
+      expect(await spaced(tight, 17, '-1701', 1)).toBe(0);
+    });
+
+    it("two workers share one bot's window through Redis", async () => {
+      const one = pacingWith(10, 60, `${config.redisKeyPrefix}-shared`);
+      const two = pacingWith(10, 60, `${config.redisKeyPrefix}-shared`);
+      for (let i = 0; i < 5; i++) {
+        expect(await spaced(one, 13, `-13${i}`, 1)).toBe(0);
+        expect(await spaced(two, 13, `-135${i}`, 1)).toBe(0);
+      }
+      expect(await spaced(one, 13, '-1399', 1)).toBeGreaterThan(0);
+      expect(await spaced(two, 13, '-1399', 1)).toBeGreaterThan(0);
+    });
+  });
+
+  it('a Redis that is connected but does not answer leaves sends unpaced, not held', async () => {
+    // A server that answers the client's greeting (CLIENT SETINFO) and nothing after: the shared
+    // client (no offline queue) is ready and writes its commands to it; only the time limit ends them.
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('data', (data) =>
+        socket.write('+OK\r\n'.repeat((data.toString().match(/SETINFO/gi) ?? []).length)),
+      );
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const hung = new Redis((silent.address() as AddressInfo).port, '127.0.0.1', {
+      enableReadyCheck: false,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+    });
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    try {
+      await new Promise((resolve) => hung.once('ready', resolve));
+      const unanswered = new TelegramPacing(
+        hung,
+        loadConfig({
+          DATABASE_URL: 'postgres://unused@127.0.0.1/unused',
+          APP_SECRET: 'x'.repeat(32),
+          PUBLICATION_ENQUEUE_TIMEOUT_MS: '100',
+        }),
+      );
+      expect(await unanswered.reserve(19, '-1900', 1, false, 'h:0', true)).toEqual({
+        waitMs: 0,
+        sendAtSlot: true,
+        departWaitMs: 0,
+      });
+      expect(await unanswered.depart(19, '-1900', 1)).toBe(0);
+      expect(warn).toHaveBeenCalledTimes(2);
+    } finally {
+      warn.mockRestore();
+      hung.disconnect();
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+});

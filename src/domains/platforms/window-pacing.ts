@@ -1,0 +1,274 @@
+import { Logger } from '@nestjs/common';
+import Redis from 'ioredis';
+import type { AppConfig } from '../../infrastructure/config/config';
+import { RedisScript } from '../../infrastructure/redis/redis-script';
+import { withinTime } from '../../infrastructure/redis/time-limit';
+import type { PacingSlot, PlatformPacing } from './platform';
+
+/**
+ * A platform counts a send when it arrives, a little after it was stamped here (the stamp's answer
+ * crossing back from Redis, the worker's event loop, the request's write). Each window is counted
+ * this much longer than the platform's, so that two sends stamped a full window apart never arrive
+ * less than one apart; only the spread of that delay matters (docs/performance.md#pacing).
+ */
+export const PACING_WINDOW_MARGIN_MS = 50;
+
+/**
+ * The authoritative check, made when the send is about to leave: each key (the account, the account
+ * in one channel) keeps the stamps of its last `limit` messages, newest first, stamped with Redis's
+ * clock (one clock for every worker). A send of `cost` messages may leave when its account and its
+ * channel each have room for it in the window ending now, exactly as the platform counts (any
+ * window, sliding); it is then stamped now and answers 0. Otherwise it answers the ms until there
+ * is room. A stamp is when the send leaves, not when it was meant to: a send that leaves late never
+ * makes one too many. Two sends of one account also leave at least `gap` ms apart (half the limit's
+ * spacing): sends that came late together would otherwise reach the platform in one burst.
+ */
+const DEPART_LUA = `
+local function depart(sentBot, sentChat, cost, botLimit, botWindow, chatLimit, chatWindow, gap)
+  local time = redis.call('TIME')
+  local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
+  cost = tonumber(cost)
+  local keys = {sentBot, sentChat}
+  local limits = {tonumber(botLimit), tonumber(chatLimit)}
+  local windows = {tonumber(botWindow), tonumber(chatWindow)}
+  local wait = 0
+  for i = 1, 2 do
+    local oldest = redis.call('LINDEX', keys[i], limits[i] - math.min(cost, limits[i]))
+    if oldest then wait = math.max(wait, tonumber(oldest) + windows[i] - now) end
+  end
+  local newest = redis.call('LINDEX', sentBot, 0)
+  if newest then wait = math.max(wait, tonumber(newest) + tonumber(gap) - now) end
+  if wait > 0 then return math.ceil(wait) end
+  local stamp = string.format('%.3f', now)
+  for i = 1, 2 do
+    for _ = 1, cost do redis.call('LPUSH', keys[i], stamp) end
+    redis.call('LTRIM', keys[i], 0, limits[i] - 1)
+    redis.call('PEXPIRE', keys[i], math.ceil(windows[i]))
+  end
+  return 0
+end
+`;
+
+/**
+ * Slots: each send is given its moment ahead, so that the sends waiting for one account come back
+ * one after the other instead of all at once; DEPART decides when they really leave. Strict spacing
+ * over two keys (the account, and the account in one channel): each key keeps the moment it is free
+ * again. Times are ms since the epoch, written with `%.3f` so Lua's number-to-string never rounds.
+ *
+ * A channel that is not free yet queues the send behind it on the channel's key alone and answers
+ * {0, wait}: the account is not touched, so one busy channel never delays another channel of its
+ * account. The caller comes back at that time holding the channel's slot (ARGV[5] = 1).
+ *
+ * A free channel (or a held channel slot) books the account: the send goes at the account's next
+ * free moment, the account is held for `cost` intervals, and the channel for `cost` channel
+ * intervals after that send. Answers {1, wait}; or, when that moment is more than ARGV[6] ms ahead,
+ * keeps it for the caller under KEYS[3] and answers {2, wait}: the caller gives its worker slot
+ * back and, asking again before then, gets the kept slot ({1, wait}) instead of a new one.
+ *
+ * A caller that has already marked its send in flight asks for DEPART in the same call
+ * (ARGV[7] = 1): a slot that is now answers {1, 0, DEPART's answer}, so that a send from an account
+ * with room goes after one Redis round trip, not two.
+ */
+const RESERVE = new RedisScript(
+  `${DEPART_LUA}
+local now = tonumber(ARGV[1])
+-- A slot less than a ms ahead is now (DEPART decides the exact moment anyway); with ARGV[7] = '1'
+-- it also departs (DEPART's check, on KEYS[4] and KEYS[5]).
+local function slot(wait)
+  if wait >= 1 then return {1, math.ceil(wait)} end
+  if ARGV[7] ~= '1' then return {1, 0} end
+  return {1, 0, depart(KEYS[4], KEYS[5], ARGV[8], ARGV[9], ARGV[10], ARGV[11], ARGV[12], ARGV[13])}
+end
+local kept = redis.call('GET', KEYS[3])
+if kept then
+  redis.call('DEL', KEYS[3])
+  return slot(tonumber(kept) - now)
+end
+local cost = tonumber(ARGV[2])
+local botInterval = tonumber(ARGV[3])
+local chatInterval = tonumber(ARGV[4])
+local holdsChat = ARGV[5] == '1'
+local chatFree = tonumber(redis.call('GET', KEYS[2]) or '0')
+local function hold(key, free)
+  redis.call('SET', key, string.format('%.3f', free), 'PX', math.ceil(free - now) + 1000)
+end
+if not holdsChat and chatFree > now then
+  hold(KEYS[2], chatFree + cost * chatInterval)
+  return {0, math.ceil(chatFree - now)}
+end
+local at = math.max(now, tonumber(redis.call('GET', KEYS[1]) or '0'))
+hold(KEYS[1], at + cost * botInterval)
+hold(KEYS[2], math.max(chatFree, at + cost * chatInterval))
+if at - now > tonumber(ARGV[6]) then
+  redis.call('SET', KEYS[3], string.format('%.3f', at), 'PX', math.ceil(at - now) + 60000)
+  return {2, math.ceil(at - now)}
+end
+return slot(at - now)
+`,
+  5,
+);
+
+const DEPART = new RedisScript(
+  `${DEPART_LUA}
+return depart(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6])`,
+  2,
+);
+
+/** An account's slot further ahead than this is kept for its send, which gives its worker slot back. */
+export const PACING_KEEP_AFTER_MS = 2_000;
+
+/** At most `limit` messages in any `windowMs`, as a platform counts them. */
+export interface PacingWindow {
+  limit: number;
+  windowMs: number;
+  /**
+   * Sends may go back to back while the window has room, as the platform allows (limits over hours:
+   * spread evenly, one account's second status would wait minutes). Without it, the sends of a
+   * window are spread evenly over it.
+   */
+  burst?: boolean;
+}
+
+/** A platform's published limits: per account, and per channel of the account. */
+export interface PacingLimits {
+  account: PacingWindow;
+  channel: PacingWindow;
+}
+
+/**
+ * A platform's sending limits, per account and per channel of the account, shared by every worker
+ * through Redis, so bursts are spread out instead of collecting rate-limit answers. Each platform
+ * builds one from its published limits.
+ */
+export class WindowPacing implements PlatformPacing {
+  private readonly logger: Logger;
+  private readonly botWindowMs: number;
+  private readonly chatWindowMs: number;
+  private readonly botIntervalMs: number;
+  private readonly chatIntervalMs: number;
+  /** The least time between two departures of one account (see DEPART). */
+  readonly departureGapMs: number;
+  /** Accounts whose last reservation in this process got a slot at once (see expectsFree). */
+  private readonly freeBots = new Set<number>();
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly config: AppConfig,
+    private readonly limits: PacingLimits,
+    name: string,
+  ) {
+    this.logger = new Logger(`${name} pacing`);
+    this.botWindowMs = limits.account.windowMs + PACING_WINDOW_MARGIN_MS;
+    this.chatWindowMs = limits.channel.windowMs + PACING_WINDOW_MARGIN_MS;
+    // Slots spaced so that the sends of any one window fill it exactly: on time, they all pass
+    // the check at departure. A window that takes bursts spaces nothing: the check at departure
+    // alone keeps it.
+    this.botIntervalMs = limits.account.burst ? 0 : this.botWindowMs / limits.account.limit;
+    this.chatIntervalMs = limits.channel.burst ? 0 : this.chatWindowMs / limits.channel.limit;
+    this.departureGapMs = this.botIntervalMs / 2;
+  }
+
+  /**
+   * Reserves a slot for `cost` messages from the account to the channel. `holdsChat`: the caller comes
+   * back with the channel slot an earlier answer queued it for. `holder` (one send, e.g. a target's
+   * step): an account slot more than PACING_KEEP_AFTER_MS ahead is kept for it (`kept`). `departIfNow`
+   * (the caller has marked the send in flight already): a slot that is now also gets the check
+   * at departure, as `depart` would answer it, in `departWaitMs`.
+   */
+  async reserve(
+    accountId: number,
+    chatId: string,
+    cost: number,
+    holdsChat = false,
+    holder?: string,
+    departIfNow = false,
+  ): Promise<PacingSlot> {
+    const prefix = this.config.redisKeyPrefix;
+    try {
+      const [sendAtSlot, wait, departWait] = (await this.bounded(
+        RESERVE.run(this.redis, [
+          `${prefix}:pacing:bot:${accountId}`,
+          `${prefix}:pacing:chat:${accountId}:${chatId}`,
+          `${prefix}:pacing:kept:${holder ?? '-'}`,
+          ...this.sentKeys(accountId, chatId),
+          Date.now(),
+          cost,
+          this.botIntervalMs,
+          this.chatIntervalMs,
+          holdsChat ? 1 : 0,
+          holder === undefined ? Number.MAX_SAFE_INTEGER : PACING_KEEP_AFTER_MS,
+          departIfNow ? 1 : 0,
+          ...this.departArgs(cost),
+        ]),
+      )) as [number, number, number?];
+      const waitMs = Math.max(0, Number(wait));
+      if (sendAtSlot === 1 && waitMs === 0) this.freeBots.add(accountId);
+      else this.freeBots.delete(accountId);
+      if (sendAtSlot === 2) return { waitMs, sendAtSlot: true, kept: true };
+      return {
+        waitMs,
+        sendAtSlot: sendAtSlot === 1,
+        ...(departWait === undefined ? {} : { departWaitMs: Math.max(0, Number(departWait)) }),
+      };
+    } catch (error) {
+      // Without Redis there is no shared pacing; sending beats stalling, and a 429 is still honoured.
+      this.logger.warn(`Pacing unavailable: ${(error as Error).message}`);
+      return { waitMs: 0, sendAtSlot: true, ...(departIfNow ? { departWaitMs: 0 } : {}) };
+    }
+  }
+
+  /**
+   * Whether the account's last reservation here got a slot at once: its next send will likely get one
+   * too, so it is worth marking in flight before reserving and departing in the same call.
+   */
+  expectsFree(accountId: number): boolean {
+    return this.freeBots.has(accountId);
+  }
+
+  /** The accounts that `expectsFree`. */
+  freeAccounts(): number[] {
+    return [...this.freeBots];
+  }
+
+  /**
+   * Stamps a send of `cost` messages from the account to the channel as leaving now, if the last window
+   * of each has room for it: answers 0, and the send must go at once. Otherwise nothing is
+   * stamped and it answers the ms to wait before asking again.
+   */
+  async depart(accountId: number, chatId: string, cost: number): Promise<number> {
+    try {
+      const wait = await this.bounded(
+        DEPART.run(this.redis, [...this.sentKeys(accountId, chatId), ...this.departArgs(cost)]),
+      );
+      return Math.max(0, Number(wait));
+    } catch (error) {
+      this.logger.warn(`Pacing unavailable: ${(error as Error).message}`);
+      return 0;
+    }
+  }
+
+  /** DEPART's keys: the stamps of the account's sends, and of its sends to the channel. */
+  private sentKeys(accountId: number, chatId: string): string[] {
+    const prefix = this.config.redisKeyPrefix;
+    return [`${prefix}:pacing:sent:${accountId}`, `${prefix}:pacing:sent:${accountId}:${chatId}`];
+  }
+
+  private departArgs(cost: number): number[] {
+    return [
+      cost,
+      this.limits.account.limit,
+      this.botWindowMs,
+      this.limits.channel.limit,
+      this.chatWindowMs,
+      this.departureGapMs,
+    ];
+  }
+
+  /**
+   * The shared client queues nothing while Redis is away, but a Redis that is connected and does
+   * not answer would hold the send forever: past the queue calls' limit, pacing is unavailable.
+   */
+  private bounded<T>(work: Promise<T>): Promise<T> {
+    return withinTime(work, this.config.publication.queueCallTimeoutMs);
+  }
+}

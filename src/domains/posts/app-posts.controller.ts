@@ -1,0 +1,110 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import {
+  ApiAcceptedResponse,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+} from '@nestjs/swagger';
+import { SessionAuth, WhenBodySets } from '../../access/decorators';
+import { Principal } from '../../access/principal';
+import { ApiErrors } from '../../http/errors/api-errors.decorator';
+import { ApiBodyExample, CREATE_POST_EXAMPLE, UPDATE_POST_EXAMPLE } from './dto/post-body-examples';
+import { ParseIdPipe } from '../../http/errors/parse-id.pipe';
+import { CurrentProject, ProjectSource, RequirePermission } from '../../access/require-permission';
+import type { ProjectAccess } from '../../access/project-access';
+import {
+  AppCreatePostDto,
+  AppListPostsQuery,
+  AppPublishPostDto,
+  AppUpdatePostDto,
+} from './dto/app-post.dto';
+import {
+  PostCreatedDto,
+  PostListDto,
+  PostObjectDto,
+  PublishResultDto,
+} from './dto/post-response.dto';
+import { PostsService } from './posts.service';
+
+const BY_POST: ProjectSource = { resource: 'post', param: 'id' };
+const POST_ID = new ParseIdPipe('post_not_found', 'Post not found');
+
+/**
+ * The application API's post routes, each guarded by its member flag
+ * (docs/api-rules.md#roles-and-member-flags): the same PostsService, and so the same rules and
+ * pipeline, as the public API.
+ */
+@Controller('api/posts')
+@SessionAuth()
+@ApiErrors('unauthorized', 'forbidden', 'project_not_found', 'validation_failed')
+export class AppPostsController {
+  constructor(private readonly posts: PostsService) {}
+
+  @Get()
+  @RequirePermission('can_view_content')
+  @ApiOperation({ summary: 'The project’s posts, newest first' })
+  @ApiOkResponse({ type: PostListDto })
+  list(
+    @CurrentProject() project: ProjectAccess,
+    @Query() query: AppListPostsQuery,
+  ): Promise<PostListDto> {
+    return this.posts.list(project, query);
+  }
+
+  @Post()
+  @RequirePermission('can_edit_content')
+  @WhenBodySets({ fields: ['scheduled_at', 'publish_now'], flag: 'can_publish' })
+  @ApiOperation({ summary: 'Create a post: draft, scheduled, or queued with publish_now' })
+  @ApiCreatedResponse({ type: PostCreatedDto })
+  @ApiErrors('channel_not_found', 'mixed_platforms', 'channel_needs_reconnect', 'media_not_found')
+  @ApiBodyExample(AppCreatePostDto, { project_id: 1, ...CREATE_POST_EXAMPLE })
+  create(
+    @Principal() who: Principal,
+    @CurrentProject() project: ProjectAccess,
+    @Body() dto: AppCreatePostDto,
+  ): Promise<PostCreatedDto> {
+    return this.posts.create(project, who, dto);
+  }
+
+  @Post('publish')
+  @HttpCode(202)
+  @RequirePermission('can_publish')
+  @ApiOperation({ summary: 'Publish a draft, scheduled or failed post now' })
+  @ApiAcceptedResponse({ type: PublishResultDto })
+  @ApiErrors('post_not_found', 'invalid_state', 'too_many_media_files', 'channel_not_found')
+  publish(
+    @CurrentProject() project: ProjectAccess,
+    @Body() dto: AppPublishPostDto,
+  ): Promise<PublishResultDto> {
+    return this.posts.publish(project, dto.post_id, { targets: dto.targets });
+  }
+
+  @Put(':id')
+  @RequirePermission('can_edit_content', BY_POST)
+  @WhenBodySets({ fields: ['scheduled_at'], flag: 'can_publish' })
+  @ApiOperation({ summary: 'Change a draft or scheduled post' })
+  @ApiOkResponse({ type: PostObjectDto })
+  @ApiErrors('post_not_found', 'invalid_state', 'channel_not_found', 'media_not_found')
+  @ApiBodyExample(AppUpdatePostDto, UPDATE_POST_EXAMPLE)
+  update(
+    @CurrentProject() project: ProjectAccess,
+    @Param('id', POST_ID) id: number,
+    @Body() dto: AppUpdatePostDto,
+  ): Promise<PostObjectDto> {
+    return this.posts.update(project, id, dto);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @RequirePermission('can_edit_content', BY_POST)
+  @ApiOperation({ summary: 'Delete a draft, scheduled or failed post' })
+  @ApiNoContentResponse()
+  @ApiErrors('post_not_found', 'invalid_state')
+  remove(
+    @CurrentProject() project: ProjectAccess,
+    @Param('id', POST_ID) id: number,
+  ): Promise<void> {
+    return this.posts.remove(project, id);
+  }
+}

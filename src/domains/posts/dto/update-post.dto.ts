@@ -1,0 +1,48 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsString, MaxLength, Validate, ValidateIf } from 'class-validator';
+import { MAX_MEDIA_PER_POST, MAX_TARGETS_PER_POST, MAX_TEXT_LENGTH } from '../post-state';
+import { MediaIdsList, PostTargetDto, ScheduledAtRule, TargetsList } from './create-post.dto';
+import { Omittable } from '../../../http/input/omittable';
+
+/**
+ * A change to a draft or scheduled post: every field given replaces the stored one, absent fields
+ * stay. The creation rules then apply to the post as it would become (PostsService.update).
+ */
+export class UpdatePostDto {
+  @ApiPropertyOptional({
+    maxLength: MAX_TEXT_LENGTH,
+    description: `Post text, at most ${MAX_TEXT_LENGTH} characters; may be empty only when the post has media`,
+  })
+  @Omittable()
+  @IsString()
+  @MaxLength(MAX_TEXT_LENGTH)
+  text?: string;
+
+  @ApiPropertyOptional({
+    type: [PostTargetDto],
+    maxItems: MAX_TARGETS_PER_POST,
+    description: 'Replaces the targets: unique channels of this project, one platform',
+  })
+  @Omittable()
+  @TargetsList()
+  targets?: PostTargetDto[];
+
+  @ApiPropertyOptional({
+    type: [Number],
+    maxItems: MAX_MEDIA_PER_POST,
+    description: 'Replaces the media: unique ids of media assets of this project, in album order',
+  })
+  @MediaIdsList()
+  media_ids?: number[];
+
+  @ApiPropertyOptional({
+    nullable: true,
+    type: String,
+    example: '2026-12-01T09:00:00Z',
+    description:
+      'A date-time in the future, at most a year ahead: the post becomes scheduled for that time (needs posts:publish). `null` turns a scheduled post back into a draft.',
+  })
+  @ValidateIf((o: UpdatePostDto) => o.scheduled_at !== undefined && o.scheduled_at !== null)
+  @Validate(ScheduledAtRule)
+  scheduled_at?: string | null;
+}

@@ -1,0 +1,202 @@
+import { toChannelRef } from '../channels/channel-ref';
+import { AppError, type ErrorCode, type ErrorDetail } from '../../http/errors/error-codes';
+import type { MediaType } from '../media/media-asset.entity';
+import { MAX_MEDIA_BYTES } from '../media/media-kinds';
+import type { MediaToCheck, Platform } from '../platforms/platform';
+import type { PlatformLimits } from '../platforms/platform-answers';
+import type { ResolvedChannel } from './posts.repository';
+import { MAX_MEDIA_PER_POST, MAX_TEXT_LENGTH } from './post-state';
+
+/**
+ * The rules a post's targets and media must keep, as create, PATCH, publish and the dry run check
+ * them: one rule set that names every problem it finds, so the dry run can answer them all and
+ * the others answer the first with the rest in `error.details`. What the body's own shape must be
+ * (types, lengths, unknown fields) is the DTO's part and comes before.
+ */
+export interface PostProblem {
+  code: ErrorCode;
+  message: string;
+  /** The body field at fault. */
+  field: string;
+  /** The target at fault, when the problem is one target's. */
+  channel_ref: string | null;
+}
+
+/**
+ * Every ref a channel of this project (`channel_not_found`), one platform for all
+ * (`mixed_platforms`), and, for a post to be published or scheduled, no channel whose account
+ * needs reconnecting (`channel_needs_reconnect`). `found` holds the project's channels among the
+ * refs, whatever their order.
+ */
+export function targetProblems(
+  refs: readonly string[],
+  found: readonly ResolvedChannel[],
+  publishing: boolean,
+): PostProblem[] {
+  const byRef = new Map(found.map((c) => [refOf(c), c]));
+  const problems: PostProblem[] = [];
+  const channels: ResolvedChannel[] = [];
+  for (const ref of refs) {
+    const channel = byRef.get(ref);
+    if (channel) channels.push(channel);
+    else
+      problems.push({
+        code: 'channel_not_found',
+        message: `Channel ${ref} is not a channel of this project`,
+        field: 'targets',
+        channel_ref: ref,
+      });
+  }
+  if (new Set(channels.map((c) => c.platform)).size > 1)
+    problems.push({
+      code: 'mixed_platforms',
+      message: 'All targets of a post must be on one platform',
+      field: 'targets',
+      channel_ref: null,
+    });
+  if (publishing)
+    for (const stale of channels.filter((c) => c.needs_reconnect))
+      problems.push({
+        code: 'channel_needs_reconnect',
+        message: `The account of channel ${refOf(stale)} must be reconnected first`,
+        field: 'targets',
+        channel_ref: refOf(stale),
+      });
+  return problems;
+}
+
+/** Every media id an asset of this project (`media_not_found`, one problem naming them all). */
+export function mediaProblems(ids: readonly number[], found: ReadonlySet<number>): PostProblem[] {
+  const missing = ids.filter((id) => !found.has(id));
+  if (missing.length === 0) return [];
+  return [
+    {
+      code: 'media_not_found',
+      message: `Media not found in this project: ${missing.join(', ')}`,
+      field: 'media_ids',
+      channel_ref: null,
+    },
+  ];
+}
+
+/** A target as its platform's limits see it: its ref, its platform, and the limits that apply. */
+export interface LimitedTarget {
+  ref: string;
+  platform: Platform;
+  /** The account's own limits (an instance's), else the platform's. */
+  limits: PlatformLimits;
+}
+
+/**
+ * What each target's platform takes (`text_too_long`, `too_many_media`, `media_not_supported`,
+ * `media_too_large`), each message naming the platform and its limit. Targets under the same
+ * limits are checked once; where they differ (accounts on instances with their own limits), each
+ * problem names the first target it is about.
+ */
+export function limitProblems(
+  targets: readonly LimitedTarget[],
+  text: string,
+  media: readonly MediaToCheck[],
+): PostProblem[] {
+  const groups = new Map<string, LimitedTarget[]>();
+  for (const target of targets) {
+    const key = `${target.platform.name}:${JSON.stringify(target.limits)}`;
+    groups.set(key, [...(groups.get(key) ?? []), target]);
+  }
+  return [...groups.values()].flatMap(([first]) =>
+    limitsOfOne(first, groups.size > 1 ? first.ref : null, text, media),
+  );
+}
+
+function limitsOfOne(
+  { platform, limits }: LimitedTarget,
+  channelRef: string | null,
+  text: string,
+  media: readonly MediaToCheck[],
+): PostProblem[] {
+  const name = platform.displayName;
+  const problems: PostProblem[] = [];
+  const problem = (code: ErrorCode, field: string, message: string) =>
+    problems.push({ code, message, field, channel_ref: channelRef });
+  const length = platform.measureText(text, limits);
+  if (length > limits.text_max) {
+    const unit = limits.text_unit === 'utf16' ? 'UTF-16 code units' : 'characters';
+    const links = limits.url_length ? `, each link counting ${limits.url_length}` : '';
+    problem(
+      'text_too_long',
+      'text',
+      `${name} takes at most ${limits.text_max} ${unit} of text${links}; this text has ${length}`,
+    );
+  }
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (limits.text_max_bytes !== undefined && bytes > limits.text_max_bytes)
+    problem(
+      'text_too_long',
+      'text',
+      `${name} takes at most ${limits.text_max_bytes} bytes of text (UTF-8); this text has ${bytes}`,
+    );
+  if (media.length > limits.media_max)
+    problem(
+      'too_many_media',
+      'media_ids',
+      `${name} takes at most ${limits.media_max} media files in a post; this post has ${media.length}`,
+    );
+  for (const kind of new Set(media.map((medium) => medium.type))) {
+    if (limits.media_kinds.includes(kind)) continue;
+    const ids = media.filter((medium) => medium.type === kind).map((medium) => medium.id);
+    problem(
+      'media_not_supported',
+      'media_ids',
+      `${name} does not take ${kind}s (media ${ids.join(', ')})`,
+    );
+  }
+  for (const medium of media) {
+    const max = limits.media_max_bytes[medium.type];
+    if (max !== undefined && medium.sizeBytes > max)
+      problem(
+        'media_too_large',
+        'media_ids',
+        `${name} takes ${medium.type} files of at most ${max} bytes; media ${medium.id} (${medium.filename}) has ${medium.sizeBytes}`,
+      );
+  }
+  const mixed = media.length > 0 ? platform.mediaProblem?.(media, limits) : null;
+  if (mixed) problem('media_not_supported', 'media_ids', mixed);
+  return problems;
+}
+
+const ALL_MEDIA_TYPES: readonly MediaType[] = ['image', 'video'];
+
+/**
+ * Whether no post that passes the body's own rules (text length, media count, media Herald
+ * accepts) can break the platform's limits: then create need not read the media or accounts
+ * before its insert.
+ */
+export function fitsEveryPost(platform: Platform): boolean {
+  const limits = platform.limits;
+  return (
+    !platform.accountLimits &&
+    !platform.mediaProblem &&
+    limits.text_max_bytes === undefined &&
+    platform.measureText('x'.repeat(MAX_TEXT_LENGTH), limits) <= limits.text_max &&
+    limits.text_unit === 'utf16' &&
+    limits.media_max >= MAX_MEDIA_PER_POST &&
+    ALL_MEDIA_TYPES.every(
+      (kind) =>
+        limits.media_kinds.includes(kind) && (limits.media_max_bytes[kind] ?? 0) >= MAX_MEDIA_BYTES,
+    )
+  );
+}
+
+/** The error of a refused post: the first problem, with every problem in `details`. */
+export function refusal(problems: readonly PostProblem[]): AppError {
+  const [first] = problems;
+  return new AppError(first.code, first.message, problems.map(toDetail));
+}
+
+export function toDetail(problem: PostProblem): ErrorDetail {
+  return { ...problem };
+}
+
+function refOf(channel: ResolvedChannel): string {
+  return toChannelRef(channel.platform, channel.account_id, channel.channel_id);
+}

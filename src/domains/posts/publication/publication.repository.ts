@@ -1,0 +1,369 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { rowsOf, Statement } from '../../../infrastructure/database/prepared';
+import { StatementBatcher } from '../../../infrastructure/database/statement-batcher';
+import type { MediaType } from '../../media/media-asset.entity';
+import type { SentMessage } from '../../platforms/platform-answers';
+import { Metrics } from '../../../operations/monitoring/metrics.service';
+import { postEventOutbox, reconnectEventOutbox } from '../../webhooks/webhook-outbox';
+import { PROCESSABLE_FROM, type PostStatus } from '../post-state';
+
+export interface ClaimedPost {
+  id: number;
+  text: string;
+  /** A test post; its delivery is simulated. */
+  test: boolean;
+  /** Targets still `pending`, in order. */
+  targets: DeliveryTarget[];
+  /** media_files in album order. */
+  media: DeliveryMedia[];
+}
+
+/** A target still to deliver, with what the send needs. */
+export interface DeliveryTarget {
+  id: number;
+  platform: string;
+  account_id: number;
+  chat_id: string;
+  /** The channel's public name on the platform (its links use it); null without one, or once the channel is removed. */
+  channel_username: string | null;
+  /** The channel's public link as its platform gave it; null without one. */
+  channel_url: string | null;
+  /** The target's TID: every try of one of its sends carries a key made from it. */
+  delivery_key: string;
+  /** Sends of the current step not delivered so far (the next try may follow one that arrived). */
+  failures: number;
+  steps_done: number;
+  /** Set when a previous send's outcome was never recorded. */
+  sending_since: string | null;
+  /** How long ago, by the database's clock, that send began; null when none is recorded. */
+  sending_for_ms: number | null;
+  /** Milliseconds since the epoch of the chat's pacing slot this target holds, or null. */
+  not_before_ms: number | null;
+  needs_reconnect: boolean;
+  credentials_encrypted: string;
+  /** The claim marked its send in flight (see PublicationRepository.claim). */
+  marked: boolean;
+}
+
+export interface DeliveryMedia {
+  type: MediaType;
+  mime_type: string;
+  filename: string;
+  storage_path: string;
+  size_bytes: number;
+}
+
+export interface SweepCandidate {
+  id: number;
+  status: PostStatus;
+  publish_attempt: number;
+  /** Epoch milliseconds of scheduled_at, or null. */
+  fire_at_ms: number | null;
+}
+
+/**
+ * Most rows one batched statement of the worker changes: enough to take what a deep queue's jobs
+ * ask at one moment, few enough that the statement stays short.
+ */
+const BATCH_MAX = 50;
+
+/** The publication pipeline's queries; every write is guarded by the state it expects. */
+@Injectable()
+export class PublicationRepository {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly metrics: Metrics,
+  ) {}
+
+  /**
+   * The state guard of every job: only the post's current attempt, only from queued,
+   * scheduled or publishing. A job that runs twice, or one superseded by a later publish, gets null.
+   * The claim also loads what delivery needs (pending targets, media), in the same round trip.
+   * Jobs claiming at the same moment share one statement (a deep queue), each with its own guard.
+   *
+   * When the post's first pending target is to be sent at once (a live post, its account among
+   * `markAccounts`, no send of it interrupted, no chat slot held, its account connected), the claim
+   * also marks that send in flight (`marked`), which saves the send its own statement
+   * (docs/performance.md#the-claim-marks-the-first-send).
+   * The targets come back as they were before the claim.
+   */
+  claim(
+    postId: number,
+    attempt: number,
+    markAccounts: readonly number[] = [],
+  ): Promise<ClaimedPost | null> {
+    return this.claims.call({ postId, attempt, markAccounts });
+  }
+
+  private readonly claims = new StatementBatcher<
+    { postId: number; attempt: number; markAccounts: readonly number[] },
+    ClaimedPost | null
+  >(
+    async (jobs) => {
+      const rows = await rowsOf<ClaimedPost & { attempt: number }>(
+        this.db,
+        PublicationRepository.CLAIM,
+        [
+          jobs.map((j) => j.postId),
+          jobs.map((j) => j.attempt),
+          PROCESSABLE_FROM,
+          [...new Set(jobs.flatMap((j) => j.markAccounts))],
+        ],
+      );
+      return jobs.map(({ postId, attempt }) => {
+        const row = rows.find((r) => r.id === postId && r.attempt === attempt);
+        if (!row) return null;
+        const { id, text, test, targets, media } = row;
+        return { id, text, test, targets, media };
+      });
+    },
+    { maxBatch: BATCH_MAX, key: (job) => job.postId },
+  );
+
+  private static readonly CLAIM = new Statement(
+    `WITH claimed AS (
+         UPDATE posts p SET status = 'publishing', updated_at = now()
+           FROM unnest($1::int[], $2::int[]) AS j(id, attempt)
+          WHERE p.id = j.id AND p.publish_attempt = j.attempt AND p.status = ANY($3::text[])
+          RETURNING p.id, p.publish_attempt AS attempt, p.text, p.test),
+       first AS (
+         SELECT DISTINCT ON (t.post_id) t.id, t.account_id, t.sending_since, t.not_before, c.test
+           FROM claimed c JOIN post_targets t ON t.post_id = c.id AND t.status = 'pending'
+          ORDER BY t.post_id, t.position, t.id),
+       marked AS (
+         UPDATE post_targets t SET sending_since = now()
+           FROM first f JOIN accounts a ON a.id = f.account_id
+          WHERE t.id = f.id AND NOT f.test AND f.sending_since IS NULL AND f.not_before IS NULL
+            AND NOT a.needs_reconnect AND f.account_id = ANY($4::int[])
+            AND t.status = 'pending' AND t.sending_since IS NULL
+          RETURNING t.id)
+       SELECT c.id, c.attempt, c.text, c.test,
+              coalesce((SELECT json_agg(x ORDER BY x.position, x.id) FROM (
+                 SELECT t.id, t.position, t.platform, t.account_id, t.chat_id, t.steps_done,
+                        ch.username AS channel_username, ch.url AS channel_url, t.delivery_key,
+                        t.failures,
+                        t.sending_since, a.needs_reconnect, a.credentials_encrypted,
+                        (extract(epoch FROM now() - t.sending_since) * 1000)::float8
+                          AS sending_for_ms,
+                        (extract(epoch FROM t.not_before) * 1000)::float8 AS not_before_ms,
+                        EXISTS (SELECT 1 FROM marked m WHERE m.id = t.id) AS marked
+                   FROM post_targets t JOIN accounts a ON a.id = t.account_id
+                   LEFT JOIN channels ch ON ch.id = t.channel_id
+                  WHERE t.post_id = c.id AND t.status = 'pending') x), '[]') AS targets,
+              coalesce((SELECT json_agg(y ORDER BY y.position) FROM (
+                 SELECT pm.position, m.type, m.mime_type, m.filename, m.storage_path, m.size_bytes
+                   FROM post_media pm JOIN media_assets m ON m.id = pm.media_asset_id
+                  WHERE pm.post_id = c.id) y), '[]') AS media
+         FROM claimed c`,
+  );
+
+  /**
+   * Marks a send as in flight; false when another run holds the target or moved it on. Sends
+   * starting at the same moment share one statement.
+   */
+  startSend(targetId: number, step: number): Promise<boolean> {
+    return this.starts.call({ targetId, step });
+  }
+
+  private readonly starts = new StatementBatcher<{ targetId: number; step: number }, boolean>(
+    async (sends) => {
+      const rows = await rowsOf<{ id: number }>(this.db, PublicationRepository.START_SEND, [
+        sends.map((s) => s.targetId),
+        sends.map((s) => s.step),
+      ]);
+      const started = new Set(rows.map((r) => r.id));
+      return sends.map((s) => started.has(s.targetId));
+    },
+    { maxBatch: BATCH_MAX, key: (send) => send.targetId },
+  );
+
+  private static readonly START_SEND = new Statement(
+    `UPDATE post_targets t SET sending_since = now(), not_before = NULL
+       FROM unnest($1::int[], $2::int[]) AS s(id, step)
+      WHERE t.id = s.id AND t.status = 'pending' AND t.steps_done = s.step
+        AND t.sending_since IS NULL
+      RETURNING t.id`,
+  );
+
+  /**
+   * One step delivered: its messages kept (and their ids in `message_ids`, on a platform whose ids
+   * that list holds); the target is published after its last step. When
+   * that makes every target of the post published, the post is published in the same statement
+   * (published_at is this, the last, delivery), with its webhook event. True when the
+   * post was. Steps delivered at the same moment share one statement, never two of one post.
+   */
+  stepSent(
+    target: { id: number; postId: number; attempt: number },
+    sent: { messages: SentMessage[]; listedIds: number[] },
+    last: boolean,
+  ): Promise<boolean> {
+    return this.steps.call({ ...target, ...sent, last });
+  }
+
+  private readonly steps = new StatementBatcher<
+    {
+      id: number;
+      postId: number;
+      attempt: number;
+      messages: SentMessage[];
+      listedIds: number[];
+      last: boolean;
+    },
+    boolean
+  >(
+    async (steps) => {
+      const rows = await rowsOf<{ id: number }>(this.db, PublicationRepository.STEP_SENT, [
+        steps.map((s) => s.id),
+        steps.map((s) => JSON.stringify(s.listedIds)),
+        steps.map((s) => s.last),
+        steps.map((s) => s.postId),
+        steps.map((s) => s.attempt),
+        steps.map((s) => JSON.stringify(s.messages)),
+      ]);
+      const published = new Set(rows.map((r) => r.id));
+      return steps.map((s) => published.has(s.postId));
+    },
+    // One post per batch: "every other target published" reads the post's other rows.
+    { maxBatch: BATCH_MAX, key: (step) => step.postId },
+  );
+
+  private static readonly STEP_SENT = new Statement(
+    `WITH t AS (
+         UPDATE post_targets pt
+            SET steps_done = pt.steps_done + 1, message_ids = pt.message_ids || s.ids::jsonb,
+                messages = pt.messages || s.messages::jsonb, sending_since = NULL, failures = 0,
+                status = CASE WHEN s.last THEN 'published' ELSE pt.status END,
+                published_at = CASE WHEN s.last THEN now() ELSE pt.published_at END
+           FROM unnest($1::int[], $2::text[], $3::bool[], $4::int[], $5::int[], $6::text[])
+                AS s(id, ids, last, post_id, attempt, messages)
+          WHERE pt.id = s.id
+          RETURNING pt.id, pt.post_id, pt.status, pt.published_at, s.post_id AS job_post_id,
+                    s.attempt),
+       changed AS (
+         UPDATE posts p SET status = 'published', published_at = t.published_at, updated_at = now()
+           FROM t
+          WHERE p.id = t.post_id AND t.status = 'published' AND p.id = t.job_post_id
+            AND p.publish_attempt = t.attempt AND p.status = 'publishing'
+            AND NOT EXISTS (SELECT 1 FROM post_targets o
+                             WHERE o.post_id = t.post_id AND o.id <> t.id
+                               AND o.status <> 'published')
+          RETURNING p.id, p.project_id, p.status),
+       ${postEventOutbox('changed')}
+       SELECT id FROM changed`,
+  );
+
+  /** The send was not delivered and may be retried; returns the failures counted so far. */
+  async sendNotDelivered(targetId: number, countFailure: boolean): Promise<number> {
+    const rows = (await this.db.query(
+      `UPDATE post_targets SET sending_since = NULL,
+              failures = failures + CASE WHEN $2 THEN 1 ELSE 0 END
+        WHERE id = $1 RETURNING failures`,
+      [targetId, countFailure],
+    )) as [{ failures: number }[], number];
+    return rows[0][0]?.failures ?? 0;
+  }
+
+  /** The chat slot the target waits for in the queue (its pacing reservation, kept across runs). */
+  async holdChatSlot(targetId: number, atMs: number): Promise<void> {
+    await this.db.query(
+      `UPDATE post_targets SET not_before = to_timestamp($2::float8 / 1000) WHERE id = $1`,
+      [targetId, atMs],
+    );
+  }
+
+  async failTarget(targetId: number, code: string, message: string): Promise<void> {
+    const [failed] = (await this.db.query(
+      `UPDATE post_targets
+          SET status = 'failed', error_code = $2, error_message = $3, sending_since = NULL,
+              not_before = NULL
+        WHERE id = $1 AND status = 'pending' RETURNING platform`,
+      [targetId, code, message],
+    )) as [{ platform: string }[], number];
+    // Counted where the state changes, so a target is counted once whichever path failed it.
+    for (const { platform } of failed) this.metrics.publicationTarget(platform, 'failed', code);
+  }
+
+  /**
+   * The platform refused the account's credentials; its channels need reconnecting. Only the
+   * change from connected records a `channel.needs_reconnect` event: an account that stays
+   * refused emits nothing more.
+   */
+  async flagNeedsReconnect(accountId: number): Promise<void> {
+    await this.db.query(
+      `WITH changed AS (
+         UPDATE accounts SET needs_reconnect = true
+          WHERE id = $1 AND NOT needs_reconnect
+          RETURNING id, project_id),
+       ${reconnectEventOutbox('changed')}
+       SELECT id FROM changed`,
+      [accountId],
+    );
+  }
+
+  /**
+   * Once no target is pending, the post is `published` (published_at = its last delivery)
+   * when all targets are, `failed` otherwise, with its webhook event in the same statement.
+   * Returns the new status, or null if not final yet.
+   */
+  async finish(postId: number, attempt: number): Promise<PostStatus | null> {
+    const [row] = await rowsOf<{ status: PostStatus }>(this.db, PublicationRepository.FINISH, [
+      postId,
+      attempt,
+    ]);
+    return row?.status ?? null;
+  }
+
+  private static readonly FINISH = new Statement(
+    `WITH changed AS (
+       UPDATE posts p
+          SET status = CASE WHEN s.failed = 0 THEN 'published' ELSE 'failed' END,
+              published_at = CASE WHEN s.failed = 0 THEN coalesce(s.last, now()) ELSE p.published_at END,
+              updated_at = now()
+         FROM (SELECT count(*) FILTER (WHERE status = 'failed') AS failed,
+                      count(*) FILTER (WHERE status = 'pending') AS pending,
+                      max(published_at) AS last
+                 FROM post_targets WHERE post_id = $1) s
+        WHERE p.id = $1 AND p.publish_attempt = $2 AND p.status = 'publishing' AND s.pending = 0
+        RETURNING p.id, p.project_id, p.status),
+     ${postEventOutbox('changed')}
+     SELECT status FROM changed`,
+  );
+
+  /** The job gave up for good (safety net): every pending target fails, then the post. */
+  async giveUp(postId: number, attempt: number, message: string): Promise<void> {
+    const [failed] = (await this.db.query(
+      `UPDATE post_targets t
+          SET status = 'failed', error_code = 'delivery_failed', error_message = $3,
+              sending_since = NULL, not_before = NULL
+         FROM posts p
+        WHERE t.post_id = p.id AND p.id = $1 AND p.publish_attempt = $2
+          AND p.status = 'publishing' AND t.status = 'pending' RETURNING t.platform`,
+      [postId, attempt, message],
+    )) as [{ platform: string }[], number];
+    for (const { platform } of failed)
+      this.metrics.publicationTarget(platform, 'failed', 'delivery_failed');
+    await this.finish(postId, attempt);
+  }
+
+  /**
+   * Posts that should have a job: queued, publishing, and scheduled ones, untouched for
+   * `graceMs` (a request may be enqueuing them right now), after `afterId`, in id order.
+   */
+  async sweepCandidates(
+    afterId: number,
+    graceMs: number,
+    limit: number,
+  ): Promise<SweepCandidate[]> {
+    return (await this.db.query(
+      `SELECT id, status, publish_attempt,
+              (extract(epoch FROM scheduled_at) * 1000)::float8 AS fire_at_ms
+         FROM posts
+        WHERE status IN ('queued', 'publishing', 'scheduled') AND id > $1
+          AND updated_at < now() - make_interval(secs => $2::float8 / 1000)
+        ORDER BY id LIMIT $3`,
+      [afterId, graceMs, limit],
+    )) as SweepCandidate[];
+  }
+}

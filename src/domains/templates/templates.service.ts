@@ -1,0 +1,117 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { AiService } from '../ai/ai.service';
+import { formatTimestamp } from '../../infrastructure/database/timestamps';
+import { AppError } from '../../http/errors/error-codes';
+import { ProjectResolvers } from '../../access/project-resolvers';
+import { MAX_TEMPLATE_NAME, TemplateDto, TemplateListDto } from './dto/template.dto';
+import { PostTemplate } from './post-template.entity';
+
+export const TEMPLATE_NOT_FOUND = {
+  code: 'template_not_found',
+  message: 'Template not found',
+} as const;
+
+/** Post templates, always scoped by the project PermissionGuard resolved. */
+@Injectable()
+export class TemplatesService implements OnModuleInit {
+  constructor(
+    @InjectRepository(PostTemplate) private readonly templates: Repository<PostTemplate>,
+    private readonly resolvers: ProjectResolvers,
+    private readonly ai: AiService,
+  ) {}
+
+  onModuleInit(): void {
+    this.resolvers.register('template', {
+      resolve: async (id) =>
+        (await this.templates.findOne({ where: { id }, select: { projectId: true } }))?.projectId ??
+        null,
+      notFound: TEMPLATE_NOT_FOUND,
+    });
+  }
+
+  /** Newest first. */
+  async list(projectId: number): Promise<TemplateListDto> {
+    const rows = await this.templates.find({
+      where: { projectId },
+      order: { createdAt: 'DESC', id: 'DESC' },
+    });
+    const items = rows.map(toTemplateDto);
+    return { items, count: items.length };
+  }
+
+  async get(projectId: number, id: number): Promise<TemplateDto> {
+    return toTemplateDto(await this.find(projectId, id));
+  }
+
+  async create(
+    projectId: number,
+    userId: number,
+    input: { name: string; text: string },
+  ): Promise<TemplateDto> {
+    // The INSERT returns the id and both timestamps (as the database's text): no read-back needed.
+    const saved = await this.templates.save(
+      this.templates.create({ projectId, createdById: userId, name: input.name, text: input.text }),
+    );
+    return toTemplateDto(saved);
+  }
+
+  async update(
+    projectId: number,
+    id: number,
+    change: { name?: string; text?: string },
+  ): Promise<TemplateDto> {
+    const columns = Object.fromEntries(
+      Object.entries(change).filter(([, value]) => value !== undefined),
+    );
+    const result = await this.templates.update(
+      { projectId, id },
+      { ...columns, updatedAt: () => 'now()' },
+    );
+    if (!result.affected) throw templateNotFound();
+    return this.get(projectId, id);
+  }
+
+  async remove(projectId: number, id: number): Promise<void> {
+    const result = await this.templates.delete({ projectId, id });
+    if (!result.affected) throw templateNotFound();
+  }
+
+  /** Template generation: the AI writes the text, stored as a new template. */
+  async generate(
+    projectId: number,
+    userId: number,
+    prompt: string,
+    name?: string,
+  ): Promise<TemplateDto> {
+    const text = await this.ai.generateTemplateText(prompt);
+    return this.create(projectId, userId, { name: name ?? nameFromPrompt(prompt), text });
+  }
+
+  private async find(projectId: number, id: number): Promise<PostTemplate> {
+    const template = await this.templates.findOneBy({ projectId, id });
+    if (!template) throw templateNotFound();
+    return template;
+  }
+}
+
+function templateNotFound(): AppError {
+  return new AppError(TEMPLATE_NOT_FOUND.code, TEMPLATE_NOT_FOUND.message);
+}
+
+function nameFromPrompt(prompt: string): string {
+  const line = prompt.trim().split('\n')[0] ?? '';
+  return [...line].slice(0, MAX_TEMPLATE_NAME).join('') || 'Template';
+}
+
+export function toTemplateDto(template: PostTemplate): TemplateDto {
+  return {
+    id: template.id,
+    project_id: template.projectId,
+    name: template.name,
+    text: template.text,
+    created_at: formatTimestamp(template.createdAt),
+    updated_at: formatTimestamp(template.updatedAt),
+  };
+}

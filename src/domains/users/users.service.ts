@@ -1,0 +1,116 @@
+import { Injectable } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { SecretsService } from '../../infrastructure/config/secrets.service';
+import { isUniqueViolation } from '../../infrastructure/database/query-errors';
+import { AppError } from '../../http/errors/error-codes';
+import { User } from './user.entity';
+
+export interface UserView {
+  id: number;
+  email: string;
+  name: string;
+  is_admin: boolean;
+  is_operator: boolean;
+}
+
+type ViewedUser = Pick<User, 'id' | 'email' | 'name' | 'isAdmin' | 'isOperator'>;
+
+export function toUserView(user: ViewedUser): UserView {
+  return {
+    id: user.id,
+    email: user.email,
+    name: user.name,
+    is_admin: user.isAdmin,
+    is_operator: user.isOperator,
+  };
+}
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/** The two global roles: administrators create API keys, operators run the service. */
+export type GlobalRole = 'admin' | 'operator';
+const ROLE_COLUMN = { admin: 'isAdmin', operator: 'isOperator' } as const;
+
+@Injectable()
+export class UsersService {
+  /** A hash of a random string at the current cost, so unknown emails cost as much as wrong passwords. */
+  private dummyHash?: Promise<string>;
+
+  constructor(
+    @InjectRepository(User) private readonly users: Repository<User>,
+    private readonly secrets: SecretsService,
+  ) {}
+
+  async register(email: string, password: string, name: string): Promise<User> {
+    const passwordHash = await this.secrets.hashPassword(password);
+    try {
+      return await this.users.save(
+        this.users.create({ email: normalizeEmail(email), name: name.trim(), passwordHash }),
+      );
+    } catch (error) {
+      if (isUniqueViolation(error)) {
+        throw new AppError('email_taken', 'A user with this email already exists');
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * The user whose email and password match, or null; same time spent either way. A hash made at
+   * a lower cost than new ones get is replaced by one at the current cost.
+   */
+  async verifyCredentials(email: string, password: string): Promise<User | null> {
+    const user = await this.findByEmail(email);
+    this.dummyHash ??= this.secrets.hashPassword(randomBytes(16).toString('base64url'));
+    const stored = user?.passwordHash ?? (await this.dummyHash);
+    const ok = await this.secrets.verifyPassword(password, stored);
+    if (!user || !ok) return null;
+    if (this.secrets.needsRehash(user.passwordHash)) await this.setPassword(user.id, password);
+    return user;
+  }
+
+  /** Checks the current password, then stores the new one; false when the current one is wrong. */
+  async changePassword(userId: number, current: string, next: string): Promise<boolean> {
+    const user = await this.users.findOneBy({ id: userId });
+    if (!user || !(await this.secrets.verifyPassword(current, user.passwordHash))) return false;
+    await this.setPassword(userId, next);
+    return true;
+  }
+
+  findByEmail(email: string): Promise<User | null> {
+    return this.users.findOneBy({ email: normalizeEmail(email) });
+  }
+
+  /** Grants or revokes a global role; the user as it now is. */
+  async setRole(email: string, role: GlobalRole, granted: boolean): Promise<User> {
+    const user = await this.findByEmail(email);
+    if (!user) throw new AppError('user_not_found', `No user with email ${normalizeEmail(email)}`);
+    const column = ROLE_COLUMN[role];
+    if (user[column] !== granted) await this.users.update({ id: user.id }, { [column]: granted });
+    return { ...user, [column]: granted };
+  }
+
+  /**
+   * Gives the user a new password (the CLI's reset) and ends every session of theirs: whoever
+   * signed in with the old one is signed out.
+   */
+  async resetPassword(email: string, password: string): Promise<User> {
+    const user = await this.findByEmail(email);
+    if (!user) throw new AppError('user_not_found', `No user with email ${normalizeEmail(email)}`);
+    const passwordHash = await this.secrets.hashPassword(password);
+    await this.users.manager.transaction(async (m) => {
+      await m.update(User, { id: user.id }, { passwordHash });
+      await m.query('DELETE FROM sessions WHERE user_id = $1', [user.id]);
+    });
+    return user;
+  }
+
+  private async setPassword(userId: number, password: string): Promise<void> {
+    const passwordHash = await this.secrets.hashPassword(password);
+    await this.users.update({ id: userId }, { passwordHash });
+  }
+}

@@ -1,0 +1,133 @@
+import { Injectable } from '@nestjs/common';
+import type { Readable } from 'node:stream';
+import { Agent, request } from 'undici';
+import type { AppConfig } from '../../infrastructure/config/config';
+import { InjectConfig } from '../../infrastructure/config/config.module';
+import { AppError } from '../../http/errors/error-codes';
+import {
+  HostAdmission,
+  pinnedLookup,
+  type AddressPins,
+} from '../../infrastructure/outbound/pinned-address';
+import { signWebhook } from './webhook-signature';
+import { admitWebhookUrl } from './webhook-url';
+
+/** Of a receiver's answer only this much is read; the rest is dropped with the connection. */
+export const MAX_ANSWER_BYTES = 4_096;
+const USER_AGENT = 'Herald-Webhooks/1';
+
+export interface WebhookMessage {
+  url: string;
+  secret: string;
+  eventId: string;
+  body: string;
+}
+
+/** What one attempt came to: a 2xx is success, anything else (3xx included) a failure. */
+export interface AttemptOutcome {
+  ok: boolean;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+/**
+ * Sends one signed delivery (Standard Webhooks). The URL is checked again by the outbound address
+ * rules before every attempt and the connection goes to the address that was checked; redirects
+ * are never followed; one time limit covers connecting, the answer's headers and the little of
+ * its body that is read.
+ */
+@Injectable()
+export class WebhookSender {
+  private readonly timeoutMs: number;
+
+  constructor(
+    @InjectConfig() config: AppConfig,
+    private readonly hosts: HostAdmission,
+  ) {
+    this.timeoutMs = config.webhooks.timeoutMs;
+  }
+
+  /** The URL check of creation time: throws `invalid_url` / `url_not_allowed`. */
+  async check(url: string): Promise<void> {
+    await admitWebhookUrl(url, this.hosts);
+  }
+
+  async send(message: WebhookMessage): Promise<AttemptOutcome> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    const signal = AbortSignal.timeout(this.timeoutMs);
+    const pins: AddressPins = new Map();
+    let agent: Agent | undefined;
+    try {
+      const url = await raceSignal(admitWebhookUrl(message.url, this.hosts, pins), signal);
+      agent = new Agent({
+        connect: { lookup: pinnedLookup(pins), timeout: this.timeoutMs },
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+      });
+      const timestamp = Math.floor(Date.now() / 1000);
+      const { statusCode, body } = await request(url, {
+        dispatcher: agent,
+        method: 'POST',
+        signal,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': USER_AGENT,
+          'webhook-id': message.eventId,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': signWebhook(
+            message.secret,
+            message.eventId,
+            timestamp,
+            message.body,
+          ),
+        },
+        body: message.body,
+      });
+      await readSome(body, MAX_ANSWER_BYTES);
+      const ok = statusCode >= 200 && statusCode <= 299;
+      return {
+        ok,
+        statusCode,
+        error: ok ? null : `The receiver answered ${statusCode}`,
+        durationMs: elapsed(),
+      };
+    } catch (error) {
+      return { ok: false, statusCode: null, error: describe(error, signal), durationMs: elapsed() };
+    } finally {
+      agent?.destroy().catch(() => undefined);
+    }
+  }
+}
+
+/** Reads at most `limit` bytes of an answer, then lets the connection go. */
+async function readSome(body: Readable, limit: number): Promise<void> {
+  body.on('error', () => undefined);
+  let read = 0;
+  try {
+    for await (const chunk of body) {
+      read += (chunk as Buffer).length;
+      if (read >= limit) break;
+    }
+  } finally {
+    body.destroy();
+  }
+}
+
+function raceSignal<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/** A short reason for the delivery log; never the secret, never the answer's content. */
+function describe(error: unknown, signal: AbortSignal): string {
+  if (signal.aborted) return 'The receiver did not answer in time';
+  if (error instanceof AppError) return `${error.code}: ${error.message}`;
+  const code = (error as NodeJS.ErrnoException)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  return code ? `${code}: ${message}` : message;
+}

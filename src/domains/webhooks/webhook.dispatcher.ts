@@ -1,0 +1,189 @@
+import {
+  BeforeApplicationShutdown,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+} from '@nestjs/common';
+import { Client } from 'pg';
+import type { AppConfig } from '../../infrastructure/config/config';
+import { InjectConfig } from '../../infrastructure/config/config.module';
+import { PostsService } from '../posts/posts.service';
+import { WebhookProducer } from './webhook.queue';
+import { WebhooksRepository, type EventToFill, type SendToEnqueue } from './webhooks.repository';
+
+const BATCH = 200;
+/** The delivery log is kept this long. */
+export const DELIVERY_LOG_RETENTION_DAYS = 30;
+const PURGE_INTERVAL_MS = 3_600_000;
+/** The channel the insert trigger of webhook_sends notifies (migration Webhooks). */
+const SENDS_CHANNEL = 'webhook_sends';
+const RELISTEN_DELAY_MS = 1_000;
+
+/**
+ * Moves events from the outbox to the `webhooks` queue. Woken by PostgreSQL
+ * (LISTEN: the trigger on webhook_sends notifies when the inserting transaction commits), and
+ * run again every WEBHOOK_SWEEP_INTERVAL_MS as a sweep: it fills the post events' data from their
+ * post, enqueues every pending send whose attempt has no job (Redis was away), enqueues again
+ * those overdue whose job Redis lost, and purges the log past its 30 days. Job ids are the send's
+ * and its attempt's, so racing runs add nothing twice. Only where the worker runs.
+ */
+@Injectable()
+export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(WebhookDispatcher.name);
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private sweeping?: Promise<void>;
+  private again = false;
+  private listener?: Client;
+  private closing = false;
+  private lastPurge = 0;
+
+  constructor(
+    private readonly repo: WebhooksRepository,
+    private readonly producer: WebhookProducer,
+    private readonly posts: PostsService,
+    @InjectConfig() private readonly config: AppConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (this.config.appRole === 'api') return;
+    void this.listen();
+    void this.sweep();
+    this.timer = setInterval(() => void this.sweep(), this.config.webhooks.sweepIntervalMs);
+    this.timer.unref();
+  }
+
+  /** No pass starts once stopping began, and the one under way ends before the pool closes. */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.closing = true;
+    clearInterval(this.timer);
+    await this.listener?.end().catch(() => undefined);
+    await Promise.all([this.running, this.sweeping]);
+  }
+
+  /** Enqueues what is ready; a call during a run makes the run go round once more. */
+  dispatch(): Promise<void> {
+    if (this.closing) return Promise.resolve();
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = this.loop().finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  /** The periodic pass: the dispatch, plus what only a sweep looks for. */
+  sweep(): Promise<void> {
+    if (this.closing) return Promise.resolve();
+    this.sweeping ??= this.sweepOnce().finally(() => (this.sweeping = undefined));
+    return this.sweeping;
+  }
+
+  private async sweepOnce(): Promise<void> {
+    await this.dispatch();
+    try {
+      await this.requeueOverdue();
+      if (Date.now() - this.lastPurge > PURGE_INTERVAL_MS) {
+        await this.repo.purge(DELIVERY_LOG_RETENTION_DAYS);
+        this.lastPurge = Date.now();
+      }
+    } catch (error) {
+      this.logger.warn(`Webhook sweep stopped early: ${(error as Error).message}`);
+    }
+  }
+
+  private async loop(): Promise<void> {
+    do {
+      this.again = false;
+      try {
+        await this.fillEvents();
+        await this.enqueueReady();
+      } catch (error) {
+        this.logger.warn(`Webhook dispatch stopped early: ${(error as Error).message}`);
+        return;
+      }
+    } while (this.again && !this.closing);
+  }
+
+  private async fillEvents(): Promise<void> {
+    for (;;) {
+      const events = await this.repo.eventsToFill(BATCH);
+      for (const event of events) await this.repo.fillData(event.id, await this.dataOf(event));
+      if (events.length < BATCH) return;
+    }
+  }
+
+  /**
+   * A post event's data is the post object (with project_id), as the post now is; a test
+   * post's carries `test: true` like every answer about it.
+   */
+  private async dataOf(event: EventToFill): Promise<Record<string, unknown>> {
+    const post =
+      event.post_id === null || event.post_test === null
+        ? null
+        : await this.posts.postObject(
+            { projectId: event.project_id, test: event.post_test },
+            event.post_id,
+          );
+    if (post) return { ...post, project_id: event.project_id };
+    // The post was deleted before its event left: what is still known of it.
+    return {
+      id: event.post_id,
+      project_id: event.project_id,
+      status: event.type.replace(/^post\./, ''),
+    };
+  }
+
+  private async enqueueReady(): Promise<void> {
+    let afterId = 0;
+    for (;;) {
+      const sends = await this.repo.sendsToEnqueue(afterId, BATCH);
+      for (const send of sends) {
+        if (!(await this.producer.enqueue(toJob(send)))) return;
+        await this.repo.markQueued(send.id, send.attempts);
+      }
+      if (sends.length < BATCH) return;
+      afterId = sends[sends.length - 1].id;
+    }
+  }
+
+  private async requeueOverdue(): Promise<void> {
+    const graceMs = this.config.publication.queueCallTimeoutMs + 1_000;
+    for (const send of await this.repo.overdueSends(graceMs, BATCH)) {
+      if (await this.producer.hasLiveJob(send.id, send.attempts)) continue;
+      if (await this.producer.enqueue(toJob(send)))
+        this.logger.log(`Webhook send ${send.id}: its lost job was enqueued again`);
+    }
+  }
+
+  /** A connection of its own that LISTENs; when it drops, it is opened again. */
+  private async listen(): Promise<void> {
+    if (this.closing) return;
+    const client = new Client({ connectionString: this.config.databaseUrl });
+    this.listener = client;
+    const retry = () => {
+      if (this.listener !== client || this.closing) return;
+      this.listener = undefined;
+      client.end().catch(() => undefined);
+      setTimeout(() => void this.listen(), RELISTEN_DELAY_MS).unref();
+    };
+    client.on('error', (error) => {
+      this.logger.warn(`Webhook listener: ${error.message}`);
+      retry();
+    });
+    client.on('end', retry);
+    client.on('notification', () => void this.dispatch());
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${SENDS_CHANNEL}`);
+      void this.dispatch(); // what was committed while nobody listened
+    } catch (error) {
+      this.logger.warn(`Webhook listener could not start: ${(error as Error).message}`);
+      retry();
+    }
+  }
+}
+
+function toJob(send: SendToEnqueue) {
+  return { id: send.id, attempt: send.attempts, webhookId: send.webhook_id, dueMs: send.due_ms };
+}

@@ -1,0 +1,75 @@
+import { InjectQueue } from '@nestjs/bull';
+import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import type { Job, Queue } from 'bull';
+import type { AppConfig } from '../../infrastructure/config/config';
+import { boundedQueueCall, closeQueue, startWorker } from '../../infrastructure/redis/bull-queue';
+import { InjectConfig } from '../../infrastructure/config/config.module';
+import { EndpointBusy, EndpointSlots } from './endpoint-slots';
+import { WebhookDeliveryService } from './webhook-delivery.service';
+import { WEBHOOK_QUEUE, type WebhookJob } from './webhook.queue';
+
+/**
+ * Consumes the `webhooks` queue (only when APP_ROLE is `worker` or `all`). Thin: the service does
+ * the work. A job that throws (the database was away) is left to the sweep, which finds its send
+ * still pending once the claim lapses. Each endpoint takes at most WEBHOOK_ENDPOINT_CONCURRENCY of
+ * the worker's slots (EndpointSlots): one receiver that hangs never holds up the others.
+ */
+@Injectable()
+export class WebhookProcessor implements OnModuleInit, BeforeApplicationShutdown {
+  private readonly logger = new Logger(WebhookProcessor.name);
+  private readonly slots: EndpointSlots;
+
+  constructor(
+    @InjectQueue(WEBHOOK_QUEUE) private readonly queue: Queue<WebhookJob>,
+    private readonly delivery: WebhookDeliveryService,
+    @InjectConfig() private readonly config: AppConfig,
+  ) {
+    this.slots = new EndpointSlots(
+      config.webhooks.endpointConcurrency,
+      (jobId) => void this.promote(jobId),
+    );
+  }
+
+  onModuleInit(): void {
+    if (this.config.appRole === 'api') return;
+    startWorker(
+      this.queue,
+      this.config.webhooks.concurrency,
+      (job) => this.deliver(job.data),
+      this.logger,
+      'Webhook',
+    );
+    this.queue.on('failed', (job: Job<WebhookJob>, error: Error) => {
+      // Put back, delayed, by its busy endpoint: woken when one of that endpoint's deliveries ends.
+      if (error instanceof EndpointBusy) return this.slots.park(error.webhookId, String(job.id));
+      this.logger.warn(`Webhook job ${job.id} failed: ${error.message}; the sweep retries it`);
+    });
+  }
+
+  private async deliver({ sendId, attempt, webhookId }: WebhookJob): Promise<void> {
+    // A job enqueued before jobs named their endpoint is delivered without a share.
+    if (webhookId === undefined) return this.delivery.run(sendId, attempt);
+    if (!this.slots.take(webhookId))
+      throw new EndpointBusy(webhookId, this.config.webhooks.timeoutMs);
+    try {
+      await this.delivery.run(sendId, attempt);
+    } finally {
+      this.slots.release(webhookId);
+    }
+  }
+
+  /** Wakes a job that waits for its endpoint; if it cannot be, its delay wakes it. */
+  private async promote(jobId: string): Promise<void> {
+    const limitMs = this.config.publication.queueCallTimeoutMs;
+    try {
+      const job = await boundedQueueCall(this.queue.getJob(jobId), limitMs);
+      await boundedQueueCall(job?.promote() ?? Promise.resolve(), limitMs);
+    } catch (error) {
+      this.logger.debug(`Webhook job ${jobId} waits out its delay: ${(error as Error).message}`);
+    }
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await closeQueue(this.queue, this.logger, this.config.publication.queueCallTimeoutMs);
+  }
+}

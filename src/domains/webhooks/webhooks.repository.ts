@@ -1,0 +1,349 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { DbTimestamp } from '../../infrastructure/database/timestamps';
+import type { SubscribableEvent, WebhookEventType } from './webhook-events';
+import { NEW_EVENT_ID } from './webhook-outbox';
+
+export interface WebhookRow {
+  id: number;
+  project_id: number;
+  url: string;
+  events: SubscribableEvent[];
+  enabled: boolean;
+  disabled_reason: string | null;
+  test: boolean;
+  created_at: DbTimestamp;
+}
+
+/** A project's webhooks of one mode: test webhooks are a test key's, live ones everyone else's. */
+export interface WebhookScope {
+  projectId: number;
+  test: boolean;
+}
+
+/** Webhooks a project may hold, test and live together. */
+export const MAX_WEBHOOKS_PER_PROJECT = 10;
+/** First key of the advisory lock that serialises webhook creation within a project. */
+const CREATE_LOCK = 0x77686b73; // "whks"
+
+export interface DeliveryRow {
+  id: number;
+  event_id: string;
+  event_type: WebhookEventType;
+  attempt: number;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  created_at: DbTimestamp;
+}
+
+/** An event whose `data` is still to be taken from its post. */
+export interface EventToFill {
+  id: string;
+  type: WebhookEventType;
+  project_id: number;
+  post_id: number | null;
+  /** Whether the post is a test-mode post; null when it is gone. */
+  post_test: boolean | null;
+}
+
+/** A send whose next attempt has no queue job yet. */
+export interface SendToEnqueue {
+  id: number;
+  attempts: number;
+  webhook_id: number;
+  /** Epoch milliseconds of next_attempt_at. */
+  due_ms: number;
+}
+
+/** What one attempt needs: the send, its event and its endpoint. */
+export interface ClaimedSend {
+  id: number;
+  attempts: number;
+  webhook_id: number;
+  url: string;
+  secret_encrypted: string;
+  enabled: boolean;
+  event_id: string;
+  type: WebhookEventType;
+  data: Record<string, unknown> | null;
+  occurred_at: DbTimestamp;
+}
+
+const WEBHOOK_COLUMNS = `id, project_id, url, events, enabled, disabled_reason, test, created_at`;
+
+/**
+ * What the delivery log says of an attempt whose worker stopped (killed, machine lost, or the
+ * database away when it came to record the outcome) before its outcome was written.
+ */
+export const LOST_ATTEMPT_ERROR =
+  'The outcome of this attempt was lost: the worker making it stopped before recording it; the receiver may or may not have got it';
+
+/** Every query of webhooks, scoped by project where a caller names one. */
+@Injectable()
+export class WebhooksRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  /**
+   * The new webhook, or null when the project already holds the most it may. Creations in one
+   * project take turns, so two at once never both take the last place.
+   */
+  async insert(
+    scope: WebhookScope,
+    input: { url: string; events: SubscribableEvent[]; secretEncrypted: string },
+  ): Promise<WebhookRow | null> {
+    return this.db.transaction(async (manager) => {
+      await manager.query(`SELECT pg_advisory_xact_lock($1, $2)`, [CREATE_LOCK, scope.projectId]);
+      const rows = (await manager.query(
+        `INSERT INTO webhooks (project_id, url, events, secret_encrypted, test)
+         SELECT $1, $2, $3, $4, $5
+          WHERE (SELECT count(*) FROM webhooks WHERE project_id = $1) < $6
+         RETURNING ${WEBHOOK_COLUMNS}`,
+        [
+          scope.projectId,
+          input.url,
+          input.events,
+          input.secretEncrypted,
+          scope.test,
+          MAX_WEBHOOKS_PER_PROJECT,
+        ],
+      )) as WebhookRow[];
+      return rows[0] ?? null;
+    });
+  }
+
+  async list(scope: WebhookScope): Promise<WebhookRow[]> {
+    return (await this.db.query(
+      `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE project_id = $1 AND test = $2 ORDER BY id DESC`,
+      [scope.projectId, scope.test],
+    )) as WebhookRow[];
+  }
+
+  async exists(scope: WebhookScope, webhookId: number): Promise<boolean> {
+    const rows = (await this.db.query(
+      `SELECT 1 FROM webhooks WHERE project_id = $1 AND test = $2 AND id = $3`,
+      [scope.projectId, scope.test, webhookId],
+    )) as unknown[];
+    return rows.length > 0;
+  }
+
+  /**
+   * Takes the endpoint's pending sends before the endpoint itself, the order in which a worker
+   * recording an attempt takes them (the send, then its webhook): in the other order the two wait
+   * for each other and PostgreSQL ends one of them as a deadlock.
+   */
+  async delete(scope: WebhookScope, webhookId: number): Promise<boolean> {
+    return this.db.transaction(async (manager) => {
+      await manager.query(
+        `SELECT s.id FROM webhook_sends s JOIN webhooks w ON w.id = s.webhook_id
+          WHERE w.project_id = $1 AND w.test = $2 AND w.id = $3 AND s.status = 'pending'
+          ORDER BY s.id FOR UPDATE OF s`,
+        [scope.projectId, scope.test, webhookId],
+      );
+      const [, deleted] = (await manager.query(
+        `DELETE FROM webhooks WHERE project_id = $1 AND test = $2 AND id = $3`,
+        [scope.projectId, scope.test, webhookId],
+      )) as [unknown, number];
+      return deleted > 0;
+    });
+  }
+
+  /** The endpoint's delivery log, newest first, below `beforeId` when given. */
+  async deliveries(
+    webhookId: number,
+    limit: number,
+    beforeId: number | null = null,
+  ): Promise<DeliveryRow[]> {
+    return (await this.db.query(
+      `SELECT id, event_id, event_type, attempt, status_code, error, duration_ms, created_at
+         FROM webhook_deliveries
+        WHERE webhook_id = $1 AND ($3::int IS NULL OR id < $3)
+        ORDER BY id DESC LIMIT $2`,
+      [webhookId, limit, beforeId],
+    )) as DeliveryRow[];
+  }
+
+  /** A `webhook.test` event and its one send, to this endpoint only; null when it is not there. */
+  async insertTestEvent(
+    scope: WebhookScope,
+    webhookId: number,
+    type: string,
+  ): Promise<string | null> {
+    const rows = (await this.db.query(
+      `WITH w AS (SELECT id, project_id, test FROM webhooks
+                   WHERE project_id = $1 AND test = $2 AND id = $3),
+            e AS (INSERT INTO webhook_events (id, project_id, type, data, test)
+                  SELECT ${NEW_EVENT_ID}, w.project_id, $4,
+                         jsonb_build_object('project_id', w.project_id, 'webhook_id', w.id), w.test
+                    FROM w RETURNING id),
+            s AS (INSERT INTO webhook_sends (event_id, webhook_id) SELECT e.id, w.id FROM e, w)
+       SELECT id FROM e`,
+      [scope.projectId, scope.test, webhookId, type],
+    )) as { id: string }[];
+    return rows[0]?.id ?? null;
+  }
+
+  async eventsToFill(limit: number): Promise<EventToFill[]> {
+    return (await this.db.query(
+      `SELECT e.id, e.type, e.project_id, e.post_id, p.test AS post_test
+         FROM webhook_events e LEFT JOIN posts p ON p.id = e.post_id
+        WHERE e.data IS NULL ORDER BY e.created_at LIMIT $1`,
+      [limit],
+    )) as EventToFill[];
+  }
+
+  async fillData(eventId: string, data: Record<string, unknown>): Promise<void> {
+    await this.db.query(`UPDATE webhook_events SET data = $2 WHERE id = $1 AND data IS NULL`, [
+      eventId,
+      JSON.stringify(data),
+    ]);
+  }
+
+  /** Pending sends whose current attempt has not been handed to the queue. */
+  async sendsToEnqueue(afterId: number, limit: number): Promise<SendToEnqueue[]> {
+    return (await this.db.query(
+      `SELECT s.id, s.attempts, s.webhook_id,
+              (extract(epoch FROM s.next_attempt_at) * 1000)::float8 AS due_ms
+         FROM webhook_sends s JOIN webhook_events e ON e.id = s.event_id
+        WHERE s.status = 'pending' AND s.queued_attempt IS DISTINCT FROM s.attempts
+          AND e.data IS NOT NULL AND s.id > $1
+        ORDER BY s.id LIMIT $2`,
+      [afterId, limit],
+    )) as SendToEnqueue[];
+  }
+
+  async markQueued(sendId: number, attempt: number): Promise<void> {
+    await this.db.query(
+      `UPDATE webhook_sends SET queued_attempt = $2 WHERE id = $1 AND attempts = $2`,
+      [sendId, attempt],
+    );
+  }
+
+  /**
+   * Queued sends that should have run more than `graceMs` ago and are not being delivered: their
+   * job may be gone with Redis. The caller checks the queue before enqueueing them again.
+   */
+  async overdueSends(graceMs: number, limit: number): Promise<SendToEnqueue[]> {
+    return (await this.db.query(
+      `SELECT id, attempts, webhook_id,
+              (extract(epoch FROM next_attempt_at) * 1000)::float8 AS due_ms
+         FROM webhook_sends
+        WHERE status = 'pending' AND queued_attempt = attempts
+          AND next_attempt_at < now() - make_interval(secs => $1::float8 / 1000)
+          AND (locked_until IS NULL OR locked_until < now())
+        ORDER BY id LIMIT $2`,
+      [graceMs, limit],
+    )) as SendToEnqueue[];
+  }
+
+  /**
+   * The state guard of every job: only the attempt the job is for, only while pending
+   * and not held by another worker; held for `claimMs` then. Returns what the attempt needs, or
+   * null. A claim that lapsed (set, never cleared by an outcome) is an attempt whose outcome was
+   * lost: it is logged as such and counted, in the same statement, and the attempt made now is
+   * the next one.
+   */
+  async claim(sendId: number, attempt: number, claimMs: number): Promise<ClaimedSend | null> {
+    const rows = (await this.db.query(
+      `WITH prior AS (
+         SELECT id, attempts, locked_until IS NOT NULL AS lost
+           FROM webhook_sends
+          WHERE id = $1 AND attempts = $2 AND status = 'pending'
+            AND (locked_until IS NULL OR locked_until < now())
+            FOR UPDATE),
+       c AS (
+         UPDATE webhook_sends s
+            SET locked_until = now() + make_interval(secs => $3::float8 / 1000),
+                attempts = s.attempts + CASE WHEN p.lost THEN 1 ELSE 0 END
+           FROM prior p
+          WHERE s.id = p.id
+          RETURNING s.id, s.attempts, s.event_id, s.webhook_id, p.lost),
+       lost AS (
+         INSERT INTO webhook_deliveries
+                (webhook_id, event_id, event_type, attempt, status_code, error, duration_ms)
+         SELECT c.webhook_id, c.event_id, e.type, c.attempts, NULL, $4, 0
+           FROM c JOIN webhook_events e ON e.id = c.event_id
+          WHERE c.lost)
+       SELECT c.id, c.attempts, c.webhook_id, w.url, w.secret_encrypted, w.enabled,
+              e.id AS event_id, e.type, e.data, e.created_at AS occurred_at
+         FROM c JOIN webhooks w ON w.id = c.webhook_id JOIN webhook_events e ON e.id = c.event_id`,
+      [sendId, attempt, claimMs, LOST_ATTEMPT_ERROR],
+    )) as ClaimedSend[];
+    return rows[0] ?? null;
+  }
+
+  /** The endpoint was disabled or the event has no data: the send ends without an attempt. */
+  async cancel(sendId: number): Promise<void> {
+    await this.db.query(
+      `UPDATE webhook_sends SET status = 'cancelled', locked_until = NULL WHERE id = $1`,
+      [sendId],
+    );
+  }
+
+  /**
+   * Logs one attempt and moves the send on, in one statement: delivered; or retried at
+   * `retryInMs`; or (null) failed for good, which counts against the endpoint and disables it
+   * once `disableAfter` events in a row have failed. A success resets that count.
+   */
+  async recordAttempt(
+    send: ClaimedSend,
+    outcome: { ok: boolean; statusCode: number | null; error: string | null; durationMs: number },
+    retryInMs: number | null,
+    disableAfter: number,
+    disabledReason: string,
+  ): Promise<void> {
+    const status = outcome.ok ? 'succeeded' : retryInMs === null ? 'failed' : 'pending';
+    await this.db.query(
+      `WITH logged AS (
+         INSERT INTO webhook_deliveries
+                (webhook_id, event_id, event_type, attempt, status_code, error, duration_ms)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)),
+       moved AS (
+         UPDATE webhook_sends
+            SET status = $8, attempts = attempts + 1, locked_until = NULL,
+                next_attempt_at = now() + make_interval(secs => coalesce($9::float8, 0) / 1000)
+          WHERE id = $10 AND attempts = $11
+          RETURNING id)
+       UPDATE webhooks w
+          SET failed_events = CASE WHEN $8 = 'succeeded' THEN 0 ELSE w.failed_events + 1 END,
+              enabled = CASE WHEN $8 = 'failed' AND w.failed_events + 1 >= $12 THEN false
+                             ELSE w.enabled END,
+              disabled_reason = CASE WHEN $8 = 'failed' AND w.failed_events + 1 >= $12
+                                          AND w.enabled THEN $13 ELSE w.disabled_reason END
+         FROM moved
+        WHERE w.id = $1 AND $8 IN ('succeeded', 'failed')`,
+      [
+        send.webhook_id,
+        send.event_id,
+        send.type,
+        send.attempts + 1,
+        outcome.statusCode,
+        outcome.error,
+        outcome.durationMs,
+        status,
+        retryInMs,
+        send.id,
+        send.attempts,
+        disableAfter,
+        disabledReason,
+      ],
+    );
+  }
+
+  /** The delivery log is kept 30 days; finished events go with it. */
+  async purge(retentionDays: number): Promise<void> {
+    await this.db.query(
+      `DELETE FROM webhook_deliveries
+        WHERE created_at < now() - make_interval(days => $1)`,
+      [retentionDays],
+    );
+    await this.db.query(
+      `DELETE FROM webhook_events e
+        WHERE e.created_at < now() - make_interval(days => $1)
+          AND NOT EXISTS (SELECT 1 FROM webhook_sends s
+                           WHERE s.event_id = e.id AND s.status = 'pending')`,
+      [retentionDays],
+    );
+  }
+}

@@ -1,0 +1,52 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import { PLATFORM_TRAITS } from '../../domains/platforms/platform-list';
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
+
+/** What every platform masks in a logged path. */
+const MASKS = PLATFORM_TRAITS.flatMap((platform) => platform.logMasks);
+
+/** Reuses a caller's X-Request-Id when it is sane, else mints one; echoes it on the answer. */
+export function assignRequestId(req: IncomingMessage, res: ServerResponse): string {
+  const incoming = req.headers['x-request-id'];
+  const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+  req.id = id;
+  res.setHeader('X-Request-Id', id);
+  return id;
+}
+
+/**
+ * One JSON line per finished request: id, method, path, status, duration. Headers, query strings
+ * and bodies never reach the log, so no key, token or password does; a path segment a platform
+ * says holds a secret is masked too.
+ */
+export function requestLogger(logger: Logger) {
+  return (req: IncomingMessage, res: ServerResponse, next: () => void): void => {
+    const id = assignRequestId(req, res);
+    const started = process.hrtime.bigint();
+    res.once('finish', () => {
+      const status = res.statusCode;
+      // A 503 asks the client to come back (an outage, a stop): its cause is logged where found.
+      const level = status >= 500 && status !== 503 ? 'error' : status >= 400 ? 'warn' : 'info';
+      if (!logger.isLevelEnabled(level)) return;
+      logger[level](
+        {
+          req: { id, method: req.method, path: loggablePath(req.url) },
+          res: { statusCode: status },
+          responseTime: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
+        },
+        'request completed',
+      );
+    });
+    next();
+  };
+}
+
+function loggablePath(url: string | undefined): string {
+  return MASKS.reduce(
+    (path, { pattern, replacement }) => path.replace(pattern, replacement),
+    (url ?? '').split('?')[0],
+  );
+}

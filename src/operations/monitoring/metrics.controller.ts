@@ -1,0 +1,25 @@
+import { Controller, Get, Res, UseGuards } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { Public } from '../../access/decorators';
+import { Metrics } from './metrics.service';
+import { MetricsTokenGuard } from './metrics-token.guard';
+
+/**
+ * Prometheus scrapes this. Left out of the OpenAPI document on purpose: it is an operator's
+ * endpoint in Prometheus' text format, not part of the API integrators program against.
+ */
+@Controller('metrics')
+@Public()
+@ApiExcludeController()
+export class MetricsController {
+  constructor(private readonly metrics: Metrics) {}
+
+  @Get()
+  @UseGuards(MetricsTokenGuard)
+  async scrape(@Res() res: Response): Promise<void> {
+    const { contentType, body } = await this.metrics.render();
+    res.status(200).setHeader('Content-Type', contentType);
+    res.end(body);
+  }
+}
