@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { type ChannelRow, toChannelListItem } from '../channels/channels.service';
+import type { ChannelRow } from '../channels/channels.repository';
+import { toChannelListItem } from '../channels/channels.service';
 import { PlatformRegistry } from '../platforms/platform-registry';
 import { ChannelStatsListDto } from './dto/channel-stats.dto';
 

@@ -1,13 +1,11 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { Channel } from './channel.entity';
+import { ChannelsRepository } from './channels.repository';
 import { ChannelsService } from './channels.service';
 import { PublicChannelsController } from './public-channels.controller';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Channel])],
   controllers: [PublicChannelsController],
-  providers: [ChannelsService],
+  providers: [ChannelsService, ChannelsRepository],
   exports: [ChannelsService],
 })
 export class ChannelsModule {}

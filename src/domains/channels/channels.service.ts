@@ -1,57 +1,29 @@
 import { Injectable, Optional } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
-import { rowsOf, Statement } from '../../infrastructure/database/prepared';
-import { Channel } from './channel.entity';
 import { toChannelRef } from './channel-ref';
+import { type ChannelRow, ChannelsRepository } from './channels.repository';
 import { PlatformRegistry } from '../platforms/platform-registry';
 import { ChannelDto, ChannelListItemDto } from './dto/channel.dto';
-import type { PlatformLimits } from '../platforms/platform-answers';
-
-export interface ChannelRow {
-  id: number;
-  account_id: number;
-  platform: string;
-  channel_id: string;
-  title: string;
-  username: string | null;
-  /** The link its platform gave when it was added. */
-  url: string | null;
-  needs_reconnect: boolean;
-  /** The account's own limits; null where its platform's apply. */
-  limits: PlatformLimits | null;
-}
-
-const LIST_CHANNELS = new Statement(
-  `SELECT c.id, c.account_id, c.platform, c.channel_id, c.title, c.username, c.url,
-          a.needs_reconnect, a.limits
-     FROM channels c JOIN accounts a ON a.id = c.account_id
-    WHERE c.project_id = $1
-    ORDER BY c.account_id, c.id`,
-);
 
 @Injectable()
 export class ChannelsService {
   constructor(
-    @InjectRepository(Channel) private readonly channels: Repository<Channel>,
+    private readonly channels: ChannelsRepository,
     // The CLI loads channels without the platforms (their pacing needs the queues); it lists no items.
     @Optional() private readonly platforms?: PlatformRegistry,
   ) {}
 
   /** Every channel across the project's connected accounts, in the order they were added. */
   async listForProject(projectId: number): Promise<ChannelDto[]> {
-    return (await this.rows(projectId)).map(toChannelDto);
+    return (await this.channels.listForProject(projectId)).map(toChannelDto);
   }
 
   /** The same channels as list items: each with its public link and its platform's limits. */
   async listItems(projectId: number): Promise<ChannelListItemDto[]> {
     const platforms = this.platforms;
     if (!platforms) throw new Error('Channel list items need the registered platforms');
-    return (await this.rows(projectId)).map((row) => toChannelListItem(row, platforms));
-  }
-
-  private rows(projectId: number): Promise<ChannelRow[]> {
-    return rowsOf<ChannelRow>(this.channels.manager, LIST_CHANNELS, [projectId]);
+    return (await this.channels.listForProject(projectId)).map((row) =>
+      toChannelListItem(row, platforms),
+    );
   }
 }
 

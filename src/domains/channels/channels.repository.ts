@@ -1,0 +1,37 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { rowsOf, Statement } from '../../infrastructure/database/prepared';
+import type { PlatformLimits } from '../platforms/platform-answers';
+
+export interface ChannelRow {
+  id: number;
+  account_id: number;
+  platform: string;
+  channel_id: string;
+  title: string;
+  username: string | null;
+  /** The link its platform gave when it was added. */
+  url: string | null;
+  needs_reconnect: boolean;
+  /** The account's own limits; null where its platform's apply. */
+  limits: PlatformLimits | null;
+}
+
+const LIST_CHANNELS = new Statement(
+  `SELECT c.id, c.account_id, c.platform, c.channel_id, c.title, c.username, c.url,
+          a.needs_reconnect, a.limits
+     FROM channels c JOIN accounts a ON a.id = c.account_id
+    WHERE c.project_id = $1
+    ORDER BY c.account_id, c.id`,
+);
+
+@Injectable()
+export class ChannelsRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  /** The project's channels with their account's state, in the order they were added. */
+  listForProject(projectId: number): Promise<ChannelRow[]> {
+    return rowsOf<ChannelRow>(this.db, LIST_CHANNELS, [projectId]);
+  }
+}
