@@ -66,10 +66,11 @@ export class AccountsController {
   @ApiOkResponse({ type: AccountResponseDto })
   @ApiErrors('account_not_found', ...PLATFORM_ERRORS, 'invalid_url', 'url_not_allowed')
   update(
+    @CurrentProject() project: ProjectAccess,
     @Param('id', ACCOUNT_ID) id: number,
     @Body() dto: UpdateAccountDto,
   ): Promise<AccountResponseDto> {
-    return this.accounts.updateCredentials(id, credentialFields(dto));
+    return this.accounts.updateCredentials(project.project.id, id, credentialFields(dto));
   }
 
   @Delete(':id')
@@ -78,8 +79,11 @@ export class AccountsController {
   @ApiOperation({ summary: 'Disconnect the account and its channels' })
   @ApiNoContentResponse()
   @ApiErrors('account_not_found')
-  remove(@Param('id', ACCOUNT_ID) id: number): Promise<void> {
-    return this.accounts.remove(id);
+  remove(
+    @CurrentProject() project: ProjectAccess,
+    @Param('id', ACCOUNT_ID) id: number,
+  ): Promise<void> {
+    return this.accounts.remove(project.project.id, id);
   }
 
   @Post(':id/channels')
@@ -99,10 +103,11 @@ export class AccountsController {
     ...PLATFORM_ERRORS,
   )
   addChannel(
+    @CurrentProject() project: ProjectAccess,
     @Param('id', ACCOUNT_ID) id: number,
     @Body() dto: AddChannelDto,
   ): Promise<ChannelListItemDto> {
-    return this.accounts.addChannel(id, { ...dto });
+    return this.accounts.addChannel(project.project.id, id, { ...dto });
   }
 }
 

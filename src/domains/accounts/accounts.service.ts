@@ -1,7 +1,6 @@
 import { Injectable, OnModuleInit, Optional } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { type EntityManager, Repository } from 'typeorm';
-import { Channel } from '../channels/channel.entity';
+import { Repository } from 'typeorm';
 import type { ChannelRow } from '../channels/channels.repository';
 import { toChannelDto, toChannelListItem } from '../channels/channels.service';
 import { ChannelDto, ChannelListItemDto } from '../channels/dto/channel.dto';
@@ -10,17 +9,18 @@ import { formatTimestamp } from '../../infrastructure/database/timestamps';
 import { isUniqueViolation } from '../../infrastructure/database/query-errors';
 import { AppError } from '../../http/errors/error-codes';
 import { ProjectResolvers } from '../../access/project-resolvers';
-import type { ConnectFields, DemoAccount, PlatformIdentity } from '../platforms/platform';
+import type { ConnectedAccount, ConnectFields, DemoAccount } from '../platforms/platform';
 import { PlatformConnectors } from '../platforms/platform-connectors';
 import { PlatformRegistry } from '../platforms/platform-registry';
 import { Account } from './account.entity';
+import { type AccountCredentials, AccountsRepository } from './accounts.repository';
 import { AccountResponseDto } from './dto/account.dto';
 
 @Injectable()
 export class AccountsService implements OnModuleInit {
   constructor(
     @InjectRepository(Account) private readonly accounts: Repository<Account>,
-    @InjectRepository(Channel) private readonly channels: Repository<Channel>,
+    private readonly repository: AccountsRepository,
     private readonly secrets: SecretsService,
     private readonly connectors: PlatformConnectors,
     private readonly resolvers: ProjectResolvers,
@@ -47,73 +47,77 @@ export class AccountsService implements OnModuleInit {
     fields: ConnectFields,
   ): Promise<AccountResponseDto> {
     const connected = await this.connectors.get(platform).connect(fields);
-    const account = await this.accounts.manager.transaction(async (m) => {
-      const saved = await m.getRepository(Account).save(
-        this.accounts.create({
-          projectId,
-          platform,
-          externalId: connected.id,
-          title: connected.title,
-          username: connected.username,
-          credentialsEncrypted: this.secrets.seal(connected.secret),
-          limits: connected.limits ?? null,
-          sessionEncrypted: connected.session ? this.secrets.seal(connected.session) : null,
-          needsReconnect: false,
-        }),
-      );
-      for (const found of connected.channels ?? []) await this.saveChannel(saved, found, m);
-      return saved;
-    });
-    return this.view(account.id);
+    const account = await this.repository.createWithChannels(
+      { projectId, platform, ...this.credentialsOf(connected) },
+      connected.channels ?? [],
+    );
+    return this.view(projectId, account.id);
   }
 
   /** Replaces the credentials after the platform checked them, and clears needs_reconnect. */
-  async updateCredentials(accountId: number, fields: ConnectFields): Promise<AccountResponseDto> {
-    const account = await this.accounts.findOneByOrFail({ id: accountId });
+  async updateCredentials(
+    projectId: number,
+    accountId: number,
+    fields: ConnectFields,
+  ): Promise<AccountResponseDto> {
+    const account = await this.find(projectId, accountId);
     const connected = await this.connectors.get(account.platform).connect(fields);
-    await this.accounts.manager.transaction(async (m) => {
-      await m.getRepository(Account).update(
-        { id: accountId },
-        {
-          externalId: connected.id,
-          title: connected.title,
-          username: connected.username,
-          credentialsEncrypted: this.secrets.seal(connected.secret),
-          limits: connected.limits ?? null,
-          sessionEncrypted: connected.session ? this.secrets.seal(connected.session) : null,
-          needsReconnect: false,
-        },
-      );
-      // The channels that come with the account follow it: their names and links as they are now.
-      for (const found of connected.channels ?? []) await this.saveChannel(account, found, m);
-    });
-    return this.view(accountId);
+    // The channels that come with the account follow it: their names and links as they are now.
+    await this.repository.updateWithChannels(
+      account,
+      this.credentialsOf(connected),
+      connected.channels ?? [],
+    );
+    return this.view(projectId, accountId);
   }
 
-  async remove(accountId: number): Promise<void> {
-    await this.accounts.delete({ id: accountId });
+  async remove(projectId: number, accountId: number): Promise<void> {
+    if (!(await this.repository.remove(projectId, accountId))) throw accountNotFound();
   }
 
   /**
    * Adds a channel the account can post to, as its platform checked it: the channel as the list
    * shows it, with its link and limits.
    */
-  async addChannel(accountId: number, fields: ConnectFields): Promise<ChannelListItemDto> {
-    const account = await this.accounts.findOneByOrFail({ id: accountId });
+  async addChannel(
+    projectId: number,
+    accountId: number,
+    fields: ConnectFields,
+  ): Promise<ChannelListItemDto> {
+    const account = await this.find(projectId, accountId);
     const found = await this.connectors
       .get(account.platform)
       .addChannel(this.secret(account), fields);
-    const exists = await this.channels.existsBy({ accountId, channelId: found.id });
-    if (exists) throw channelExists();
+    if (await this.repository.hasChannel(account, found.id)) throw channelExists();
     let channel: ChannelRow;
     try {
-      channel = await this.saveChannel(account, found, this.channels.manager);
+      channel = await this.repository.addChannel(account, found);
     } catch (error) {
       if (isUniqueViolation(error)) throw channelExists();
       throw error;
     }
     if (!this.platforms) throw new Error('Adding a channel needs the registered platforms');
     return toChannelListItem(channel, this.platforms);
+  }
+
+  /** The project's account; another project's is not found, like a missing one. */
+  private async find(projectId: number, accountId: number): Promise<Account> {
+    const account = await this.repository.find(projectId, accountId);
+    if (!account) throw accountNotFound();
+    return account;
+  }
+
+  /** What the platform's answer stores of the account, sealed, with needs_reconnect cleared. */
+  private credentialsOf(connected: ConnectedAccount): Required<AccountCredentials> {
+    return {
+      externalId: connected.id,
+      title: connected.title,
+      username: connected.username,
+      credentialsEncrypted: this.secrets.seal(connected.secret),
+      limits: connected.limits ?? null,
+      sessionEncrypted: connected.session ? this.secrets.seal(connected.session) : null,
+      needsReconnect: false,
+    };
   }
 
   /** The account's credentials in clear, for the moment of a call; never logged, never returned. */
@@ -130,54 +134,28 @@ export class AccountsService implements OnModuleInit {
   ): Promise<{ displayName: string; account: AccountResponseDto; channels: ChannelDto[] }> {
     const [connector] = this.connectors.all();
     const demo: DemoAccount = connector.demo();
-    const account = await this.accounts.save(
-      this.accounts.create({
-        projectId,
-        platform: connector.platform,
-        externalId: demo.account.id,
-        title: demo.account.title,
-        username: demo.account.username,
-        credentialsEncrypted: this.secrets.seal(demo.account.secret),
-        needsReconnect: false,
-      }),
-    );
+    const account = await this.repository.insert({
+      projectId,
+      platform: connector.platform,
+      externalId: demo.account.id,
+      title: demo.account.title,
+      username: demo.account.username,
+      credentialsEncrypted: this.secrets.seal(demo.account.secret),
+      needsReconnect: false,
+    });
     const channels: ChannelDto[] = [];
     for (const found of demo.channels) {
-      channels.push(toChannelDto(await this.saveChannel(account, found, this.channels.manager)));
+      channels.push(toChannelDto(await this.repository.addChannel(account, found)));
     }
-    return { displayName: connector.displayName, account: await this.view(account.id), channels };
+    return {
+      displayName: connector.displayName,
+      account: await this.view(projectId, account.id),
+      channels,
+    };
   }
 
-  /**
-   * Stores a channel of the account as its platform described it, in `m`'s transaction; a channel
-   * the account has already takes the platform's names and link.
-   */
-  private async saveChannel(
-    account: Account,
-    found: PlatformIdentity,
-    m: EntityManager,
-  ): Promise<ChannelRow> {
-    const [row] = (await m.query(
-      `INSERT INTO channels (project_id, account_id, platform, channel_id, title, username, url)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)
-       ON CONFLICT (account_id, channel_id)
-         DO UPDATE SET title = excluded.title, username = excluded.username, url = excluded.url
-       RETURNING id, account_id, platform, channel_id, title, username, url`,
-      [
-        account.projectId,
-        account.id,
-        account.platform,
-        found.id,
-        found.title,
-        found.username,
-        found.url ?? null,
-      ],
-    )) as Omit<ChannelRow, 'needs_reconnect' | 'limits'>[];
-    return { ...row, needs_reconnect: account.needsReconnect, limits: account.limits };
-  }
-
-  private async view(accountId: number): Promise<AccountResponseDto> {
-    const account = await this.accounts.findOneByOrFail({ id: accountId });
+  private async view(projectId: number, accountId: number): Promise<AccountResponseDto> {
+    const account = await this.repository.get(projectId, accountId);
     return {
       id: account.id,
       project_id: account.projectId,
@@ -188,6 +166,10 @@ export class AccountsService implements OnModuleInit {
       created_at: formatTimestamp(account.createdAt),
     };
   }
+}
+
+function accountNotFound(): AppError {
+  return new AppError('account_not_found', 'Account not found');
 }
 
 function channelExists(): AppError {
