@@ -5,7 +5,7 @@ import { AdminModule } from './operations/admin/admin.module';
 import { AiModule } from './domains/ai/ai.module';
 import { AnalyticsModule } from './domains/analytics/analytics.module';
 import { ApiKeysModule } from './domains/api-keys/api-keys.module';
-import { ApiKeyGuard, ScopeGuard, SessionGuard } from './access/auth.guards';
+import { ACCESS_GUARDS } from './access/access-guards';
 import { AuthModule } from './domains/users/auth.module';
 import { ChannelsModule } from './domains/channels/channels.module';
 import { AppConfig } from './infrastructure/config/config';
@@ -15,18 +15,15 @@ import { DatabaseModule } from './infrastructure/database/database.module';
 import { AllExceptionsFilter } from './http/errors/all-exceptions.filter';
 import { HealthModule } from './operations/monitoring/health.module';
 import { IdempotencyModule } from './http/idempotency/idempotency.module';
-import { RequestInputGuard } from './http/input/request-input.guard';
 import { LoggingModule } from './infrastructure/logging/logging.module';
 import { McpModule } from './domains/mcp/mcp.module';
 import { MediaModule } from './domains/media/media.module';
 import { MembersModule } from './domains/members/members.module';
 import { MetricsModule } from './operations/monitoring/metrics.module';
 import { OutboundModule } from './infrastructure/outbound/outbound.module';
-import { PermissionGuard } from './access/permission.guard';
 import { AppPostsModule } from './domains/posts/app-posts.module';
 import { PostsModule } from './domains/posts/posts.module';
 import { ProjectsModule } from './domains/projects/projects.module';
-import { RateLimitGuard } from './access/rate-limit.guard';
 import { RateLimitModule } from './infrastructure/rate-limit/rate-limit.module';
 import { RedisModule } from './infrastructure/redis/redis.module';
 import { ShutdownModule } from './infrastructure/shutdown/shutdown.module';
@@ -76,16 +73,8 @@ export class AppModule {
       ],
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
-        // The order of checks (docs/api-rules.md#order-of-checks): key → rate limit → scope →
-        // project and permission → the body and query's own errors (held body errors, NUL). Nest
-        // runs APP_GUARDs in this order. The session guard does nothing on the public API; on the
-        // application API it names the user whose requests the rate limit counts.
-        { provide: APP_GUARD, useClass: ApiKeyGuard },
-        { provide: APP_GUARD, useClass: SessionGuard },
-        { provide: APP_GUARD, useClass: RateLimitGuard },
-        { provide: APP_GUARD, useClass: ScopeGuard },
-        { provide: APP_GUARD, useClass: PermissionGuard },
-        { provide: APP_GUARD, useClass: RequestInputGuard },
+        // Nest runs global guards in the order they are registered.
+        ...ACCESS_GUARDS.map((guard) => ({ provide: APP_GUARD, useClass: guard })),
       ],
     };
   }

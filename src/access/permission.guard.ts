@@ -1,29 +1,30 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
-import { undeclaredRoute } from './auth.guards';
-import { BodyFieldRequirement, bodySetsAny } from './decorators';
+import { ModuleRef, Reflector } from '@nestjs/core';
+import { BodyFieldRequirement, bodySetsAny, PermissionRequirement } from './decorators';
 import type { HeraldRequest } from './principal';
-import { routeRules } from './route-metadata';
+import type { ProjectOwnerLookup, ProjectResource } from './resource-project';
+import { routeRules, undeclaredRoute } from './route-metadata';
 import { AppError } from '../http/errors/error-codes';
 import { parseId } from '../http/errors/parse-id.pipe';
 import { validationFailed } from '../http/errors/validation';
 import { ProjectsService } from '../domains/projects/projects.service';
-import { ProjectResolvers } from './project-resolvers';
-import { PermissionRequirement } from './require-permission';
 
 /**
  * The project and flag checks (docs/api-rules.md#order-of-checks): resolves the route's project,
  * lets the owner through, otherwise checks the member's flag. Not a member (or no such project):
  * 404 project_not_found. Missing flag: 403 forbidden with the flag's message. Application routes
- * must declare a permission or @AnySignedInUser().
+ * must declare a permission, any signed-in user or administrators only.
  */
 @Injectable()
 export class PermissionGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly projects: ProjectsService,
-    private readonly resolvers: ProjectResolvers,
+    private readonly modules: ModuleRef,
   ) {}
+
+  /** Each resource's owner, found once among every module's providers. */
+  private readonly owners = new Map<ProjectResource, ProjectOwnerLookup>();
 
   /** Synchronous when the route names no project permission: Nest awaits only a promise. */
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
@@ -70,7 +71,7 @@ export class PermissionGuard implements CanActivate {
     const { source } = requirement;
     if (source.resource) {
       const id = parseId(request.params[source.param ?? 'id']);
-      return id === null ? null : this.resolvers.get(source.resource).resolve(id);
+      return id === null ? null : this.ownerOf(source.resource).projectOf(id);
     }
     if (source.param) return parseId(request.params[source.param]);
     if (request.params.projectId !== undefined) return parseId(request.params.projectId);
@@ -88,7 +89,14 @@ export class PermissionGuard implements CanActivate {
   private notFound(requirement: PermissionRequirement): AppError {
     const { resource } = requirement.source;
     if (!resource) return AppError.projectNotFound();
-    const { code, message } = this.resolvers.get(resource).notFound;
-    return new AppError(code, message);
+    return new AppError(resource.notFound.code, resource.notFound.message);
+  }
+
+  private ownerOf(resource: ProjectResource): ProjectOwnerLookup {
+    const known = this.owners.get(resource);
+    if (known) return known;
+    const owner = this.modules.get(resource.owner, { strict: false });
+    this.owners.set(resource, owner);
+    return owner;
   }
 }

@@ -1,15 +1,6 @@
 import type { ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { RequirePermission } from './require-permission';
-import { RateLimitCategory } from './rate-limit-category';
-import {
-  AdminOnly,
-  ApiKeyAuth,
-  Public,
-  RequireScope,
-  SessionAuth,
-  WhenBodySets,
-} from './decorators';
+import { AppApi, OpenRoute, PublicApi } from './decorators';
 import { routeRules } from './route-metadata';
 
 function contextOf(controller: new () => object, method: string): ExecutionContext {
@@ -17,29 +8,28 @@ function contextOf(controller: new () => object, method: string): ExecutionConte
   return { getHandler: () => handler, getClass: () => controller } as ExecutionContext;
 }
 
-@ApiKeyAuth()
-@RequireScope('posts:read')
-@RateLimitCategory('publish')
+@PublicApi({ scope: 'posts:read', rateLimit: 'publish' })
 class PostsController {
   list(): void {}
 
-  @RequireScope('posts:write')
-  @WhenBodySets({ fields: ['publish_now'], scopes: ['posts:publish'] })
-  @RequirePermission('can_publish')
-  @RateLimitCategory('create_post')
+  @PublicApi({
+    scope: 'posts:write',
+    permission: 'can_publish',
+    rateLimit: 'create_post',
+    whenBodySets: { fields: ['publish_now'], scopes: ['posts:publish'] },
+  })
   create(): void {}
 }
 
 /** Inherits `list`: the same handler function, under a class with other rules. */
-@SessionAuth()
-@AdminOnly()
+@AppApi({ adminOnly: true })
 class AdminPostsController extends PostsController {}
 
 class Undeclared {
   handle(): void {}
 }
 
-@Public()
+@OpenRoute()
 class HealthController {
   check(): void {}
 }
@@ -91,7 +81,7 @@ describe('routeRules', () => {
   });
 
   it('reads the metadata once per route', () => {
-    @Public()
+    @OpenRoute()
     class DocsController {
       show(): void {}
     }

@@ -1,21 +1,23 @@
 import type { ExecutionContext } from '@nestjs/common';
 import type { Reflector } from '@nestjs/core';
+import { AppError } from '../http/errors/error-codes';
 import type { Scope } from './scopes';
-import { PermissionMetadata, PermissionRequirement } from './require-permission';
 import {
   DEFAULT_RATE_LIMIT_CATEGORY,
   RateLimitCategory,
   RateLimitCategoryName,
 } from './rate-limit-category';
 import {
-  AdminOnly,
-  AnySignedInUser,
+  AdminOnlyMetadata,
+  AnySignedInUserMetadata,
   AUTH_KIND,
   AuthKind,
   BodyFieldRequirement,
-  RulesPerOperation,
+  PermissionMetadata,
+  PermissionRequirement,
+  RulesPerOperationMetadata,
   ScopeMetadata,
-  WhenBodySets,
+  WhenBodySetsMetadata,
 } from './decorators';
 
 /**
@@ -60,15 +62,20 @@ export function routeRules(reflector: Reflector, context: ExecutionContext): Rou
     rules = {
       authKind: read<AuthKind>(AUTH_KIND),
       scopes: read<Scope[]>(ScopeMetadata),
-      whenBodySets: read<BodyFieldRequirement>(WhenBodySets),
+      whenBodySets: read<BodyFieldRequirement>(WhenBodySetsMetadata),
       permission: read<PermissionRequirement>(PermissionMetadata),
-      anySignedInUser: read<boolean>(AnySignedInUser) === true,
-      adminOnly: read<boolean>(AdminOnly) === true,
-      rulesPerOperation: read<(body: unknown) => boolean>(RulesPerOperation),
+      anySignedInUser: read<boolean>(AnySignedInUserMetadata) === true,
+      adminOnly: read<boolean>(AdminOnlyMetadata) === true,
+      rulesPerOperation: read<(body: unknown) => boolean>(RulesPerOperationMetadata),
       rateLimitCategory:
         read<RateLimitCategoryName>(RateLimitCategory) ?? DEFAULT_RATE_LIMIT_CATEGORY,
     };
     byClass.set(controller, rules);
   }
   return rules;
+}
+
+/** A route that declares no access rule is a programming error, and is refused rather than opened. */
+export function undeclaredRoute(): AppError {
+  return new AppError('forbidden', 'This route declares no access rule');
 }

@@ -3,7 +3,7 @@ import { getQueueToken } from '@nestjs/bull';
 import { Reflector } from '@nestjs/core';
 import type { Queue } from 'bull';
 import type { Test } from 'supertest';
-import { AUTH_KIND, type AuthKind } from '../../src/access/decorators';
+import { AUTH_KIND, type AuthKind, PermissionMetadata } from '../../src/access/decorators';
 import { runCli } from '../../src/operations/cli/commands';
 import {
   DEFAULT_PERMISSIONS,
@@ -11,7 +11,6 @@ import {
   PERMISSION_MESSAGES,
   type PermissionFlag,
 } from '../../src/access/permissions';
-import { PermissionMetadata } from '../../src/access/require-permission';
 import { AiStandIn } from '../support/stand-ins/ai-stand-in';
 import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories/factories';
 import { TelegramStandIn } from '../support/stand-ins/telegram-stand-in';

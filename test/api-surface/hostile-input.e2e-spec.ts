@@ -2,11 +2,12 @@ import { Reflector } from '@nestjs/core';
 import type { Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import type { Test } from 'supertest';
-import { AUTH_KIND, type AuthKind } from '../../src/access/decorators';
 import {
+  AUTH_KIND,
+  type AuthKind,
   PermissionMetadata,
   type PermissionRequirement,
-} from '../../src/access/require-permission';
+} from '../../src/access/decorators';
 import { Factory, SignedInUser, TestProject } from '../support/factories/factories';
 import { type Answer, MCP_PATH, restAnswerOf, sendToolCall } from '../support/mcp';
 import { registeredRoutes } from '../support/routes';

@@ -1,16 +1,18 @@
 import { ApplicationConfig, Reflector } from '@nestjs/core';
-import { ApiKeyGuard, ScopeGuard, SessionGuard } from '../../src/access/auth.guards';
+import { ApiKeyGuard } from '../../src/access/api-key.guard';
 import {
-  AdminOnly,
-  AnySignedInUser,
+  AdminOnlyMetadata,
+  AnySignedInUserMetadata,
   AUTH_KIND,
   AuthKind,
-  RulesPerOperation,
+  PermissionMetadata,
+  RulesPerOperationMetadata,
   ScopeMetadata,
 } from '../../src/access/decorators';
+import { ScopeGuard } from '../../src/access/scope.guard';
+import { SessionGuard } from '../../src/access/session.guard';
 import { MCP_TOOLS } from '../../src/domains/mcp/mcp-tools';
 import { PermissionGuard } from '../../src/access/permission.guard';
-import { PermissionMetadata } from '../../src/access/require-permission';
 import { registeredRoutes } from '../support/routes';
 import { startTestApp, TestApp } from '../support/test-app';
 
@@ -42,10 +44,10 @@ describe('Route declarations and guard order', () => {
       scopes: reflector.getAllAndOverride(ScopeMetadata, targets),
       permission: Boolean(reflector.getAllAndOverride(PermissionMetadata, targets)),
       open: Boolean(
-        reflector.getAllAndOverride(AnySignedInUser, targets) ||
-        reflector.getAllAndOverride(AdminOnly, targets),
+        reflector.getAllAndOverride(AnySignedInUserMetadata, targets) ||
+        reflector.getAllAndOverride(AdminOnlyMetadata, targets),
       ),
-      perOperation: Boolean(reflector.getAllAndOverride(RulesPerOperation, targets)),
+      perOperation: Boolean(reflector.getAllAndOverride(RulesPerOperationMetadata, targets)),
       handlerName,
     }));
   });

@@ -1,18 +1,16 @@
 import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { SessionAuth } from '../../access/decorators';
+import { AppApi, CurrentProject } from '../../access/decorators';
 import { Principal } from '../../access/principal';
 import { ApiErrors } from '../../http/errors/api-errors.decorator';
 import { MediaAssetDto } from '../media/dto/media-asset.dto';
-import { CurrentProject, RequirePermission } from '../../access/require-permission';
 import type { ProjectAccess } from '../../access/project-access';
 import { AiQuota } from '../../infrastructure/rate-limit/ai-quota';
 import { AiService } from './ai.service';
 import { GenerateDto, GeneratedTextDto } from './dto/ai.dto';
 
 @Controller('api/posts')
-@SessionAuth()
 @ApiErrors(
   'unauthorized',
   'forbidden',
@@ -30,7 +28,7 @@ export class AiController {
 
   @Post('generate-post')
   @HttpCode(200)
-  @RequirePermission('can_use_ai')
+  @AppApi({ permission: 'can_use_ai' })
   @ApiOperation({
     summary: 'Write a post text with AI',
     description: 'Counts against the user’s hourly AI quota (AI_GENERATIONS_PER_HOUR, 30).',
@@ -46,7 +44,7 @@ export class AiController {
   }
 
   @Post('generate-image')
-  @RequirePermission('can_use_ai')
+  @AppApi({ permission: 'can_use_ai' })
   @ApiOperation({
     summary: 'Draw an image with AI; stored as a MediaAsset of the project',
     description: 'Counts against the user’s hourly AI quota (AI_GENERATIONS_PER_HOUR, 30).',

@@ -1,6 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty } from '@nestjs/swagger';
-import { ApiKeyAuth, PUBLIC_API_PREFIX, RequireScope } from '../../access/decorators';
+import { PUBLIC_API_PREFIX, PublicApi } from '../../access/decorators';
 import { Principal } from '../../access/principal';
 import { ApiErrors } from '../../http/errors/api-errors.decorator';
 import { Usage, UsageService } from './usage.service';
@@ -14,12 +14,11 @@ export class UsageDto implements Usage {
 }
 
 @Controller(`${PUBLIC_API_PREFIX}/usage`)
-@ApiKeyAuth()
 export class UsageController {
   constructor(private readonly usage: UsageService) {}
 
   @Get()
-  @RequireScope('usage:read')
+  @PublicApi({ scope: 'usage:read' })
   @ApiOperation({ summary: 'Usage of the key’s user' })
   @ApiOkResponse({ type: UsageDto })
   @ApiErrors('unauthorized', 'insufficient_scope', 'rate_limit_exceeded')

@@ -5,15 +5,14 @@ import {
   ApiOkResponse,
   ApiOperation,
 } from '@nestjs/swagger';
-import { AdminOnly, SessionAuth } from '../../access/decorators';
+import { AppApi } from '../../access/decorators';
 import { Principal } from '../../access/principal';
 import { ParseIdPipe } from '../../http/errors/parse-id.pipe';
 import { ApiKeysService } from './api-keys.service';
 import { ApiKeyListDto, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
 
 @Controller('api/api-keys')
-@SessionAuth()
-@AdminOnly()
+@AppApi({ adminOnly: true })
 export class ApiKeysController {
   constructor(private readonly keys: ApiKeysService) {}
 

@@ -1,20 +1,17 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam } from '@nestjs/swagger';
-import { ApiKeyAuth, PUBLIC_API_PREFIX, RequireScope } from '../../access/decorators';
+import { CurrentProject, PUBLIC_API_PREFIX, PublicApi } from '../../access/decorators';
 import { ApiErrors } from '../../http/errors/api-errors.decorator';
-import { CurrentProject, RequirePermission } from '../../access/require-permission';
 import type { ProjectAccess } from '../../access/project-access';
 import { ChannelsService } from './channels.service';
 import { ChannelListDto } from './dto/channel.dto';
 
 @Controller(`${PUBLIC_API_PREFIX}/projects/:projectId/channels`)
-@ApiKeyAuth()
 export class PublicChannelsController {
   constructor(private readonly channels: ChannelsService) {}
 
   @Get()
-  @RequireScope('projects:read')
-  @RequirePermission('can_view_content')
+  @PublicApi({ scope: 'projects:read', permission: 'can_view_content' })
   @ApiOperation({ summary: 'Channels across all connected accounts of the project' })
   @ApiParam({ name: 'projectId', type: Number })
   @ApiOkResponse({ type: ChannelListDto })

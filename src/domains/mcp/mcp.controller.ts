@@ -9,7 +9,7 @@ import {
   ApiOperation,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { ApiKeyAuth, PUBLIC_API_PREFIX, RulesPerOperation } from '../../access/decorators';
+import { PUBLIC_API_PREFIX, PublicApi } from '../../access/decorators';
 import { ApiErrors } from '../../http/errors/api-errors.decorator';
 import { AppError } from '../../http/errors/error-codes';
 import { isToolCall, MCP_TOOLS } from './mcp-tools';
@@ -28,8 +28,7 @@ const JSON_RPC_MESSAGE = {
  * call then runs the checks of its REST route (RouteRulesRunner).
  */
 @Controller(`${PUBLIC_API_PREFIX}/mcp`)
-@ApiKeyAuth()
-@RulesPerOperation(isToolCall)
+@PublicApi({ rulesPerOperation: isToolCall })
 export class McpController {
   constructor(private readonly mcp: McpService) {}
 

@@ -3,7 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { Public } from '../../access/decorators';
+import { OpenRoute } from '../../access/decorators';
 import { AppError } from '../../http/errors/error-codes';
 import { isValidStorageKey } from '../../infrastructure/storage/local-disk.storage';
 import { StorageUnavailableError } from '../../infrastructure/storage/storage-driver';
@@ -18,7 +18,7 @@ const CACHE_FOREVER = 'public, max-age=31536000, immutable';
  * second-guesses it; anything else (including traversal attempts) is a plain 404.
  */
 @Controller('media')
-@Public()
+@OpenRoute()
 @ApiExcludeController()
 export class MediaFilesController {
   constructor(private readonly media: MediaService) {}

@@ -7,28 +7,23 @@ import {
   ApiParam,
   getSchemaPath,
 } from '@nestjs/swagger';
-import { ApiKeyAuth, PUBLIC_API_PREFIX, RequireScope } from '../../access/decorators';
+import { CurrentProject, PUBLIC_API_PREFIX, PublicApi } from '../../access/decorators';
 import { Principal } from '../../access/principal';
 import { ApiErrors } from '../../http/errors/api-errors.decorator';
 import { Idempotent } from '../../http/idempotency/idempotent.decorator';
-import { CurrentProject, RequirePermission } from '../../access/require-permission';
 import type { ProjectAccess } from '../../access/project-access';
-import { RateLimitCategory } from '../../access/rate-limit-category';
 import { MediaAssetListDto } from './dto/media-asset.dto';
 import { UploadByUrlDto, UploadFileFormDto } from './dto/upload-media.dto';
 import { MediaUpload, MediaUploadInterceptor } from './media-upload.interceptor';
 import { MediaService, type MediaUploadInput } from './media.service';
 
 @Controller(`${PUBLIC_API_PREFIX}/projects/:projectId/media`)
-@ApiKeyAuth()
 @ApiExtraModels(UploadByUrlDto, UploadFileFormDto)
 export class PublicMediaController {
   constructor(private readonly media: MediaService) {}
 
   @Post()
-  @RateLimitCategory('upload')
-  @RequireScope('media:write')
-  @RequirePermission('can_edit_content')
+  @PublicApi({ scope: 'media:write', permission: 'can_edit_content', rateLimit: 'upload' })
   // Above the upload's interceptor: the body is read (and hashed) before the key is checked.
   @Idempotent()
   @UseInterceptors(MediaUploadInterceptor)

@@ -5,26 +5,24 @@ import {
   ApiOkResponse,
   ApiOperation,
 } from '@nestjs/swagger';
-import { SessionAuth } from '../../access/decorators';
+import { AppApi, CurrentProject, ProjectSource } from '../../access/decorators';
 import { Principal } from '../../access/principal';
 import { ApiErrors } from '../../http/errors/api-errors.decorator';
 import { ParseIdPipe } from '../../http/errors/parse-id.pipe';
 import type { ProjectAccess } from '../../access/project-access';
 import { AddMemberDto, MemberDto, MemberListDto, UpdateMemberDto } from './dto/member.dto';
 import { MembersService } from './members.service';
-import { CurrentProject, ProjectSource, RequirePermission } from '../../access/require-permission';
 
 const BY_PROJECT: ProjectSource = { param: 'id' };
 const MEMBER_ID = new ParseIdPipe('member_not_found', 'Member not found');
 
 @Controller('api/projects/:id/members')
-@SessionAuth()
 @ApiErrors('unauthorized', 'forbidden', 'project_not_found')
 export class MembersController {
   constructor(private readonly members: MembersService) {}
 
   @Get()
-  @RequirePermission('can_view_content', BY_PROJECT)
+  @AppApi({ permission: 'can_view_content', project: BY_PROJECT })
   @ApiOperation({ summary: 'The project’s team members (the owner is not a member)' })
   @ApiOkResponse({ type: MemberListDto })
   list(@CurrentProject() project: ProjectAccess): Promise<MemberListDto> {
@@ -32,7 +30,7 @@ export class MembersController {
   }
 
   @Post()
-  @RequirePermission('can_manage_team', BY_PROJECT)
+  @AppApi({ permission: 'can_manage_team', project: BY_PROJECT })
   @ApiOperation({ summary: 'Add an existing user by email, with role defaults and optional flags' })
   @ApiCreatedResponse({ type: MemberDto })
   @ApiErrors('validation_failed', 'user_not_found', 'member_exists')
@@ -45,7 +43,7 @@ export class MembersController {
   }
 
   @Patch(':userId')
-  @RequirePermission('can_manage_team', BY_PROJECT)
+  @AppApi({ permission: 'can_manage_team', project: BY_PROJECT })
   @ApiOperation({ summary: 'Change a member’s role or flags, within your own role' })
   @ApiOkResponse({ type: MemberDto })
   @ApiErrors('validation_failed', 'member_not_found')
@@ -61,7 +59,7 @@ export class MembersController {
   /** Membership is enough to leave (DELETE of oneself); removing others needs can_manage_team. */
   @Delete(':userId')
   @HttpCode(204)
-  @RequirePermission(null, BY_PROJECT)
+  @AppApi({ permission: null, project: BY_PROJECT })
   @ApiOperation({ summary: 'Remove a member, or leave the project (your own user id)' })
   @ApiNoContentResponse()
   @ApiErrors('member_not_found')

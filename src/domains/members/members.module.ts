@@ -6,13 +6,12 @@ import { MembersController } from './members.controller';
 import { MembersService } from './members.service';
 import { PermissionGuard } from '../../access/permission.guard';
 import { ProjectMember } from './project-member.entity';
-import { ProjectResolvers } from '../../access/project-resolvers';
 
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([ProjectMember, User]), ProjectsModule],
   controllers: [MembersController],
-  providers: [ProjectResolvers, PermissionGuard, MembersService],
-  exports: [ProjectResolvers, PermissionGuard, ProjectsModule, MembersService],
+  providers: [PermissionGuard, MembersService],
+  exports: [PermissionGuard, ProjectsModule, MembersService],
 })
 export class MembersModule {}

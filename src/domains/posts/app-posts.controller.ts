@@ -6,12 +6,12 @@ import {
   ApiOkResponse,
   ApiOperation,
 } from '@nestjs/swagger';
-import { SessionAuth, WhenBodySets } from '../../access/decorators';
+import { AppApi, CurrentProject, ProjectSource } from '../../access/decorators';
+import { PostsRepository } from './posts.repository';
 import { Principal } from '../../access/principal';
 import { ApiErrors } from '../../http/errors/api-errors.decorator';
 import { ApiBodyExample, CREATE_POST_EXAMPLE, UPDATE_POST_EXAMPLE } from './dto/post-body-examples';
 import { ParseIdPipe } from '../../http/errors/parse-id.pipe';
-import { CurrentProject, ProjectSource, RequirePermission } from '../../access/require-permission';
 import type { ProjectAccess } from '../../access/project-access';
 import {
   AppCreatePostDto,
@@ -27,7 +27,14 @@ import {
 } from './dto/post-response.dto';
 import { PostsService } from './posts.service';
 
-const BY_POST: ProjectSource = { resource: 'post', param: 'id' };
+/** The post named by the path: its project is the route's. */
+const BY_POST: ProjectSource = {
+  param: 'id',
+  resource: {
+    owner: PostsRepository,
+    notFound: { code: 'post_not_found', message: 'Post not found' },
+  },
+};
 const POST_ID = new ParseIdPipe('post_not_found', 'Post not found');
 
 /**
@@ -36,13 +43,12 @@ const POST_ID = new ParseIdPipe('post_not_found', 'Post not found');
  * pipeline, as the public API.
  */
 @Controller('api/posts')
-@SessionAuth()
 @ApiErrors('unauthorized', 'forbidden', 'project_not_found', 'validation_failed')
 export class AppPostsController {
   constructor(private readonly posts: PostsService) {}
 
   @Get()
-  @RequirePermission('can_view_content')
+  @AppApi({ permission: 'can_view_content' })
   @ApiOperation({ summary: 'The project’s posts, newest first' })
   @ApiOkResponse({ type: PostListDto })
   list(
@@ -53,8 +59,10 @@ export class AppPostsController {
   }
 
   @Post()
-  @RequirePermission('can_edit_content')
-  @WhenBodySets({ fields: ['scheduled_at', 'publish_now'], flag: 'can_publish' })
+  @AppApi({
+    permission: 'can_edit_content',
+    whenBodySets: { fields: ['scheduled_at', 'publish_now'], flag: 'can_publish' },
+  })
   @ApiOperation({ summary: 'Create a post: draft, scheduled, or queued with publish_now' })
   @ApiCreatedResponse({ type: PostCreatedDto })
   @ApiErrors('channel_not_found', 'mixed_platforms', 'channel_needs_reconnect', 'media_not_found')
@@ -69,7 +77,7 @@ export class AppPostsController {
 
   @Post('publish')
   @HttpCode(202)
-  @RequirePermission('can_publish')
+  @AppApi({ permission: 'can_publish' })
   @ApiOperation({ summary: 'Publish a draft, scheduled or failed post now' })
   @ApiAcceptedResponse({ type: PublishResultDto })
   @ApiErrors('post_not_found', 'invalid_state', 'too_many_media_files', 'channel_not_found')
@@ -81,8 +89,11 @@ export class AppPostsController {
   }
 
   @Put(':id')
-  @RequirePermission('can_edit_content', BY_POST)
-  @WhenBodySets({ fields: ['scheduled_at'], flag: 'can_publish' })
+  @AppApi({
+    permission: 'can_edit_content',
+    project: BY_POST,
+    whenBodySets: { fields: ['scheduled_at'], flag: 'can_publish' },
+  })
   @ApiOperation({ summary: 'Change a draft or scheduled post' })
   @ApiOkResponse({ type: PostObjectDto })
   @ApiErrors('post_not_found', 'invalid_state', 'channel_not_found', 'media_not_found')
@@ -97,7 +108,7 @@ export class AppPostsController {
 
   @Delete(':id')
   @HttpCode(204)
-  @RequirePermission('can_edit_content', BY_POST)
+  @AppApi({ permission: 'can_edit_content', project: BY_POST })
   @ApiOperation({ summary: 'Delete a draft, scheduled or failed post' })
   @ApiNoContentResponse()
   @ApiErrors('post_not_found', 'invalid_state')

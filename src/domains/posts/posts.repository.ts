@@ -495,7 +495,7 @@ export class PostsRepository {
     return rows;
   }
 
-  async projectOfPost(postId: number): Promise<number | null> {
+  async projectOf(postId: number): Promise<number | null> {
     const rows = (await this.db.query(`SELECT project_id FROM posts WHERE id = $1`, [postId])) as {
       project_id: number;
     }[];

@@ -18,18 +18,14 @@
  *   a post never deletes what was already sent to a platform.
  * - `publish(access, postId, dto)`: from draft, scheduled or failed; body targets replace the
  *   post's targets, but targets already published stay and are never sent again; 202 publishing.
- *
- * It also registers the `post` project resolver: `@RequirePermission(flag, { resource: 'post',
- * param: 'id' })` finds a post's project (404 post_not_found when there is none).
  */
-import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Principal } from '../../access/principal';
 import { type ChannelRefParts, parseChannelRef, toChannelRef } from '../channels/channel-ref';
 import { isForeignKeyViolation } from '../../infrastructure/database/query-errors';
 import { formatTimestamp, parseInputTimestamp } from '../../infrastructure/database/timestamps';
 import { AppError } from '../../http/errors/error-codes';
-import { ProjectResolvers } from '../../access/project-resolvers';
 import type { ProjectAccess } from '../../access/project-access';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
@@ -89,11 +85,10 @@ export interface UpdatePostInput {
 }
 
 @Injectable()
-export class PostsService implements OnModuleInit {
+export class PostsService {
   constructor(
     private readonly posts: PostsRepository,
     private readonly producer: PublicationProducer,
-    private readonly resolvers: ProjectResolvers,
     private readonly media: MediaService,
     @Inject(STORAGE_DRIVER) private readonly storage: StorageDriver,
     private readonly secrets: SecretsService,
@@ -103,14 +98,6 @@ export class PostsService implements OnModuleInit {
 
   /** Per platform: whether its limits can refuse no post that passed the body's rules. */
   private readonly fitting = new Map<string, boolean>();
-
-  onModuleInit(): void {
-    // `@RequirePermission(flag, { resource: 'post', param: 'id' })` on application routes.
-    this.resolvers.register('post', {
-      resolve: (id) => this.posts.projectOfPost(id),
-      notFound: { code: 'post_not_found', message: 'Post not found' },
-    });
-  }
 
   async create(access: ProjectAccess, who: Principal, dto: CreatePostDto): Promise<PostCreatedDto> {
     const projectId = access.project.id;

@@ -8,14 +8,12 @@ import {
   ApiOperation,
   ApiParam,
 } from '@nestjs/swagger';
-import { ApiKeyAuth, PUBLIC_API_PREFIX, RequireScope, WhenBodySets } from '../../access/decorators';
+import { CurrentProject, PUBLIC_API_PREFIX, PublicApi } from '../../access/decorators';
 import { Principal } from '../../access/principal';
 import { ApiErrors } from '../../http/errors/api-errors.decorator';
 import { Idempotent } from '../../http/idempotency/idempotent.decorator';
 import { ParseIdPipe } from '../../http/errors/parse-id.pipe';
-import { CurrentProject, RequirePermission } from '../../access/require-permission';
 import type { ProjectAccess } from '../../access/project-access';
-import { RateLimitCategory } from '../../access/rate-limit-category';
 import { CreatePostDto } from './dto/create-post.dto';
 import { ApiBodyExample, CREATE_POST_EXAMPLE, UPDATE_POST_EXAMPLE } from './dto/post-body-examples';
 import { ListPostsQuery } from './dto/list-posts.query';
@@ -40,7 +38,6 @@ const PUBLISHING_BODY = {
 };
 
 @Controller(`${PUBLIC_API_PREFIX}/projects/:projectId/posts`)
-@ApiKeyAuth()
 @ApiParam({ name: 'projectId', type: Number })
 @ApiErrors(
   'unauthorized',
@@ -54,10 +51,12 @@ export class PublicPostsController {
 
   @Post()
   @Idempotent()
-  @RateLimitCategory('create_post')
-  @RequireScope('posts:write')
-  @RequirePermission('can_edit_content')
-  @WhenBodySets(PUBLISHING_BODY)
+  @PublicApi({
+    scope: 'posts:write',
+    permission: 'can_edit_content',
+    rateLimit: 'create_post',
+    whenBodySets: PUBLISHING_BODY,
+  })
   @ApiOperation({
     summary: 'Create a post: draft, scheduled (scheduled_at) or queued (publish_now)',
     description:
@@ -84,10 +83,12 @@ export class PublicPostsController {
 
   @Post('validate')
   @HttpCode(200)
-  @RateLimitCategory('other')
-  @RequireScope('posts:write')
-  @RequirePermission('can_edit_content')
-  @WhenBodySets(PUBLISHING_BODY)
+  @PublicApi({
+    scope: 'posts:write',
+    permission: 'can_edit_content',
+    rateLimit: 'other',
+    whenBodySets: PUBLISHING_BODY,
+  })
   @ApiOperation({
     summary: 'Dry run: check a create body against every rule at once; nothing is stored',
     description:
@@ -107,8 +108,7 @@ export class PublicPostsController {
   }
 
   @Get()
-  @RequireScope('posts:read')
-  @RequirePermission('can_view_content')
+  @PublicApi({ scope: 'posts:read', permission: 'can_view_content' })
   @ApiOperation({
     summary: 'Posts of the project, newest first, a page at a time',
     description:
@@ -124,8 +124,7 @@ export class PublicPostsController {
   }
 
   @Get(':postId')
-  @RequireScope('posts:read')
-  @RequirePermission('can_view_content')
+  @PublicApi({ scope: 'posts:read', permission: 'can_view_content' })
   @ApiOperation({
     summary: 'One post: its state, each target’s delivery and its media in album order',
   })
@@ -140,9 +139,11 @@ export class PublicPostsController {
   }
 
   @Patch(':postId')
-  @RequireScope('posts:write')
-  @RequirePermission('can_edit_content')
-  @WhenBodySets({ fields: ['scheduled_at'], scopes: ['posts:publish'], flag: 'can_publish' })
+  @PublicApi({
+    scope: 'posts:write',
+    permission: 'can_edit_content',
+    whenBodySets: { fields: ['scheduled_at'], scopes: ['posts:publish'], flag: 'can_publish' },
+  })
   @ApiOperation({
     summary: 'Change a draft or scheduled post: text, media, targets, or its time',
     description:
@@ -172,8 +173,7 @@ export class PublicPostsController {
 
   @Delete(':postId')
   @HttpCode(204)
-  @RequireScope('posts:write')
-  @RequirePermission('can_edit_content')
+  @PublicApi({ scope: 'posts:write', permission: 'can_edit_content' })
   @ApiOperation({
     summary: 'Delete a draft, scheduled or failed post',
     description:
@@ -191,10 +191,8 @@ export class PublicPostsController {
 
   @Post(':postId/publish')
   @Idempotent()
-  @RateLimitCategory('publish')
+  @PublicApi({ scope: 'posts:publish', permission: 'can_publish', rateLimit: 'publish' })
   @HttpCode(202)
-  @RequireScope('posts:publish')
-  @RequirePermission('can_publish')
   @ApiOperation({
     summary: 'Publish a post now',
     description:

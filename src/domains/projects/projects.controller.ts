@@ -1,8 +1,7 @@
 import { Body, Controller, Get, Post, Put } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
-import { AnySignedInUser, SessionAuth } from '../../access/decorators';
+import { AppApi, CurrentProject } from '../../access/decorators';
 import { Principal } from '../../access/principal';
-import { CurrentProject, RequirePermission } from '../../access/require-permission';
 import {
   AppProjectDto,
   AppProjectListDto,
@@ -13,12 +12,11 @@ import type { ProjectAccess } from '../../access/project-access';
 import { ProjectsService, toAppProject } from './projects.service';
 
 @Controller('api/projects')
-@SessionAuth()
 export class ProjectsController {
   constructor(private readonly projects: ProjectsService) {}
 
   @Get()
-  @AnySignedInUser()
+  @AppApi({ anySignedInUser: true })
   @ApiOperation({ summary: 'My projects, with my role and permission flags' })
   @ApiOkResponse({ type: AppProjectListDto })
   async list(@Principal() who: Principal): Promise<AppProjectListDto> {
@@ -27,7 +25,7 @@ export class ProjectsController {
   }
 
   @Post()
-  @AnySignedInUser()
+  @AppApi({ anySignedInUser: true })
   @ApiOperation({ summary: 'Create a project owned by the caller' })
   @ApiCreatedResponse({ type: AppProjectDto })
   async create(@Principal() who: Principal, @Body() dto: CreateProjectDto): Promise<AppProjectDto> {
@@ -35,7 +33,7 @@ export class ProjectsController {
   }
 
   @Put(':id')
-  @RequirePermission('can_manage_settings', { param: 'id' })
+  @AppApi({ permission: 'can_manage_settings', project: { param: 'id' } })
   @ApiOperation({ summary: 'Change name, time zone, appearance or wallpaper' })
   @ApiOkResponse({ type: AppProjectDto })
   async update(

@@ -11,7 +11,7 @@ import { AppError } from '../../http/errors/error-codes';
 import { ApiErrors } from '../../http/errors/api-errors.decorator';
 import { SignInLimiter } from '../../infrastructure/rate-limit/sign-in-limiter';
 import { toUserView, UsersService } from './users.service';
-import { AnySignedInUser, APP_API_TAG, Public, SessionAuth } from '../../access/decorators';
+import { APP_API_TAG, AppApi, OpenRoute } from '../../access/decorators';
 import { ChangePasswordDto, LoginDto, RegisterDto, SessionDto, UserDto } from './dto/auth.dto';
 import { Principal } from '../../access/principal';
 import { SessionsService } from './sessions.service';
@@ -26,7 +26,7 @@ export class AuthController {
   ) {}
 
   @Post('register')
-  @Public()
+  @OpenRoute()
   @ApiOperation({
     summary: 'Create a user and sign in',
     description: 'At most REGISTRATIONS_PER_ADDRESS_PER_HOUR (10) per client address and hour.',
@@ -40,7 +40,7 @@ export class AuthController {
   }
 
   @Post('login')
-  @Public()
+  @OpenRoute()
   @HttpCode(200)
   @ApiOperation({
     summary: 'Sign in with email and password',
@@ -60,8 +60,7 @@ export class AuthController {
   }
 
   @Post('password')
-  @SessionAuth()
-  @AnySignedInUser()
+  @AppApi({ anySignedInUser: true })
   @HttpCode(204)
   @ApiOperation({
     summary: 'Change the password; every other session of the user ends',
@@ -84,8 +83,7 @@ export class AuthController {
   }
 
   @Post('logout')
-  @SessionAuth()
-  @AnySignedInUser()
+  @AppApi({ anySignedInUser: true })
   @HttpCode(204)
   @ApiOperation({ summary: 'End this session; its token stops working' })
   @ApiNoContentResponse()
@@ -94,8 +92,7 @@ export class AuthController {
   }
 
   @Post('logout-all')
-  @SessionAuth()
-  @AnySignedInUser()
+  @AppApi({ anySignedInUser: true })
   @HttpCode(204)
   @ApiOperation({ summary: 'End every session of the user, this one included' })
   @ApiNoContentResponse()
@@ -104,8 +101,7 @@ export class AuthController {
   }
 
   @Get('me')
-  @SessionAuth()
-  @AnySignedInUser()
+  @AppApi({ anySignedInUser: true })
   @ApiOperation({ summary: 'The signed-in user' })
   @ApiOkResponse({ type: UserDto })
   me(@Principal() who: Principal): UserDto {

@@ -1,8 +1,7 @@
 import { Body, Controller, Delete, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiParam } from '@nestjs/swagger';
-import { SessionAuth } from '../../access/decorators';
+import { AppApi, CurrentProject, ProjectSource } from '../../access/decorators';
 import { ApiErrors } from '../../http/errors/api-errors.decorator';
-import { CurrentProject, ProjectSource, RequirePermission } from '../../access/require-permission';
 import type { ProjectAccess } from '../../access/project-access';
 import {
   CreateWebhookDto,
@@ -19,14 +18,13 @@ const BY_PROJECT: ProjectSource = { param: 'id' };
 
 /** The same webhook management on the application API. */
 @Controller('api/projects/:id/webhooks')
-@SessionAuth()
 @ApiParam({ name: 'id', type: Number })
 @ApiErrors('unauthorized', 'forbidden', 'project_not_found')
 export class AppWebhooksController {
   constructor(private readonly webhooks: WebhooksService) {}
 
   @Post()
-  @RequirePermission('can_manage_settings', BY_PROJECT)
+  @AppApi({ permission: 'can_manage_settings', project: BY_PROJECT })
   @WebhookOperation.create()
   create(
     @CurrentProject() project: ProjectAccess,
@@ -36,14 +34,14 @@ export class AppWebhooksController {
   }
 
   @Get()
-  @RequirePermission('can_manage_settings', BY_PROJECT)
+  @AppApi({ permission: 'can_manage_settings', project: BY_PROJECT })
   @WebhookOperation.list()
   list(@CurrentProject() project: ProjectAccess): Promise<WebhookListDto> {
     return this.webhooks.list(project);
   }
 
   @Delete(':webhookId')
-  @RequirePermission('can_manage_settings', BY_PROJECT)
+  @AppApi({ permission: 'can_manage_settings', project: BY_PROJECT })
   @WebhookOperation.remove()
   remove(
     @CurrentProject() project: ProjectAccess,
@@ -53,7 +51,7 @@ export class AppWebhooksController {
   }
 
   @Get(':webhookId/deliveries')
-  @RequirePermission('can_manage_settings', BY_PROJECT)
+  @AppApi({ permission: 'can_manage_settings', project: BY_PROJECT })
   @WebhookOperation.deliveries()
   deliveries(
     @CurrentProject() project: ProjectAccess,
@@ -64,7 +62,7 @@ export class AppWebhooksController {
   }
 
   @Post(':webhookId/test')
-  @RequirePermission('can_manage_settings', BY_PROJECT)
+  @AppApi({ permission: 'can_manage_settings', project: BY_PROJECT })
   @WebhookOperation.test()
   test(
     @CurrentProject() project: ProjectAccess,

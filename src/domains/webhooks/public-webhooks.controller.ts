@@ -1,11 +1,9 @@
 import { Body, Controller, Delete, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiParam } from '@nestjs/swagger';
-import { ApiKeyAuth, PUBLIC_API_PREFIX, RequireScope } from '../../access/decorators';
+import { CurrentProject, PUBLIC_API_PREFIX, PublicApi } from '../../access/decorators';
 import { ApiErrors } from '../../http/errors/api-errors.decorator';
 import { Idempotent } from '../../http/idempotency/idempotent.decorator';
-import { CurrentProject, RequirePermission } from '../../access/require-permission';
 import type { ProjectAccess } from '../../access/project-access';
-import { RateLimitCategory } from '../../access/rate-limit-category';
 import {
   CreateWebhookDto,
   ListDeliveriesQuery,
@@ -19,11 +17,8 @@ import { WebhooksService } from './webhooks.service';
 
 /** Webhook endpoints of a project, on the public API. */
 @Controller(`${PUBLIC_API_PREFIX}/projects/:projectId/webhooks`)
-@ApiKeyAuth()
+@PublicApi({ scope: 'webhooks:manage', permission: 'can_manage_settings', rateLimit: 'other' })
 @ApiParam({ name: 'projectId', type: Number })
-@RateLimitCategory('other')
-@RequireScope('webhooks:manage')
-@RequirePermission('can_manage_settings')
 @ApiErrors(
   'unauthorized',
   'insufficient_scope',

@@ -1,7 +1,7 @@
 import { Controller, Get, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { Public } from '../../access/decorators';
+import { OpenRoute } from '../../access/decorators';
 import { AppError } from '../../http/errors/error-codes';
 import { loginPage, logoutPage, refusedPage } from './admin-pages';
 import { AdminSessionService } from './admin-session.service';
@@ -15,7 +15,7 @@ const REFUSED_FORM = 'This form has expired or did not come from this site; relo
  * session. Left out of the OpenAPI document on purpose: HTML pages for people, not API.
  */
 @Controller('admin')
-@Public()
+@OpenRoute()
 @ApiExcludeController()
 export class AdminController {
   constructor(private readonly admin: AdminSessionService) {}

@@ -7,14 +7,14 @@ import {
   TypeOrmHealthIndicator,
 } from '@nestjs/terminus';
 import Redis from 'ioredis';
-import { Public } from '../../access/decorators';
+import { OpenRoute } from '../../access/decorators';
 import { InjectRedis } from '../../infrastructure/redis/redis.module';
 import { withinTime } from '../../infrastructure/redis/time-limit';
 
 const CHECK_TIMEOUT_MS = 1_500;
 
 @Controller('health')
-@Public()
+@OpenRoute()
 @ApiTags('Health')
 export class HealthController {
   constructor(

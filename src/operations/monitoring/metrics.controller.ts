@@ -1,7 +1,7 @@
 import { Controller, Get, Res, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Public } from '../../access/decorators';
+import { OpenRoute } from '../../access/decorators';
 import { Metrics } from './metrics.service';
 import { MetricsTokenGuard } from './metrics-token.guard';
 
@@ -10,7 +10,7 @@ import { MetricsTokenGuard } from './metrics-token.guard';
  * endpoint in Prometheus' text format, not part of the API integrators program against.
  */
 @Controller('metrics')
-@Public()
+@OpenRoute()
 @ApiExcludeController()
 export class MetricsController {
   constructor(private readonly metrics: Metrics) {}
