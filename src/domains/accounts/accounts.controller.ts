@@ -6,12 +6,12 @@ import {
   ApiOkResponse,
   ApiOperation,
 } from '@nestjs/swagger';
-import { SessionAuth } from '../../access/decorators';
+import { AppApi, CurrentProject, ProjectSource } from '../../access/decorators';
 import { ChannelListItemDto } from '../channels/dto/channel.dto';
 import { ParseIdPipe } from '../../http/errors/parse-id.pipe';
-import { CurrentProject, ProjectSource, RequirePermission } from '../../access/require-permission';
 import type { ProjectAccess } from '../../access/project-access';
 import type { ConnectFields } from '../platforms/platform';
+import { AccountsRepository } from './accounts.repository';
 import { AccountsService } from './accounts.service';
 import {
   AccountResponseDto,
@@ -26,7 +26,14 @@ import { ApiErrors } from '../../http/errors/api-errors.decorator';
 import type { ErrorCode } from '../../http/errors/error-codes';
 import { PLATFORMS } from './account.entity';
 
-const BY_ACCOUNT: ProjectSource = { resource: 'account', param: 'id' };
+/** The account named by the path: its project is the route's. */
+const BY_ACCOUNT: ProjectSource = {
+  param: 'id',
+  resource: {
+    owner: AccountsRepository,
+    notFound: { code: 'account_not_found', message: 'Account not found' },
+  },
+};
 const ACCOUNT_ID = new ParseIdPipe('account_not_found', 'Account not found');
 
 /** Each registered platform's refusal (400) and unavailability (502). */
@@ -35,12 +42,11 @@ const PLATFORM_ERRORS = PLATFORMS.flatMap(
 );
 
 @Controller('api/accounts')
-@SessionAuth()
 export class AccountsController {
   constructor(private readonly accounts: AccountsService) {}
 
   @Post()
-  @RequirePermission('can_manage_accounts')
+  @AppApi({ permission: 'can_manage_accounts' })
   @ApiOperation({
     summary: 'Connect an account, its credentials checked with its platform first',
     description:
@@ -57,7 +63,7 @@ export class AccountsController {
   }
 
   @Put(':id')
-  @RequirePermission('can_manage_accounts', BY_ACCOUNT)
+  @AppApi({ permission: 'can_manage_accounts', project: BY_ACCOUNT })
   @ApiOperation({
     summary:
       "Replace the credentials (the same fields as its platform's connect); clears needs_reconnect",
@@ -75,7 +81,7 @@ export class AccountsController {
 
   @Delete(':id')
   @HttpCode(204)
-  @RequirePermission('can_manage_accounts', BY_ACCOUNT)
+  @AppApi({ permission: 'can_manage_accounts', project: BY_ACCOUNT })
   @ApiOperation({ summary: 'Disconnect the account and its channels' })
   @ApiNoContentResponse()
   @ApiErrors('account_not_found')
@@ -87,7 +93,7 @@ export class AccountsController {
   }
 
   @Post(':id/channels')
-  @RequirePermission('can_manage_accounts', BY_ACCOUNT)
+  @AppApi({ permission: 'can_manage_accounts', project: BY_ACCOUNT })
   @ApiOperation({
     summary: 'Add a channel the account posts to, checked with its platform',
     description:

@@ -1,6 +1,4 @@
-import { Injectable, OnModuleInit, Optional } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { Injectable, Optional } from '@nestjs/common';
 import type { ChannelRow } from '../channels/channels.repository';
 import { toChannelDto, toChannelListItem } from '../channels/channels.service';
 import { ChannelDto, ChannelListItemDto } from '../channels/dto/channel.dto';
@@ -8,7 +6,6 @@ import { SecretsService } from '../../infrastructure/config/secrets.service';
 import { formatTimestamp } from '../../infrastructure/database/timestamps';
 import { isUniqueViolation } from '../../infrastructure/database/query-errors';
 import { AppError } from '../../http/errors/error-codes';
-import { ProjectResolvers } from '../../access/project-resolvers';
 import type { ConnectedAccount, ConnectFields, DemoAccount } from '../platforms/platform';
 import { PlatformConnectors } from '../platforms/platform-connectors';
 import { PlatformRegistry } from '../platforms/platform-registry';
@@ -17,25 +14,14 @@ import { type AccountCredentials, AccountsRepository } from './accounts.reposito
 import { AccountResponseDto } from './dto/account.dto';
 
 @Injectable()
-export class AccountsService implements OnModuleInit {
+export class AccountsService {
   constructor(
-    @InjectRepository(Account) private readonly accounts: Repository<Account>,
     private readonly repository: AccountsRepository,
     private readonly secrets: SecretsService,
     private readonly connectors: PlatformConnectors,
-    private readonly resolvers: ProjectResolvers,
     // The CLI connects no channels and loads no platforms (their pacing needs the queues).
     @Optional() private readonly platforms?: PlatformRegistry,
   ) {}
-
-  onModuleInit(): void {
-    this.resolvers.register('account', {
-      resolve: async (id) =>
-        (await this.accounts.findOne({ where: { id }, select: { projectId: true } }))?.projectId ??
-        null,
-      notFound: { code: 'account_not_found', message: 'Account not found' },
-    });
-  }
 
   /**
    * Connects an account: its platform checks the credentials (each platform reads its own fields
