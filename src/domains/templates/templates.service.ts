@@ -7,6 +7,7 @@ import { AppError } from '../../http/errors/error-codes';
 import { ProjectResolvers } from '../../access/project-resolvers';
 import { MAX_TEMPLATE_NAME, TemplateDto, TemplateListDto } from './dto/template.dto';
 import { PostTemplate } from './post-template.entity';
+import { TemplatesRepository } from './templates.repository';
 
 export const TEMPLATE_NOT_FOUND = {
   code: 'template_not_found',
@@ -18,6 +19,7 @@ export const TEMPLATE_NOT_FOUND = {
 export class TemplatesService implements OnModuleInit {
   constructor(
     @InjectRepository(PostTemplate) private readonly templates: Repository<PostTemplate>,
+    private readonly repository: TemplatesRepository,
     private readonly resolvers: ProjectResolvers,
     private readonly ai: AiService,
   ) {}
@@ -33,10 +35,7 @@ export class TemplatesService implements OnModuleInit {
 
   /** Newest first. */
   async list(projectId: number): Promise<TemplateListDto> {
-    const rows = await this.templates.find({
-      where: { projectId },
-      order: { createdAt: 'DESC', id: 'DESC' },
-    });
+    const rows = await this.repository.list(projectId);
     const items = rows.map(toTemplateDto);
     return { items, count: items.length };
   }
@@ -51,9 +50,12 @@ export class TemplatesService implements OnModuleInit {
     input: { name: string; text: string },
   ): Promise<TemplateDto> {
     // The INSERT returns the id and both timestamps (as the database's text): no read-back needed.
-    const saved = await this.templates.save(
-      this.templates.create({ projectId, createdById: userId, name: input.name, text: input.text }),
-    );
+    const saved = await this.repository.insert({
+      projectId,
+      createdById: userId,
+      name: input.name,
+      text: input.text,
+    });
     return toTemplateDto(saved);
   }
 
@@ -65,17 +67,12 @@ export class TemplatesService implements OnModuleInit {
     const columns = Object.fromEntries(
       Object.entries(change).filter(([, value]) => value !== undefined),
     );
-    const result = await this.templates.update(
-      { projectId, id },
-      { ...columns, updatedAt: () => 'now()' },
-    );
-    if (!result.affected) throw templateNotFound();
+    if (!(await this.repository.update(projectId, id, columns))) throw templateNotFound();
     return this.get(projectId, id);
   }
 
   async remove(projectId: number, id: number): Promise<void> {
-    const result = await this.templates.delete({ projectId, id });
-    if (!result.affected) throw templateNotFound();
+    if (!(await this.repository.remove(projectId, id))) throw templateNotFound();
   }
 
   /** Template generation: the AI writes the text, stored as a new template. */
@@ -90,7 +87,7 @@ export class TemplatesService implements OnModuleInit {
   }
 
   private async find(projectId: number, id: number): Promise<PostTemplate> {
-    const template = await this.templates.findOneBy({ projectId, id });
+    const template = await this.repository.find(projectId, id);
     if (!template) throw templateNotFound();
     return template;
   }
