@@ -1,10 +1,49 @@
+import { IsDefined, IsString, ValidateIf } from 'class-validator';
 import { existsSync } from 'node:fs';
-import { isIP } from 'node:net';
+import { Omittable } from '../../http/input/omittable';
+import {
+  AtLeastCharacters,
+  CidrList,
+  type Env,
+  OneOf,
+  Pattern,
+  problem,
+  readVariables,
+  SetTogetherWith,
+  TrueOrFalse,
+  UrlOf,
+  WholeNumber,
+  WholeNumberList,
+} from './variable-rules';
 
 export type AppRole = 'all' | 'api' | 'worker';
 export const APP_ROLES: readonly AppRole[] = ['all', 'api', 'worker'];
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+export type MediaStorageDriverName = 'local' | 's3';
+export const MEDIA_STORAGE_DRIVERS: readonly MediaStorageDriverName[] = ['local', 's3'];
+
+/**
+ * A job in hand spends its time waiting: for the platform's answer and for its pacing slot (a
+ * timer). It costs memory, not a CPU, so a worker holds enough of them to keep every bot at
+ * Telegram's ceiling: 30 messages/s per bot × about a second of answer and wait, for ten busy bots
+ * at once, with room (docs/performance.md#worker-concurrency).
+ */
+export const PUBLICATION_CONCURRENCY_DEFAULT = 400;
+
+/** Webhook retries: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+export const DEFAULT_WEBHOOK_RETRY_DELAYS_MS: readonly number[] = [
+  5_000,
+  5 * 60_000,
+  30 * 60_000,
+  2 * 3_600_000,
+  5 * 3_600_000,
+  10 * 3_600_000,
+  10 * 3_600_000,
+];
+const MAX_WEBHOOK_RETRIES = 20;
+/** One retry waits at most a day. */
+const MAX_WEBHOOK_RETRY_DELAY_MS = 86_400_000;
 
 export interface RateLimitConfig {
   /** Length of one fixed window, in milliseconds (60 s in production). */
@@ -29,14 +68,6 @@ export interface RateLimitConfig {
   /** `RATE_LIMIT_ENABLED=false` turns every request limit off; for benchmarks only. */
   enabled: boolean;
 }
-
-/**
- * A job in hand spends its time waiting: for the platform's answer and for its pacing slot (a
- * timer). It costs memory, not a CPU, so a worker holds enough of them to keep every bot at
- * Telegram's ceiling: 30 messages/s per bot × about a second of answer and wait, for ten busy bots
- * at once, with room (docs/performance.md#worker-concurrency).
- */
-export const PUBLICATION_CONCURRENCY_DEFAULT = 400;
 
 /** The publication pipeline: queue worker, retries, recovery sweep, Telegram pacing. */
 export interface PublicationConfig {
@@ -64,9 +95,6 @@ export interface PublicationConfig {
   botMessagesPerSecond: number;
   chatMessagesPerMinute: number;
 }
-
-export type MediaStorageDriverName = 'local' | 's3';
-export const MEDIA_STORAGE_DRIVERS: readonly MediaStorageDriverName[] = ['local', 's3'];
 
 /** An S3-compatible bucket for media; present only when MEDIA_STORAGE_DRIVER is `s3`. */
 export interface S3Config {
@@ -198,22 +226,6 @@ export class ConfigError extends Error {
   }
 }
 
-type Env = Record<string, string | undefined>;
-
-/** Webhook retries: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
-export const DEFAULT_WEBHOOK_RETRY_DELAYS_MS: readonly number[] = [
-  5_000,
-  5 * 60_000,
-  30 * 60_000,
-  2 * 3_600_000,
-  5 * 3_600_000,
-  10 * 3_600_000,
-  10 * 3_600_000,
-];
-const MAX_WEBHOOK_RETRIES = 20;
-/** One retry waits at most a day. */
-const MAX_WEBHOOK_RETRY_DELAY_MS = 86_400_000;
-
 /** Where the local defaults live (the quick start writes them): `.env` in the working directory. */
 export const ENV_FILE = '.env';
 
@@ -234,305 +246,351 @@ export function readEnvironment(file = ENV_FILE): Env {
   return process.env;
 }
 
-/** Reads and validates the environment once; errors name the variable, never its value. */
-export function loadConfig(env: Env): AppConfig {
-  const problems: string[] = [];
-  const read = new EnvReader(env, problems);
-
-  const config: AppConfig = {
-    port: read.integer('PORT', 3000, 0, 65535),
-    databaseUrl: read.url('DATABASE_URL', null, ['postgres:', 'postgresql:']),
-    databasePool: {
-      size: read.integer('DATABASE_POOL_SIZE', 20, 1, 1_000),
-      idleMs: read.integer('DATABASE_POOL_IDLE_MS', 300_000, 0, 86_400_000),
-    },
-    redisUrl: read.url('REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
-    redisKeyPrefix: read.pattern('REDIS_KEY_PREFIX', 'herald', /^[A-Za-z0-9:_-]{1,64}$/),
-    publicBaseUrl: read
-      .url('PUBLIC_BASE_URL', 'http://localhost:3000', ['http:', 'https:'])
-      .replace(/\/+$/, ''),
-    mediaStorageDriver: read.oneOf('MEDIA_STORAGE_DRIVER', 'local', MEDIA_STORAGE_DRIVERS),
-    mediaStorageDir: read.string('MEDIA_STORAGE_DIR', './.herald/media'),
-    s3: null,
-    // MEDIA_FETCH_ALLOW_CIDRS is the list's earlier name, still read when the new one is unset.
-    outboundAllowCidrs: read.cidrList(
-      read.isSet('OUTBOUND_ALLOW_CIDRS') ? 'OUTBOUND_ALLOW_CIDRS' : 'MEDIA_FETCH_ALLOW_CIDRS',
-    ),
-    mediaFetchTimeoutMs: read.integer('MEDIA_FETCH_TIMEOUT_MS', 30_000, 1, 600_000),
-    telegramApiBaseUrl: read
-      .url('TELEGRAM_API_BASE_URL', 'https://api.telegram.org', ['http:', 'https:'])
-      .replace(/\/+$/, ''),
-    platforms: {
-      discordApiBaseUrl: read
-        .url('DISCORD_API_BASE_URL', 'https://discord.com/api/v10', ['http:', 'https:'])
-        .replace(/\/+$/, ''),
-      blueskyServiceUrl: read
-        .url('BLUESKY_SERVICE_URL', 'https://bsky.social', ['http:', 'https:'])
-        .replace(/\/+$/, ''),
-    },
-    aiApiBaseUrl: read.optionalUrl('AI_API_BASE_URL')?.replace(/\/+$/, '') ?? null,
-    aiApiKey: read.optionalString('AI_API_KEY'),
-    aiTextModel: read.pattern('AI_TEXT_MODEL', 'gpt-4o-mini', /^[\w.:/-]{1,100}$/),
-    aiImageModel: read.pattern('AI_IMAGE_MODEL', 'dall-e-3', /^[\w.:/-]{1,100}$/),
-    aiTimeoutMs: read.integer('AI_TIMEOUT_MS', 60_000, 1, 600_000),
-    appSecret: read.secret('APP_SECRET', 32),
-    appRole: read.oneOf('APP_ROLE', 'all', APP_ROLES),
-    logLevel: read.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
-    trustProxy: read.pattern('TRUST_PROXY', 'loopback', /^[A-Za-z0-9.:/, ]{1,500}$/),
-    passwordHashLog2N: read.integer('PASSWORD_HASH_LOG2_N', 17, 14, 20),
-    apiKeyCacheMs: read.integer('API_KEY_CACHE_MS', 10_000, 0, 300_000),
-    rateLimits: {
-      windowMs: read.integer('RATE_LIMIT_WINDOW_MS', 60_000, 100, 3_600_000),
-      upload: read.integer('RATE_LIMIT_UPLOAD', 10, 1, 1_000_000_000),
-      createPost: read.integer('RATE_LIMIT_CREATE_POST', 10, 1, 1_000_000_000),
-      publish: read.integer('RATE_LIMIT_PUBLISH', 10, 1, 1_000_000_000),
-      other: read.integer('RATE_LIMIT_OTHER', 30, 1, 1_000_000_000),
-      authFailuresPerIp: read.integer('RATE_LIMIT_AUTH_FAILURES', 60, 1, 1_000_000_000),
-      signInWindowMs: read.integer('SIGNIN_WINDOW_MS', 15 * 60_000, 100, 24 * 3_600_000),
-      signInFailuresPerAccount: read.integer('SIGNIN_FAILURES_PER_ACCOUNT', 10, 1, 1_000_000),
-      signInFailuresPerAddress: read.integer('SIGNIN_FAILURES_PER_ADDRESS', 30, 1, 1_000_000),
-      registrationsPerAddressPerHour: read.integer(
-        'REGISTRATIONS_PER_ADDRESS_PER_HOUR',
-        10,
-        1,
-        1_000_000_000,
-      ),
-      appRequestsPerMinute: read.integer('APP_RATE_LIMIT_PER_MINUTE', 300, 1, 1_000_000_000),
-      aiGenerationsPerHour: read.integer('AI_GENERATIONS_PER_HOUR', 30, 1, 1_000_000_000),
-      enabled: read.oneOf('RATE_LIMIT_ENABLED', 'true', ['true', 'false']) === 'true',
-    },
-    publication: {
-      concurrency: read.integer(
-        'PUBLICATION_CONCURRENCY',
-        PUBLICATION_CONCURRENCY_DEFAULT,
-        1,
-        10_000,
-      ),
-      queueCallTimeoutMs: read.integer('PUBLICATION_ENQUEUE_TIMEOUT_MS', 2_000, 50, 60_000),
-      sweepIntervalMs: read.integer('PUBLICATION_SWEEP_INTERVAL_MS', 30_000, 100, 3_600_000),
-      lockMs: read.integer('PUBLICATION_LOCK_MS', 30_000, 1_000, 600_000),
-      maxTries: read.integer('PUBLICATION_MAX_TRIES', 5, 1, 100),
-      retryBaseMs: read.integer('PUBLICATION_RETRY_BASE_MS', 2_000, 1, 600_000),
-      sendTimeoutMs: read.integer('TELEGRAM_SEND_TIMEOUT_MS', 30_000, 100, 600_000),
-      botMessagesPerSecond: read.integer('TELEGRAM_BOT_MESSAGES_PER_SECOND', 30, 1, 1_000_000),
-      chatMessagesPerMinute: read.integer('TELEGRAM_CHAT_MESSAGES_PER_MINUTE', 20, 1, 1_000_000),
-    },
-    ops: {
-      metricsToken: read.optionalSecret('METRICS_TOKEN', 16),
-      metricsPort: read.integer('METRICS_PORT', 9464, 0, 65535),
-      httpMetrics: read.oneOf('METRICS_HTTP_ENABLED', 'true', ['true', 'false']) === 'true',
-      shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 10_000, 100, 3_600_000),
-      queueHistory: {
-        jobs: read.integer('QUEUE_HISTORY_JOBS', 1_000, 0, 1_000_000),
-        ageSeconds: read.integer('QUEUE_HISTORY_HOURS', 24, 1, 24 * 365) * 3_600,
-      },
-    },
-    webhooks: {
-      retryDelaysMs: read.integerList(
-        'WEBHOOK_RETRY_DELAYS_MS',
-        DEFAULT_WEBHOOK_RETRY_DELAYS_MS,
-        MAX_WEBHOOK_RETRIES,
-        MAX_WEBHOOK_RETRY_DELAY_MS,
-      ),
-      disableAfterEvents: read.integer('WEBHOOK_DISABLE_AFTER_EVENTS', 20, 1, 100_000),
-      timeoutMs: read.integer('WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
-      concurrency: read.integer('WEBHOOK_CONCURRENCY', 50, 1, 1000),
-      endpointConcurrency: read.integer('WEBHOOK_ENDPOINT_CONCURRENCY', 10, 1, 1000),
-      lockMs: read.integer('WEBHOOK_LOCK_MS', 15_000, 1_000, 600_000),
-      sweepIntervalMs: read.integer('WEBHOOK_SWEEP_INTERVAL_MS', 10_000, 100, 3_600_000),
-    },
-  };
-  if (config.mediaStorageDriver === 's3') config.s3 = readS3(read);
-
-  if (problems.length > 0) throw new ConfigError(problems);
-  return Object.freeze({
-    ...config,
-    s3: config.s3 && Object.freeze(config.s3),
-    ops: Object.freeze({ ...config.ops, queueHistory: Object.freeze(config.ops.queueHistory) }),
-    outboundAllowCidrs: Object.freeze([...config.outboundAllowCidrs]),
-    rateLimits: Object.freeze(config.rateLimits),
-    publication: Object.freeze(config.publication),
-    webhooks: Object.freeze({
-      ...config.webhooks,
-      retryDelaysMs: Object.freeze([...config.webhooks.retryDelaysMs]),
-    }),
-  });
+/** The S3 variables are read only for the S3 driver; otherwise they are ignored. */
+function WhenS3(): PropertyDecorator {
+  return ValidateIf((env: EnvironmentVariables) => env.MEDIA_STORAGE_DRIVER === 's3');
 }
 
+const HTTP = ['http:', 'https:'];
+const MODEL_NAME = /^[\w.:/-]{1,100}$/;
+/** Bucket naming rules of S3: 3 to 63 lower-case letters, digits, dots and hyphens. */
 const S3_BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 
-function readS3(read: EnvReader): S3Config {
-  const accessKeyId = read.optionalString('S3_ACCESS_KEY_ID');
-  const secretAccessKey = read.optionalString('S3_SECRET_ACCESS_KEY');
-  // Both or neither: without them the SDK's own chain (instance role, AWS_* variables) applies.
-  if ((accessKeyId === null) !== (secretAccessKey === null))
-    read.problem('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together');
-  const bucket = read.optionalString('S3_BUCKET');
-  if (bucket === null) read.problem('S3_BUCKET is required when MEDIA_STORAGE_DRIVER is s3');
-  return {
-    // Bucket naming rules of S3 (3 to 63 lower-case letters, digits, dots and hyphens).
-    bucket: bucket === null ? '' : read.pattern('S3_BUCKET', '', S3_BUCKET_NAME),
-    region: read.pattern('S3_REGION', 'us-east-1', /^[a-z0-9-]{1,40}$/),
-    endpoint: read.optionalUrl('S3_ENDPOINT')?.replace(/\/+$/, '') ?? null,
-    accessKeyId,
-    secretAccessKey,
-    forcePathStyle: read.oneOf('S3_FORCE_PATH_STYLE', 'false', ['true', 'false']) === 'true',
-  };
+/**
+ * Every environment variable Herald reads: its default and its rule. The errors come out in the
+ * order of the properties. What each setting does is told on AppConfig above.
+ */
+export class EnvironmentVariables {
+  @WholeNumber(0, 65535)
+  PORT = 3000;
+
+  @IsDefined(problem('is required'))
+  @UrlOf(['postgres:', 'postgresql:'])
+  DATABASE_URL!: string;
+
+  @WholeNumber(1, 1_000)
+  DATABASE_POOL_SIZE = 20;
+
+  @WholeNumber(0, 86_400_000)
+  DATABASE_POOL_IDLE_MS = 300_000;
+
+  @UrlOf(['redis:', 'rediss:'])
+  REDIS_URL = 'redis://127.0.0.1:6379';
+
+  @Pattern(/^[A-Za-z0-9:_-]{1,64}$/)
+  REDIS_KEY_PREFIX = 'herald';
+
+  @UrlOf(HTTP)
+  PUBLIC_BASE_URL = 'http://localhost:3000';
+
+  @OneOf(MEDIA_STORAGE_DRIVERS)
+  MEDIA_STORAGE_DRIVER: MediaStorageDriverName = 'local';
+
+  @IsString()
+  MEDIA_STORAGE_DIR = './.herald/media';
+
+  @Omittable()
+  @CidrList()
+  OUTBOUND_ALLOW_CIDRS?: string[];
+
+  /** The list's earlier name, read only when OUTBOUND_ALLOW_CIDRS is unset. */
+  @ValidateIf((env: EnvironmentVariables) => env.OUTBOUND_ALLOW_CIDRS === undefined)
+  @Omittable()
+  @CidrList()
+  MEDIA_FETCH_ALLOW_CIDRS?: string[];
+
+  @WholeNumber(1, 600_000)
+  MEDIA_FETCH_TIMEOUT_MS = 30_000;
+
+  @UrlOf(HTTP)
+  TELEGRAM_API_BASE_URL = 'https://api.telegram.org';
+
+  @UrlOf(HTTP)
+  DISCORD_API_BASE_URL = 'https://discord.com/api/v10';
+
+  @UrlOf(HTTP)
+  BLUESKY_SERVICE_URL = 'https://bsky.social';
+
+  /** Unset: the AI routes are unavailable. */
+  @Omittable()
+  @UrlOf(HTTP)
+  AI_API_BASE_URL?: string;
+
+  @Omittable()
+  @IsString()
+  AI_API_KEY?: string;
+
+  @Pattern(MODEL_NAME)
+  AI_TEXT_MODEL = 'gpt-4o-mini';
+
+  @Pattern(MODEL_NAME)
+  AI_IMAGE_MODEL = 'dall-e-3';
+
+  @WholeNumber(1, 600_000)
+  AI_TIMEOUT_MS = 60_000;
+
+  @IsDefined(problem('is required (at least 32 characters)'))
+  @AtLeastCharacters(32)
+  APP_SECRET!: string;
+
+  @OneOf(APP_ROLES)
+  APP_ROLE: AppRole = 'all';
+
+  @OneOf(LOG_LEVELS)
+  LOG_LEVEL: LogLevel = 'info';
+
+  /** Addresses, subnets and Express's names for them (`loopback`), comma-separated. */
+  @Pattern(/^[A-Za-z0-9.:/, ]{1,500}$/)
+  TRUST_PROXY = 'loopback';
+
+  @WholeNumber(14, 20)
+  PASSWORD_HASH_LOG2_N = 17;
+
+  @WholeNumber(0, 300_000)
+  API_KEY_CACHE_MS = 10_000;
+
+  @WholeNumber(100, 3_600_000)
+  RATE_LIMIT_WINDOW_MS = 60_000;
+
+  @WholeNumber(1, 1_000_000_000)
+  RATE_LIMIT_UPLOAD = 10;
+
+  @WholeNumber(1, 1_000_000_000)
+  RATE_LIMIT_CREATE_POST = 10;
+
+  @WholeNumber(1, 1_000_000_000)
+  RATE_LIMIT_PUBLISH = 10;
+
+  @WholeNumber(1, 1_000_000_000)
+  RATE_LIMIT_OTHER = 30;
+
+  @WholeNumber(1, 1_000_000_000)
+  RATE_LIMIT_AUTH_FAILURES = 60;
+
+  @WholeNumber(100, 24 * 3_600_000)
+  SIGNIN_WINDOW_MS = 15 * 60_000;
+
+  @WholeNumber(1, 1_000_000)
+  SIGNIN_FAILURES_PER_ACCOUNT = 10;
+
+  @WholeNumber(1, 1_000_000)
+  SIGNIN_FAILURES_PER_ADDRESS = 30;
+
+  @WholeNumber(1, 1_000_000_000)
+  REGISTRATIONS_PER_ADDRESS_PER_HOUR = 10;
+
+  @WholeNumber(1, 1_000_000_000)
+  APP_RATE_LIMIT_PER_MINUTE = 300;
+
+  @WholeNumber(1, 1_000_000_000)
+  AI_GENERATIONS_PER_HOUR = 30;
+
+  @TrueOrFalse()
+  RATE_LIMIT_ENABLED = true;
+
+  @WholeNumber(1, 10_000)
+  PUBLICATION_CONCURRENCY = PUBLICATION_CONCURRENCY_DEFAULT;
+
+  /** Bounds every queue and pacing call to Redis, the webhook queue's too, despite its name. */
+  @WholeNumber(50, 60_000)
+  PUBLICATION_ENQUEUE_TIMEOUT_MS = 2_000;
+
+  @WholeNumber(100, 3_600_000)
+  PUBLICATION_SWEEP_INTERVAL_MS = 30_000;
+
+  @WholeNumber(1_000, 600_000)
+  PUBLICATION_LOCK_MS = 30_000;
+
+  @WholeNumber(1, 100)
+  PUBLICATION_MAX_TRIES = 5;
+
+  @WholeNumber(1, 600_000)
+  PUBLICATION_RETRY_BASE_MS = 2_000;
+
+  @WholeNumber(100, 600_000)
+  TELEGRAM_SEND_TIMEOUT_MS = 30_000;
+
+  @WholeNumber(1, 1_000_000)
+  TELEGRAM_BOT_MESSAGES_PER_SECOND = 30;
+
+  @WholeNumber(1, 1_000_000)
+  TELEGRAM_CHAT_MESSAGES_PER_MINUTE = 20;
+
+  /** Unset: GET /metrics answers 404. */
+  @Omittable()
+  @AtLeastCharacters(16)
+  METRICS_TOKEN?: string;
+
+  @WholeNumber(0, 65535)
+  METRICS_PORT = 9464;
+
+  @TrueOrFalse()
+  METRICS_HTTP_ENABLED = true;
+
+  @WholeNumber(100, 3_600_000)
+  SHUTDOWN_TIMEOUT_MS = 10_000;
+
+  @WholeNumber(0, 1_000_000)
+  QUEUE_HISTORY_JOBS = 1_000;
+
+  @WholeNumber(1, 24 * 365)
+  QUEUE_HISTORY_HOURS = 24;
+
+  @WholeNumberList(MAX_WEBHOOK_RETRIES, MAX_WEBHOOK_RETRY_DELAY_MS)
+  WEBHOOK_RETRY_DELAYS_MS: readonly number[] = DEFAULT_WEBHOOK_RETRY_DELAYS_MS;
+
+  @WholeNumber(1, 100_000)
+  WEBHOOK_DISABLE_AFTER_EVENTS = 20;
+
+  @WholeNumber(100, 60_000)
+  WEBHOOK_TIMEOUT_MS = 10_000;
+
+  @WholeNumber(1, 1000)
+  WEBHOOK_CONCURRENCY = 50;
+
+  @WholeNumber(1, 1000)
+  WEBHOOK_ENDPOINT_CONCURRENCY = 10;
+
+  @WholeNumber(1_000, 600_000)
+  WEBHOOK_LOCK_MS = 15_000;
+
+  @WholeNumber(100, 3_600_000)
+  WEBHOOK_SWEEP_INTERVAL_MS = 10_000;
+
+  /** Unset with its secret: the SDK's own chain applies (instance role, AWS_* variables). */
+  @WhenS3()
+  @SetTogetherWith('S3_SECRET_ACCESS_KEY')
+  S3_ACCESS_KEY_ID?: string;
+
+  @Omittable()
+  @IsString()
+  S3_SECRET_ACCESS_KEY?: string;
+
+  @WhenS3()
+  @IsDefined(problem('is required when MEDIA_STORAGE_DRIVER is s3'))
+  @Pattern(S3_BUCKET_NAME)
+  S3_BUCKET?: string;
+
+  @WhenS3()
+  @Pattern(/^[a-z0-9-]{1,40}$/)
+  S3_REGION = 'us-east-1';
+
+  /** An S3-compatible store (MinIO, R2…); unset for AWS itself. */
+  @WhenS3()
+  @Omittable()
+  @UrlOf(HTTP)
+  S3_ENDPOINT?: string;
+
+  @WhenS3()
+  @TrueOrFalse()
+  S3_FORCE_PATH_STYLE = false;
+}
+
+/** Reads and validates the environment once; errors name the variable, never its value. */
+export function loadConfig(env: Env): AppConfig {
+  const { variables: v, problems } = readVariables(EnvironmentVariables, env);
+  const found = Object.values(problems);
+  if (found.length > 0) throw new ConfigError(found);
+  return deepFreeze({
+    port: v.PORT,
+    databaseUrl: v.DATABASE_URL,
+    databasePool: { size: v.DATABASE_POOL_SIZE, idleMs: v.DATABASE_POOL_IDLE_MS },
+    redisUrl: v.REDIS_URL,
+    redisKeyPrefix: v.REDIS_KEY_PREFIX,
+    publicBaseUrl: withoutTrailingSlash(v.PUBLIC_BASE_URL),
+    mediaStorageDriver: v.MEDIA_STORAGE_DRIVER,
+    mediaStorageDir: v.MEDIA_STORAGE_DIR,
+    s3: s3Config(v),
+    outboundAllowCidrs: v.OUTBOUND_ALLOW_CIDRS ?? v.MEDIA_FETCH_ALLOW_CIDRS ?? [],
+    mediaFetchTimeoutMs: v.MEDIA_FETCH_TIMEOUT_MS,
+    telegramApiBaseUrl: withoutTrailingSlash(v.TELEGRAM_API_BASE_URL),
+    platforms: {
+      discordApiBaseUrl: withoutTrailingSlash(v.DISCORD_API_BASE_URL),
+      blueskyServiceUrl: withoutTrailingSlash(v.BLUESKY_SERVICE_URL),
+    },
+    aiApiBaseUrl: v.AI_API_BASE_URL === undefined ? null : withoutTrailingSlash(v.AI_API_BASE_URL),
+    aiApiKey: v.AI_API_KEY ?? null,
+    aiTextModel: v.AI_TEXT_MODEL,
+    aiImageModel: v.AI_IMAGE_MODEL,
+    aiTimeoutMs: v.AI_TIMEOUT_MS,
+    appSecret: v.APP_SECRET,
+    appRole: v.APP_ROLE,
+    logLevel: v.LOG_LEVEL,
+    trustProxy: v.TRUST_PROXY,
+    passwordHashLog2N: v.PASSWORD_HASH_LOG2_N,
+    apiKeyCacheMs: v.API_KEY_CACHE_MS,
+    rateLimits: {
+      windowMs: v.RATE_LIMIT_WINDOW_MS,
+      upload: v.RATE_LIMIT_UPLOAD,
+      createPost: v.RATE_LIMIT_CREATE_POST,
+      publish: v.RATE_LIMIT_PUBLISH,
+      other: v.RATE_LIMIT_OTHER,
+      authFailuresPerIp: v.RATE_LIMIT_AUTH_FAILURES,
+      signInWindowMs: v.SIGNIN_WINDOW_MS,
+      signInFailuresPerAccount: v.SIGNIN_FAILURES_PER_ACCOUNT,
+      signInFailuresPerAddress: v.SIGNIN_FAILURES_PER_ADDRESS,
+      registrationsPerAddressPerHour: v.REGISTRATIONS_PER_ADDRESS_PER_HOUR,
+      appRequestsPerMinute: v.APP_RATE_LIMIT_PER_MINUTE,
+      aiGenerationsPerHour: v.AI_GENERATIONS_PER_HOUR,
+      enabled: v.RATE_LIMIT_ENABLED,
+    },
+    publication: {
+      concurrency: v.PUBLICATION_CONCURRENCY,
+      queueCallTimeoutMs: v.PUBLICATION_ENQUEUE_TIMEOUT_MS,
+      sweepIntervalMs: v.PUBLICATION_SWEEP_INTERVAL_MS,
+      lockMs: v.PUBLICATION_LOCK_MS,
+      maxTries: v.PUBLICATION_MAX_TRIES,
+      retryBaseMs: v.PUBLICATION_RETRY_BASE_MS,
+      sendTimeoutMs: v.TELEGRAM_SEND_TIMEOUT_MS,
+      botMessagesPerSecond: v.TELEGRAM_BOT_MESSAGES_PER_SECOND,
+      chatMessagesPerMinute: v.TELEGRAM_CHAT_MESSAGES_PER_MINUTE,
+    },
+    ops: {
+      metricsToken: v.METRICS_TOKEN ?? null,
+      metricsPort: v.METRICS_PORT,
+      httpMetrics: v.METRICS_HTTP_ENABLED,
+      shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
+      queueHistory: { jobs: v.QUEUE_HISTORY_JOBS, ageSeconds: v.QUEUE_HISTORY_HOURS * 3_600 },
+    },
+    webhooks: {
+      retryDelaysMs: [...v.WEBHOOK_RETRY_DELAYS_MS],
+      disableAfterEvents: v.WEBHOOK_DISABLE_AFTER_EVENTS,
+      timeoutMs: v.WEBHOOK_TIMEOUT_MS,
+      concurrency: v.WEBHOOK_CONCURRENCY,
+      endpointConcurrency: v.WEBHOOK_ENDPOINT_CONCURRENCY,
+      lockMs: v.WEBHOOK_LOCK_MS,
+      sweepIntervalMs: v.WEBHOOK_SWEEP_INTERVAL_MS,
+    },
+  });
 }
 
 /** Only the database address, for the TypeORM CLI, which needs nothing else. */
 export function loadDatabaseUrl(env: Env): string {
-  const problems: string[] = [];
-  const url = new EnvReader(env, problems).url('DATABASE_URL', null, ['postgres:', 'postgresql:']);
-  if (problems.length > 0) throw new ConfigError(problems);
-  return url;
+  const { variables, problems } = readVariables(EnvironmentVariables, env);
+  if (problems.DATABASE_URL) throw new ConfigError([problems.DATABASE_URL]);
+  return variables.DATABASE_URL;
 }
 
-class EnvReader {
-  constructor(
-    private readonly env: Env,
-    private readonly problems: string[],
-  ) {}
-
-  isSet(name: string): boolean {
-    return this.raw(name) !== undefined;
-  }
-
-  private raw(name: string): string | undefined {
-    const value = this.env[name];
-    return value === undefined || value.trim() === '' ? undefined : value.trim();
-  }
-
-  string(name: string, fallback: string): string {
-    return this.raw(name) ?? fallback;
-  }
-
-  optionalString(name: string): string | null {
-    return this.raw(name) ?? null;
-  }
-
-  problem(message: string): void {
-    this.problems.push(message);
-  }
-
-  optionalSecret(name: string, minLength: number): string | null {
-    const value = this.raw(name);
-    if (value === undefined) return null;
-    if (value.length < minLength)
-      this.problems.push(`${name} must be at least ${minLength} characters long`);
-    return value;
-  }
-
-  integer(name: string, fallback: number, min: number, max: number): number {
-    const value = this.raw(name);
-    if (value === undefined) return fallback;
-    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
-      this.problems.push(`${name} must be a whole number from ${min} to ${max}`);
-      return fallback;
-    }
-    return Number(value);
-  }
-
-  /** A comma-separated list of 1..maxItems whole numbers from 0 to max. */
-  integerList(
-    name: string,
-    fallback: readonly number[],
-    maxItems: number,
-    max: number,
-  ): readonly number[] {
-    const value = this.raw(name);
-    if (value === undefined) return fallback;
-    const items = value.split(',').map((item) => item.trim());
-    if (
-      items.length > maxItems ||
-      items.some((item) => !/^\d+$/.test(item) || Number(item) > max)
-    ) {
-      this.problems.push(
-        `${name} must be a comma-separated list of at most ${maxItems} whole numbers from 0 to ${max}`,
-      );
-      return fallback;
-    }
-    return items.map(Number);
-  }
-
-  pattern(name: string, fallback: string, re: RegExp): string {
-    const value = this.raw(name) ?? fallback;
-    if (!re.test(value)) this.problems.push(`${name} must match ${re}`);
-    return value;
-  }
-
-  oneOf<T extends string>(name: string, fallback: T, allowed: readonly T[]): T {
-    const value = this.raw(name) ?? fallback;
-    if (!allowed.includes(value as T)) {
-      this.problems.push(`${name} must be one of: ${allowed.join(', ')}`);
-      return fallback;
-    }
-    return value as T;
-  }
-
-  url(name: string, fallback: string | null, protocols: string[]): string {
-    const value = this.raw(name) ?? fallback;
-    if (value === null) {
-      this.problems.push(`${name} is required`);
-      return '';
-    }
-    if (!isUrl(value, protocols)) {
-      this.problems.push(
-        `${name} must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`,
-      );
-    }
-    return value;
-  }
-
-  optionalUrl(name: string): string | null {
-    const value = this.raw(name);
-    if (value === undefined) return null;
-    return this.url(name, null, ['http:', 'https:']);
-  }
-
-  secret(name: string, minLength: number): string {
-    const value = this.raw(name);
-    if (value === undefined) {
-      this.problems.push(`${name} is required (at least ${minLength} characters)`);
-      return '';
-    }
-    if (value.length < minLength)
-      this.problems.push(`${name} must be at least ${minLength} characters long`);
-    return value;
-  }
-
-  cidrList(name: string): string[] {
-    const value = this.raw(name);
-    if (value === undefined) return [];
-    const items = value
-      .split(',')
-      .map((item) => item.trim())
-      .filter(Boolean);
-    for (const item of items) {
-      const [address, bits, ...rest] = item.split('/');
-      const family = isIP(address ?? '');
-      const max = family === 6 ? 128 : 32;
-      if (
-        family === 0 ||
-        rest.length > 0 ||
-        bits === undefined ||
-        !/^\d+$/.test(bits) ||
-        Number(bits) > max
-      ) {
-        this.problems.push(
-          `${name} must be a comma-separated list of CIDR ranges such as 127.0.0.2/32`,
-        );
-        return [];
-      }
-    }
-    return items;
-  }
+function s3Config(v: EnvironmentVariables): S3Config | null {
+  // The schema requires the bucket with the S3 driver.
+  if (v.MEDIA_STORAGE_DRIVER !== 's3' || v.S3_BUCKET === undefined) return null;
+  return {
+    bucket: v.S3_BUCKET,
+    region: v.S3_REGION,
+    endpoint: v.S3_ENDPOINT === undefined ? null : withoutTrailingSlash(v.S3_ENDPOINT),
+    accessKeyId: v.S3_ACCESS_KEY_ID ?? null,
+    secretAccessKey: v.S3_SECRET_ACCESS_KEY ?? null,
+    forcePathStyle: v.S3_FORCE_PATH_STYLE,
+  };
 }
 
-function isUrl(value: string, protocols: string[]): boolean {
-  try {
-    return protocols.includes(new URL(value).protocol);
-  } catch {
-    return false;
+function withoutTrailingSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+function deepFreeze<T extends object>(value: T): T {
+  for (const inner of Object.values(value)) {
+    if (typeof inner === 'object' && inner !== null) deepFreeze(inner);
   }
+  return Object.freeze(value);
 }
