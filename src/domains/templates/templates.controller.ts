@@ -6,11 +6,10 @@ import {
   ApiOperation,
   ApiQuery,
 } from '@nestjs/swagger';
-import { SessionAuth } from '../../access/decorators';
+import { AppApi, CurrentProject, ProjectSource } from '../../access/decorators';
 import { Principal } from '../../access/principal';
 import { ApiErrors } from '../../http/errors/api-errors.decorator';
 import { ParseIdPipe } from '../../http/errors/parse-id.pipe';
-import { CurrentProject, ProjectSource, RequirePermission } from '../../access/require-permission';
 import type { ProjectAccess } from '../../access/project-access';
 import {
   CreateTemplateDto,
@@ -19,20 +18,24 @@ import {
   TemplateListDto,
   UpdateTemplateDto,
 } from './dto/template.dto';
+import { TemplatesRepository } from './templates.repository';
 import { TEMPLATE_NOT_FOUND, TemplatesService } from './templates.service';
 
-const BY_TEMPLATE: ProjectSource = { resource: 'template', param: 'id' };
+/** The template named by the path: its project is the route's. */
+const BY_TEMPLATE: ProjectSource = {
+  param: 'id',
+  resource: { owner: TemplatesRepository, notFound: TEMPLATE_NOT_FOUND },
+};
 const TEMPLATE_ID = new ParseIdPipe(TEMPLATE_NOT_FOUND.code, TEMPLATE_NOT_FOUND.message);
 
 /** Every template operation, generation included, needs can_manage_templates. */
 @Controller('api/posts/templates')
-@SessionAuth()
 @ApiErrors('unauthorized', 'forbidden', 'project_not_found')
 export class TemplatesController {
   constructor(private readonly templates: TemplatesService) {}
 
   @Get()
-  @RequirePermission('can_manage_templates')
+  @AppApi({ permission: 'can_manage_templates' })
   @ApiOperation({ summary: 'The project’s post templates, newest first' })
   @ApiQuery({ name: 'project_id', type: Number })
   @ApiOkResponse({ type: TemplateListDto })
@@ -41,7 +44,7 @@ export class TemplatesController {
   }
 
   @Post()
-  @RequirePermission('can_manage_templates')
+  @AppApi({ permission: 'can_manage_templates' })
   @ApiOperation({ summary: 'Create a template' })
   @ApiCreatedResponse({ type: TemplateDto })
   @ApiErrors('validation_failed')
@@ -54,7 +57,7 @@ export class TemplatesController {
   }
 
   @Post('generate')
-  @RequirePermission('can_manage_templates')
+  @AppApi({ permission: 'can_manage_templates' })
   @ApiOperation({ summary: 'Create a template whose text the AI writes' })
   @ApiCreatedResponse({ type: TemplateDto })
   @ApiErrors('validation_failed', 'ai_failed', 'ai_unavailable')
@@ -67,7 +70,7 @@ export class TemplatesController {
   }
 
   @Get(':id')
-  @RequirePermission('can_manage_templates', BY_TEMPLATE)
+  @AppApi({ permission: 'can_manage_templates', project: BY_TEMPLATE })
   @ApiOperation({ summary: 'One template' })
   @ApiOkResponse({ type: TemplateDto })
   @ApiErrors('template_not_found')
@@ -79,7 +82,7 @@ export class TemplatesController {
   }
 
   @Put(':id')
-  @RequirePermission('can_manage_templates', BY_TEMPLATE)
+  @AppApi({ permission: 'can_manage_templates', project: BY_TEMPLATE })
   @ApiOperation({ summary: 'Change a template’s name or text' })
   @ApiOkResponse({ type: TemplateDto })
   @ApiErrors('template_not_found', 'validation_failed')
@@ -93,7 +96,7 @@ export class TemplatesController {
 
   @Delete(':id')
   @HttpCode(204)
-  @RequirePermission('can_manage_templates', BY_TEMPLATE)
+  @AppApi({ permission: 'can_manage_templates', project: BY_TEMPLATE })
   @ApiOperation({ summary: 'Delete a template' })
   @ApiNoContentResponse()
   @ApiErrors('template_not_found')

@@ -1,10 +1,7 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { Injectable } from '@nestjs/common';
 import { AiService } from '../ai/ai.service';
 import { formatTimestamp } from '../../infrastructure/database/timestamps';
 import { AppError } from '../../http/errors/error-codes';
-import { ProjectResolvers } from '../../access/project-resolvers';
 import { MAX_TEMPLATE_NAME, TemplateDto, TemplateListDto } from './dto/template.dto';
 import { PostTemplate } from './post-template.entity';
 import { TemplatesRepository } from './templates.repository';
@@ -16,22 +13,11 @@ export const TEMPLATE_NOT_FOUND = {
 
 /** Post templates, always scoped by the project PermissionGuard resolved. */
 @Injectable()
-export class TemplatesService implements OnModuleInit {
+export class TemplatesService {
   constructor(
-    @InjectRepository(PostTemplate) private readonly templates: Repository<PostTemplate>,
     private readonly repository: TemplatesRepository,
-    private readonly resolvers: ProjectResolvers,
     private readonly ai: AiService,
   ) {}
-
-  onModuleInit(): void {
-    this.resolvers.register('template', {
-      resolve: async (id) =>
-        (await this.templates.findOne({ where: { id }, select: { projectId: true } }))?.projectId ??
-        null,
-      notFound: TEMPLATE_NOT_FOUND,
-    });
-  }
 
   /** Newest first. */
   async list(projectId: number): Promise<TemplateListDto> {
