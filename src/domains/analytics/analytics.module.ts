@@ -1,9 +1,10 @@
 import { Module } from '@nestjs/common';
 import { AnalyticsController } from './analytics.controller';
+import { AnalyticsRepository } from './analytics.repository';
 import { AnalyticsService } from './analytics.service';
 
 @Module({
   controllers: [AnalyticsController],
-  providers: [AnalyticsService],
+  providers: [AnalyticsService, AnalyticsRepository],
 })
 export class AnalyticsModule {}

@@ -3,7 +3,8 @@ import { ApiOkResponse, ApiOperation, ApiProperty } from '@nestjs/swagger';
 import { PUBLIC_API_PREFIX, PublicApi } from '../../access/decorators';
 import { Principal } from '../../access/principal';
 import { ApiErrors } from '../../http/errors/api-errors.decorator';
-import { Usage, UsageService } from './usage.service';
+import type { Usage } from './analytics.repository';
+import { UsageService } from './usage.service';
 
 export class UsageDto implements Usage {
   @ApiProperty({ description: 'Posts the key user created since the 1st of this month, UTC' })

@@ -1,23 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { rowsOf, Statement } from '../../infrastructure/database/prepared';
-import { USAGE_SQL } from './usage-query';
-
-const USAGE = new Statement(USAGE_SQL);
-
-/** The key user's usage (docs/api-rules.md#usage), in one round trip (usage-query.ts). */
-export interface Usage {
-  posts_this_month: number;
-  projects_count: number;
-  api_keys_count: number;
-}
+import { AnalyticsRepository, type Usage } from './analytics.repository';
 
 @Injectable()
 export class UsageService {
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly analytics: AnalyticsRepository) {}
 
-  async forUser(userId: number): Promise<Usage> {
-    const [row] = await rowsOf<Usage>(this.db, USAGE, [userId]);
-    return row;
+  forUser(userId: number): Promise<Usage> {
+    return this.analytics.usageOf(userId);
   }
 }
