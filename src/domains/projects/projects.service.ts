@@ -1,7 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
-import { rowsOf, Statement } from '../../infrastructure/database/prepared';
 import { formatTimestamp } from '../../infrastructure/database/timestamps';
 import {
   MemberRole,
@@ -12,45 +9,7 @@ import {
 import { Project } from './project.entity';
 import { ProjectAccess } from '../../access/project-access';
 import { ProjectAccessCache } from '../../access/project-access-cache';
-
-interface AccessRow {
-  id: number;
-  name: string;
-  timezone: string;
-  owner_id: number;
-  appearance: string | null;
-  wallpaper: string | null;
-  created_at: string;
-  role: MemberRole | null;
-  can_view_content: boolean | null;
-  can_edit_content: boolean | null;
-  can_publish: boolean | null;
-  can_use_ai: boolean | null;
-  can_manage_templates: boolean | null;
-  can_view_analytics: boolean | null;
-  can_manage_accounts: boolean | null;
-  can_manage_team: boolean | null;
-  can_manage_settings: boolean | null;
-}
-
-const ACCESS_SELECT = `
-  SELECT p.id, p.name, p.timezone, p.owner_id, p.appearance, p.wallpaper, p.created_at, m.role,
-         ${PERMISSION_FLAGS.map((flag) => `m.${flag}`).join(', ')}
-    FROM projects p
-    LEFT JOIN project_members m ON m.project_id = p.id AND m.user_id = $1`;
-
-// The user's projects found through the owner and member indexes: an OR across the two tables
-// can only be answered by reading every project.
-const LIST_ACCESSIBLE = new Statement(
-  `${ACCESS_SELECT}
-    WHERE p.id IN (SELECT id FROM projects WHERE owner_id = $1
-                   UNION ALL
-                   SELECT project_id FROM project_members WHERE user_id = $1)
-    ORDER BY p.id`,
-);
-const FIND_ACCESS = new Statement(
-  `${ACCESS_SELECT} WHERE p.id = $2 AND (p.owner_id = $1 OR m.user_id IS NOT NULL)`,
-);
+import { type AccessRow, ProjectsRepository } from './projects.repository';
 
 export interface ProjectSettings {
   name?: string;
@@ -62,13 +21,13 @@ export interface ProjectSettings {
 @Injectable()
 export class ProjectsService {
   constructor(
-    @InjectRepository(Project) private readonly projects: Repository<Project>,
+    private readonly projects: ProjectsRepository,
     private readonly cache: ProjectAccessCache,
   ) {}
 
   /** Every project the user owns or is a member of, oldest first. */
   async listAccessible(userId: number): Promise<ProjectAccess[]> {
-    const rows = await rowsOf<AccessRow>(this.projects.manager, LIST_ACCESSIBLE, [userId]);
+    const rows = await this.projects.listAccessible(userId);
     return rows.map((row) => toAccess(row, userId));
   }
 
@@ -92,13 +51,13 @@ export class ProjectsService {
 
   /** The user's access as the database has it now. */
   private async readAccess(userId: number, projectId: number): Promise<ProjectAccess | null> {
-    const [row] = await rowsOf<AccessRow>(this.projects.manager, FIND_ACCESS, [userId, projectId]);
+    const row = await this.projects.findAccess(userId, projectId);
     return row ? toAccess(row, userId) : null;
   }
 
   async create(ownerId: number, name: string, timezone: string): Promise<ProjectAccess> {
-    const saved = await this.projects.save(this.projects.create({ ownerId, name, timezone }));
-    const access = await this.readAccess(ownerId, saved.id);
+    const id = await this.projects.insert(ownerId, name, timezone);
+    const access = await this.readAccess(ownerId, id);
     if (!access) throw new Error('Created project is not accessible to its owner');
     return access;
   }
@@ -112,7 +71,7 @@ export class ProjectsService {
       Object.entries(settings).filter(([, value]) => value !== undefined),
     );
     if (Object.keys(changes).length > 0) {
-      await this.projects.update({ id: access.project.id }, changes);
+      await this.projects.update(access.project.id, changes);
       await this.changed(access.project.id);
     }
     return (await this.readAccess(userId, access.project.id)) ?? access;
