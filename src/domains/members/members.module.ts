@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { ProjectsModule } from '../projects/projects.module';
 import { User } from '../users/user.entity';
 import { MembersController } from './members.controller';
+import { MembersRepository } from './members.repository';
 import { MembersService } from './members.service';
 import { PermissionGuard } from '../../access/permission.guard';
 import { ProjectMember } from './project-member.entity';
@@ -11,7 +12,7 @@ import { ProjectMember } from './project-member.entity';
 @Module({
   imports: [TypeOrmModule.forFeature([ProjectMember, User]), ProjectsModule],
   controllers: [MembersController],
-  providers: [PermissionGuard, MembersService],
+  providers: [PermissionGuard, MembersService, MembersRepository],
   exports: [PermissionGuard, ProjectsModule, MembersService],
 })
 export class MembersModule {}

@@ -1,12 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import { formatTimestamp } from '../../infrastructure/database/timestamps';
 import { isUniqueViolation } from '../../infrastructure/database/query-errors';
 import { AppError } from '../../http/errors/error-codes';
 import type { ProjectAccess } from '../../access/project-access';
 import { ProjectsService } from '../projects/projects.service';
-import { User } from '../users/user.entity';
 import { normalizeEmail } from '../users/users.service';
 import { MemberDto, MemberListDto, PermissionsInputDto } from './dto/member.dto';
 import {
@@ -16,6 +13,7 @@ import {
   type Permissions,
   ROLE_TITLES,
 } from '../../access/permissions';
+import { MembersRepository } from './members.repository';
 import { applyPermissions, memberPermissions, ProjectMember } from './project-member.entity';
 import { assertMayManage, assertNotOwner, type TeamActor } from './team-rules';
 
@@ -26,18 +24,13 @@ import { assertMayManage, assertNotOwner, type TeamActor } from './team-rules';
 @Injectable()
 export class MembersService {
   constructor(
-    @InjectRepository(ProjectMember) private readonly members: Repository<ProjectMember>,
-    @InjectRepository(User) private readonly users: Repository<User>,
+    private readonly members: MembersRepository,
     private readonly projects: ProjectsService,
   ) {}
 
   /** The project's members (never the owner, who is not a member), oldest first. */
   async list(projectId: number): Promise<MemberListDto> {
-    const rows = await this.members.find({
-      where: { projectId },
-      relations: { user: true },
-      order: { createdAt: 'ASC', userId: 'ASC' },
-    });
+    const rows = await this.members.list(projectId);
     const items = rows.map(toMemberDto);
     return { items, count: items.length };
   }
@@ -53,15 +46,14 @@ export class MembersService {
     const projectId = access.project.id;
     const permissions = withOverrides(DEFAULT_PERMISSIONS[role], overrides);
     assertMayManage(actorOf(access, actorId), null, { role, permissions });
-    const user = await this.users.findOneBy({ email: normalizeEmail(email) });
+    const user = await this.members.findUserByEmail(normalizeEmail(email));
     if (!user) throw new AppError('user_not_found', 'No user with this email');
     if (user.id === access.project.ownerId) {
       throw new AppError('member_exists', 'This user owns the project');
     }
-    const member = this.members.create({ projectId, userId: user.id, role });
-    applyPermissions(member, permissions);
+    let member: ProjectMember;
     try {
-      await this.members.insert(member);
+      member = await this.members.insert(projectId, user, role, permissions);
     } catch (error) {
       if (isUniqueViolation(error)) {
         throw new AppError('member_exists', 'This user is already a member of the project');
@@ -69,8 +61,6 @@ export class MembersService {
       throw error;
     }
     // Nothing to announce: no process remembers that a user has no access (ProjectAccessCache).
-    // The INSERT returned created_at (as the database's text) into `member`.
-    member.user = user;
     return toMemberDto(member);
   }
 
@@ -118,16 +108,13 @@ export class MembersService {
         null,
       );
     }
-    await this.members.delete({ projectId, userId });
+    await this.members.remove(projectId, userId);
     await this.projects.changed(projectId);
   }
 
   /** The member with its user, ready for `toMemberDto`. */
   private async find(projectId: number, userId: number): Promise<ProjectMember> {
-    const member = await this.members.findOne({
-      where: { projectId, userId },
-      relations: { user: true },
-    });
+    const member = await this.members.find(projectId, userId);
     if (!member) throw new AppError('member_not_found', 'Member not found');
     return member;
   }
