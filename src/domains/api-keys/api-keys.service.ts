@@ -1,14 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import type { AuthUser, Principal } from '../../access/principal';
 import { SecretsService } from '../../infrastructure/config/secrets.service';
-import { rowsOf, Statement } from '../../infrastructure/database/prepared';
 import { formatTimestamp, parseInputTimestamp } from '../../infrastructure/database/timestamps';
 import { AppError } from '../../http/errors/error-codes';
 import { validationFailed } from '../../http/errors/validation';
 import { ApiKey } from './api-key.entity';
 import { ApiKeyCache, KeyRecord } from './api-key-cache';
+import { ApiKeysRepository } from './api-keys.repository';
 import {
   API_KEY_PUBLIC_LENGTH,
   API_KEY_SECRET_LENGTH,
@@ -18,22 +16,6 @@ import {
   parseApiKey,
 } from './api-key-format';
 import { Scope, SCOPES } from '../../access/scopes';
-
-/** A key is found by its public part; the secret is compared in constant time afterwards. */
-const FIND_KEY = new Statement(
-  `SELECT k.id, k.public_id, k.secret_hash, k.scopes, k.mode, k.user_id,
-          (extract(epoch FROM k.expires_at) * 1000)::float8 AS expires_at_ms,
-          u.email, u.name, u.is_admin, u.is_operator
-     FROM api_keys k JOIN users u ON u.id = k.user_id
-    WHERE k.public_id = $1 AND k.revoked_at IS NULL
-      AND (k.expires_at IS NULL OR k.expires_at > now())`,
-);
-
-const REVOKE_KEY = new Statement(
-  `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now())
-    WHERE id = $1 AND user_id = $2
-    RETURNING public_id`,
-);
 
 /** `last_used_at` is written at most this often per key, not on every request. */
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
@@ -65,7 +47,7 @@ export class ApiKeysService {
   private readonly lastWritten = new Map<number, number>();
 
   constructor(
-    @InjectRepository(ApiKey) private readonly keys: Repository<ApiKey>,
+    private readonly keys: ApiKeysRepository,
     private readonly secrets: SecretsService,
     private readonly cache: ApiKeyCache,
   ) {}
@@ -85,37 +67,27 @@ export class ApiKeysService {
     const publicId = this.secrets.randomAlphanumeric(API_KEY_PUBLIC_LENGTH);
     const secret = this.secrets.randomAlphanumeric(API_KEY_SECRET_LENGTH);
     const mode = input.mode ?? 'live';
-    const saved = await this.keys.save(
-      this.keys.create({
-        userId,
-        name: input.name,
-        publicId,
-        secretHash: this.secrets.hashToken(secret),
-        scopes: input.scopes && input.scopes.length > 0 ? [...new Set(input.scopes)] : [...SCOPES],
-        mode,
-        expiresAt,
-      }),
-    );
-    const stored = await this.keys.findOneByOrFail({ id: saved.id });
+    const stored = await this.keys.insert({
+      userId,
+      name: input.name,
+      publicId,
+      secretHash: this.secrets.hashToken(secret),
+      scopes: input.scopes && input.scopes.length > 0 ? [...new Set(input.scopes)] : [...SCOPES],
+      mode,
+      expiresAt,
+    });
     return { ...toApiKeyView(stored), key: formatApiKey(mode, publicId, secret) };
   }
 
   async list(userId: number): Promise<ApiKeyView[]> {
-    const rows = await this.keys.find({
-      where: { userId },
-      order: { createdAt: 'DESC', id: 'DESC' },
-    });
-    return rows.map(toApiKeyView);
+    return (await this.keys.list(userId)).map(toApiKeyView);
   }
 
   /** Stored first, then evicted from every process's memory of keys (api-key-cache.ts). */
   async revoke(userId: number, id: number): Promise<void> {
-    const [revoked] = await rowsOf<{ public_id: string }>(this.keys.manager, REVOKE_KEY, [
-      id,
-      userId,
-    ]);
-    if (!revoked) throw new AppError('api_key_not_found', 'API key not found');
-    await this.cache.revoked(id, revoked.public_id);
+    const publicId = await this.keys.revoke(userId, id);
+    if (publicId === null) throw new AppError('api_key_not_found', 'API key not found');
+    await this.cache.revoked(id, publicId);
   }
 
   /** Every failure is the same 401, so nothing tells a bad key from a revoked one. */
@@ -144,7 +116,7 @@ export class ApiKeysService {
 
   private async lookUp(publicId: string): Promise<KeyRecord | undefined> {
     const ticket = this.cache.ticket();
-    const [row] = await rowsOf<KeyRecord>(this.keys.manager, FIND_KEY, [publicId]);
+    const row = await this.keys.findLive(publicId);
     if (row) this.cache.put(ticket, row);
     return row;
   }
@@ -156,11 +128,7 @@ export class ApiKeysService {
     this.lastWritten.set(id, now);
     // The WHERE clause keeps the once-a-minute promise across instances too.
     this.keys
-      .query(
-        `UPDATE api_keys SET last_used_at = now()
-          WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
-        [id],
-      )
+      .touch(id)
       .catch((error: Error) => this.logger.warn(`Could not record key use: ${error.message}`));
   }
 }
