@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { MediaAsset } from './media-asset.entity';
 import { MediaFilesController } from './media-files.controller';
 import { MediaUploadInterceptor } from './media-upload.interceptor';
+import { MediaRepository } from './media.repository';
 import { MediaService } from './media.service';
 import { PublicMediaController } from './public-media.controller';
 import { UrlFetcher } from './url-fetcher';
@@ -14,7 +15,7 @@ import { UrlFetcher } from './url-fetcher';
 @Module({
   imports: [TypeOrmModule.forFeature([MediaAsset])],
   controllers: [PublicMediaController, MediaFilesController],
-  providers: [MediaService, UrlFetcher, MediaUploadInterceptor],
+  providers: [MediaService, MediaRepository, UrlFetcher, MediaUploadInterceptor],
   exports: [MediaService],
 })
 export class MediaModule {}

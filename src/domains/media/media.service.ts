@@ -1,13 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { EntityManager, In, Repository } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { formatTimestamp } from '../../infrastructure/database/timestamps';
 import { STORAGE_DRIVER, type StorageDriver } from '../../infrastructure/storage/storage-driver';
 import type { MediaAssetDto, MediaAssetListDto } from './dto/media-asset.dto';
 import { fallbackFilename, filenameForDownload, sanitizeFilename } from './filenames';
 import { MediaAsset } from './media-asset.entity';
+import { MediaRepository } from './media.repository';
 import type { MediaKind } from './media-kinds';
 import { sniffMedia } from './media-sniffer';
 import { UrlFetcher } from './url-fetcher';
@@ -38,7 +38,7 @@ export class MediaService {
   private readonly logger = new Logger(MediaService.name);
 
   constructor(
-    @InjectRepository(MediaAsset) private readonly assets: Repository<MediaAsset>,
+    private readonly assets: MediaRepository,
     @Inject(STORAGE_DRIVER) private readonly storage: StorageDriver,
     private readonly fetcher: UrlFetcher,
   ) {}
@@ -101,8 +101,7 @@ export class MediaService {
     m?: EntityManager,
   ): Promise<MediaAsset[]> {
     if (ids.length === 0) return [];
-    const assets = m?.getRepository(MediaAsset) ?? this.assets;
-    const found = await assets.findBy({ projectId, id: In([...ids]) });
+    const found = await this.assets.findByIds(projectId, ids, m);
     const byId = new Map(found.map((asset) => [asset.id, asset]));
     return ids.flatMap((id) => byId.get(id) ?? []);
   }
@@ -111,10 +110,7 @@ export class MediaService {
   findServable(
     storagePath: string,
   ): Promise<Pick<MediaAsset, 'storagePath' | 'mimeType' | 'sizeBytes'> | null> {
-    return this.assets.findOne({
-      where: { storagePath },
-      select: { storagePath: true, mimeType: true, sizeBytes: true },
-    });
+    return this.assets.findServable(storagePath);
   }
 
   /** The stored bytes of an asset. */
@@ -156,7 +152,7 @@ export class MediaService {
     filename: string,
   ): Promise<MediaAsset> {
     try {
-      const inserted = await this.assets.insert({
+      return await this.assets.insert({
         projectId,
         uploadedById,
         type: file.kind.type,
@@ -165,8 +161,6 @@ export class MediaService {
         sizeBytes: file.sizeBytes,
         storagePath: file.storagePath,
       });
-      const id = (inserted.identifiers[0] as { id: number }).id;
-      return await this.assets.findOneByOrFail({ id });
     } catch (error) {
       await this.discardFile(file.storagePath).catch((cleanup: unknown) =>
         this.logger.error(`Could not remove ${file.storagePath}: ${String(cleanup)}`),
