@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import { SecretsService } from '../../infrastructure/config/secrets.service';
 import { isUniqueViolation } from '../../infrastructure/database/query-errors';
 import { AppError } from '../../http/errors/error-codes';
 import { User } from './user.entity';
+import { UsersRepository } from './users.repository';
 
 export interface UserView {
   id: number;
@@ -41,16 +40,18 @@ export class UsersService {
   private dummyHash?: Promise<string>;
 
   constructor(
-    @InjectRepository(User) private readonly users: Repository<User>,
+    private readonly users: UsersRepository,
     private readonly secrets: SecretsService,
   ) {}
 
   async register(email: string, password: string, name: string): Promise<User> {
     const passwordHash = await this.secrets.hashPassword(password);
     try {
-      return await this.users.save(
-        this.users.create({ email: normalizeEmail(email), name: name.trim(), passwordHash }),
-      );
+      return await this.users.insert({
+        email: normalizeEmail(email),
+        name: name.trim(),
+        passwordHash,
+      });
     } catch (error) {
       if (isUniqueViolation(error)) {
         throw new AppError('email_taken', 'A user with this email already exists');
@@ -75,14 +76,14 @@ export class UsersService {
 
   /** Checks the current password, then stores the new one; false when the current one is wrong. */
   async changePassword(userId: number, current: string, next: string): Promise<boolean> {
-    const user = await this.users.findOneBy({ id: userId });
+    const user = await this.users.findById(userId);
     if (!user || !(await this.secrets.verifyPassword(current, user.passwordHash))) return false;
     await this.setPassword(userId, next);
     return true;
   }
 
   findByEmail(email: string): Promise<User | null> {
-    return this.users.findOneBy({ email: normalizeEmail(email) });
+    return this.users.findByEmail(normalizeEmail(email));
   }
 
   /** Grants or revokes a global role; the user as it now is. */
@@ -90,7 +91,7 @@ export class UsersService {
     const user = await this.findByEmail(email);
     if (!user) throw new AppError('user_not_found', `No user with email ${normalizeEmail(email)}`);
     const column = ROLE_COLUMN[role];
-    if (user[column] !== granted) await this.users.update({ id: user.id }, { [column]: granted });
+    if (user[column] !== granted) await this.users.setRole(user.id, column, granted);
     return { ...user, [column]: granted };
   }
 
@@ -102,15 +103,12 @@ export class UsersService {
     const user = await this.findByEmail(email);
     if (!user) throw new AppError('user_not_found', `No user with email ${normalizeEmail(email)}`);
     const passwordHash = await this.secrets.hashPassword(password);
-    await this.users.manager.transaction(async (m) => {
-      await m.update(User, { id: user.id }, { passwordHash });
-      await m.query('DELETE FROM sessions WHERE user_id = $1', [user.id]);
-    });
+    await this.users.setPasswordHashEndingSessions(user.id, passwordHash);
     return user;
   }
 
   private async setPassword(userId: number, password: string): Promise<void> {
     const passwordHash = await this.secrets.hashPassword(password);
-    await this.users.update({ id: userId }, { passwordHash });
+    await this.users.setPasswordHash(userId, passwordHash);
   }
 }
