@@ -49,7 +49,8 @@ export function buildOpenApiDocuments(app: INestApplication, config: AppConfig):
     .addTag(PUBLIC_API_TAG, 'Versioned API for integrators, authenticated with API keys')
     .addTag(APP_API_TAG, 'The internal frontend’s API, authenticated with session tokens')
     .build();
-  const full = SwaggerModule.createDocument(app, builder);
+  // Each route's access decorator tags it with its API surface; no tag named after a controller.
+  const full = SwaggerModule.createDocument(app, builder, { autoTagControllers: false });
   for (const [path, item] of Object.entries(full.paths)) {
     for (const method of METHODS) {
       const operation = item[method];
