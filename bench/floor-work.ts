@@ -116,7 +116,7 @@ export async function projects(userId: number): Promise<unknown> {
 }
 
 export async function usage(userId: number): Promise<unknown> {
-  // The very statement Herald's UsageService sends: the three usage figures in one round trip.
+  // The very statement Herald's AnalyticsRepository sends: the three usage figures in one round trip.
   const { rows } = await pool.query({ name: 'usage', text: USAGE_SQL, values: [userId] });
   return rows[0];
 }

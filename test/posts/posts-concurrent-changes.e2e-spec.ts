@@ -61,7 +61,8 @@ describe('Posts written while their channels are deleted', () => {
     await deleter.connect();
     try {
       await deleter.query('BEGIN');
-      // What DELETE /api/accounts/{id} runs (AccountsService.remove); its channels go with it.
+      // The row lock DELETE /api/accounts/{id} takes (AccountsRepository.remove, which also names
+      // the project); its channels go with it.
       await deleter.query('DELETE FROM accounts WHERE id = $1', [channel.account_id]);
       // Started now (a supertest request leaves only when awaited), answered after the commit.
       const answer = (async () => await request())();
