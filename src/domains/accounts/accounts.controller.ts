@@ -7,7 +7,7 @@ import {
   ApiOperation,
 } from '@nestjs/swagger';
 import { AppApi, CurrentProject, ProjectSource } from '../../access/decorators';
-import { ChannelListItemDto } from '../channels/dto/channel.dto';
+import { ChannelListItemDto } from '../channels/channel.dto';
 import { ParseIdPipe } from '../../http/errors/parse-id.pipe';
 import type { ProjectAccess } from '../../access/project-access';
 import type { ConnectFields } from '../platforms/platform';
@@ -21,7 +21,7 @@ import {
   CreateAccountDto,
   RECONNECT_EXAMPLES,
   UpdateAccountDto,
-} from './dto/account.dto';
+} from './account.dto';
 import { ApiErrors } from '../../http/errors/api-errors.decorator';
 import type { ErrorCode } from '../../http/errors/error-codes';
 import { PLATFORMS } from './account.entity';

@@ -1,7 +1,7 @@
 import { Injectable, Optional } from '@nestjs/common';
 import type { ChannelRow } from '../channels/channels.repository';
 import { toChannelDto, toChannelListItem } from '../channels/channels.service';
-import { ChannelDto, ChannelListItemDto } from '../channels/dto/channel.dto';
+import { ChannelDto, ChannelListItemDto } from '../channels/channel.dto';
 import { SecretsService } from '../../infrastructure/config/secrets.service';
 import { formatTimestamp } from '../../infrastructure/database/timestamps';
 import { isUniqueViolation } from '../../infrastructure/database/query-errors';
@@ -11,7 +11,7 @@ import { PlatformConnectors } from '../platforms/platform-connectors';
 import { PlatformRegistry } from '../platforms/platform-registry';
 import { Account } from './account.entity';
 import { type AccountCredentials, AccountsRepository } from './accounts.repository';
-import { AccountResponseDto } from './dto/account.dto';
+import { AccountResponseDto } from './account.dto';
 
 @Injectable()
 export class AccountsService {

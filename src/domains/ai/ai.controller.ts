@@ -4,11 +4,11 @@ import type { Response } from 'express';
 import { AppApi, CurrentProject } from '../../access/decorators';
 import { Principal } from '../../access/principal';
 import { ApiErrors } from '../../http/errors/api-errors.decorator';
-import { MediaAssetDto } from '../media/dto/media-asset.dto';
+import { MediaAssetDto } from '../media/media-asset.dto';
 import type { ProjectAccess } from '../../access/project-access';
 import { AiQuota } from '../../infrastructure/rate-limit/ai-quota';
 import { AiService } from './ai.service';
-import { GenerateDto, GeneratedTextDto } from './dto/ai.dto';
+import { GenerateDto, GeneratedTextDto } from './ai.dto';
 
 @Controller('api/posts')
 @ApiErrors(

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Readable } from 'node:stream';
-import type { MediaAssetDto } from '../media/dto/media-asset.dto';
+import type { MediaAssetDto } from '../media/media-asset.dto';
 import { MediaService } from '../media/media.service';
 import { PLATFORM_TRAITS } from '../platforms/platform-list';
 import { MAX_TEXT_LENGTH } from '../posts/post-state';

@@ -4,7 +4,7 @@ import { AppApi, CurrentProject } from '../../access/decorators';
 import { ApiErrors } from '../../http/errors/api-errors.decorator';
 import type { ProjectAccess } from '../../access/project-access';
 import { AnalyticsService } from './analytics.service';
-import { ChannelStatsListDto } from './dto/channel-stats.dto';
+import { ChannelStatsListDto } from './channel-stats.dto';
 
 @Controller('api/analytics')
 @ApiErrors('unauthorized', 'forbidden', 'project_not_found', 'validation_failed')

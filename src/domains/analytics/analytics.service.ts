@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { toChannelListItem } from '../channels/channels.service';
 import { PlatformRegistry } from '../platforms/platform-registry';
 import { AnalyticsRepository } from './analytics.repository';
-import { ChannelStatsListDto } from './dto/channel-stats.dto';
+import { ChannelStatsListDto } from './channel-stats.dto';
 
 /**
  * Per-channel counts, from each post's targets: `scheduled` counts posts in state scheduled,

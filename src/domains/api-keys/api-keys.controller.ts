@@ -9,7 +9,7 @@ import { AppApi } from '../../access/decorators';
 import { Principal } from '../../access/principal';
 import { ParseIdPipe } from '../../http/errors/parse-id.pipe';
 import { ApiKeysService } from './api-keys.service';
-import { ApiKeyListDto, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
+import { ApiKeyListDto, CreateApiKeyDto, CreatedApiKeyDto } from './api-key.dto';
 
 @Controller('api/api-keys')
 @AppApi({ adminOnly: true })

@@ -2,7 +2,7 @@ import { Injectable, Optional } from '@nestjs/common';
 import { toChannelRef } from './channel-ref';
 import { type ChannelRow, ChannelsRepository } from './channels.repository';
 import { PlatformRegistry } from '../platforms/platform-registry';
-import { ChannelDto, ChannelListItemDto } from './dto/channel.dto';
+import { ChannelDto, ChannelListItemDto } from './channel.dto';
 
 @Injectable()
 export class ChannelsService {

@@ -4,7 +4,7 @@ import { CurrentProject, PUBLIC_API_PREFIX, PublicApi } from '../../access/decor
 import { ApiErrors } from '../../http/errors/api-errors.decorator';
 import type { ProjectAccess } from '../../access/project-access';
 import { ChannelsService } from './channels.service';
-import { ChannelListDto } from './dto/channel.dto';
+import { ChannelListDto } from './channel.dto';
 
 @Controller(`${PUBLIC_API_PREFIX}/projects/:projectId/channels`)
 export class PublicChannelsController {

@@ -13,7 +13,7 @@ import { AppError } from '../../http/errors/error-codes';
 import { createValidationPipe, validationFailed } from '../../http/errors/validation';
 import { carriesIdempotencyKey } from '../../http/idempotency/idempotency-header';
 import type { IdempotentRequest } from '../../http/idempotency/idempotency.interceptor';
-import { UploadByUrlDto } from './dto/upload-media.dto';
+import { UploadByUrlDto } from './upload-media.dto';
 import { MAX_MEDIA_BYTES } from './media-kinds';
 import { fileTooLarge } from './media-sniffer';
 import { MediaService, MediaUploadInput, StoredMediaFile } from './media.service';

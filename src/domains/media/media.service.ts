@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import type { EntityManager } from 'typeorm';
 import { formatTimestamp } from '../../infrastructure/database/timestamps';
 import { STORAGE_DRIVER, type StorageDriver } from '../../infrastructure/storage/storage-driver';
-import type { MediaAssetDto, MediaAssetListDto } from './dto/media-asset.dto';
+import type { MediaAssetDto, MediaAssetListDto } from './media-asset.dto';
 import { fallbackFilename, filenameForDownload, sanitizeFilename } from './filenames';
 import { MediaAsset } from './media-asset.entity';
 import { MediaRepository } from './media.repository';

@@ -12,8 +12,8 @@ import { Principal } from '../../access/principal';
 import { ApiErrors } from '../../http/errors/api-errors.decorator';
 import { Idempotent } from '../../http/idempotency/idempotent.decorator';
 import type { ProjectAccess } from '../../access/project-access';
-import { MediaAssetListDto } from './dto/media-asset.dto';
-import { UploadByUrlDto, UploadFileFormDto } from './dto/upload-media.dto';
+import { MediaAssetListDto } from './media-asset.dto';
+import { UploadByUrlDto, UploadFileFormDto } from './upload-media.dto';
 import { MediaUpload, MediaUploadInterceptor } from './media-upload.interceptor';
 import { MediaService, type MediaUploadInput } from './media.service';
 

@@ -10,7 +10,7 @@ import { Principal } from '../../access/principal';
 import { ApiErrors } from '../../http/errors/api-errors.decorator';
 import { ParseIdPipe } from '../../http/errors/parse-id.pipe';
 import type { ProjectAccess } from '../../access/project-access';
-import { AddMemberDto, MemberDto, MemberListDto, UpdateMemberDto } from './dto/member.dto';
+import { AddMemberDto, MemberDto, MemberListDto, UpdateMemberDto } from './member.dto';
 import { MembersService } from './members.service';
 
 const BY_PROJECT: ProjectSource = { param: 'id' };

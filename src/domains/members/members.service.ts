@@ -5,7 +5,7 @@ import { AppError } from '../../http/errors/error-codes';
 import type { ProjectAccess } from '../../access/project-access';
 import { ProjectsService } from '../projects/projects.service';
 import { normalizeEmail } from '../users/users.service';
-import { MemberDto, MemberListDto, PermissionsInputDto } from './dto/member.dto';
+import { MemberDto, MemberListDto, PermissionsInputDto } from './member.dto';
 import {
   DEFAULT_PERMISSIONS,
   type MemberRole,

@@ -20,7 +20,7 @@ const EXCEPTIONS: Record<string, string> = {
   'infrastructure/config/environment.ts': 'the environment variables operators set, by their names',
   'infrastructure/config/config.spec.ts': 'reads those config fields and env names',
   'http/errors/error-codes.ts': "error codes are a closed public list; a platform's are among them",
-  'domains/accounts/dto/account.dto.ts':
+  'domains/accounts/account.dto.ts':
     'the accounts body keeps its bot_token field, validation and examples as integrators know them',
   'domains/accounts/accounts.controller.ts':
     "the accounts routes' OpenAPI summaries and error codes",
@@ -29,7 +29,7 @@ const EXCEPTIONS: Record<string, string> = {
   'domains/posts/dto/create-post.dto.ts': 'an OpenAPI example channel_ref',
   'domains/posts/dto/post-body-examples.ts':
     "the OpenAPI example body's channel_ref (the demo channel)",
-  'domains/channels/dto/channel.dto.ts': 'OpenAPI examples of channel_ref and platform',
+  'domains/channels/channel.dto.ts': 'OpenAPI examples of channel_ref and platform',
   'domains/posts/post-target.entity.ts':
     'message_ids keeps the integer ids of one platform, as answered',
   'domains/posts/posts.mapper.spec.ts': 'checks the answers built for that platform',

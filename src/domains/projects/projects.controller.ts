@@ -7,7 +7,7 @@ import {
   AppProjectListDto,
   CreateProjectDto,
   UpdateProjectDto,
-} from './dto/project.dto';
+} from './project.dto';
 import type { ProjectAccess } from '../../access/project-access';
 import { ProjectsService, toAppProject } from './projects.service';
 

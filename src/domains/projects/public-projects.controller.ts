@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { PUBLIC_API_PREFIX, PublicApi } from '../../access/decorators';
 import { Principal } from '../../access/principal';
 import { ApiErrors } from '../../http/errors/api-errors.decorator';
-import { PublicProjectListDto } from './dto/project.dto';
+import { PublicProjectListDto } from './project.dto';
 import { ProjectsService, toPublicProject } from './projects.service';
 
 @Controller(`${PUBLIC_API_PREFIX}/projects`)

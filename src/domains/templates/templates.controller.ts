@@ -17,7 +17,7 @@ import {
   TemplateDto,
   TemplateListDto,
   UpdateTemplateDto,
-} from './dto/template.dto';
+} from './template.dto';
 import { TemplatesRepository } from './templates.repository';
 import { TEMPLATE_NOT_FOUND, TemplatesService } from './templates.service';
 

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AiService } from '../ai/ai.service';
 import { formatTimestamp } from '../../infrastructure/database/timestamps';
 import { AppError } from '../../http/errors/error-codes';
-import { MAX_TEMPLATE_NAME, TemplateDto, TemplateListDto } from './dto/template.dto';
+import { MAX_TEMPLATE_NAME, TemplateDto, TemplateListDto } from './template.dto';
 import { PostTemplate } from './post-template.entity';
 import { TemplatesRepository } from './templates.repository';
 

@@ -12,7 +12,7 @@ import { ApiErrors } from '../../http/errors/api-errors.decorator';
 import { SignInLimiter } from '../../infrastructure/rate-limit/sign-in-limiter';
 import { toUserView, UsersService } from './users.service';
 import { APP_API_TAG, AppApi, OpenRoute } from '../../access/decorators';
-import { ChangePasswordDto, LoginDto, RegisterDto, SessionDto, UserDto } from './dto/auth.dto';
+import { ChangePasswordDto, LoginDto, RegisterDto, SessionDto, UserDto } from './auth.dto';
 import { Principal } from '../../access/principal';
 import { SessionsService } from './sessions.service';
 

@@ -10,7 +10,7 @@ import {
   WebhookDeliveryListDto,
   WebhookListDto,
   WebhookTestDto,
-} from './dto/webhook.dto';
+} from './webhook.dto';
 import { WebhookIdPipe, WebhookOperation } from './webhook-operations';
 import { WebhooksService } from './webhooks.service';
 

@@ -14,7 +14,7 @@ import {
   WebhookDeliveryListDto,
   WebhookListDto,
   WebhookTestDto,
-} from './dto/webhook.dto';
+} from './webhook.dto';
 import { WEBHOOK_NOT_FOUND } from './webhooks.service';
 
 /** A webhook id that is not a plain positive integer is the webhook's 404. */

@@ -1,5 +1,5 @@
 import { formatTimestamp } from '../../infrastructure/database/timestamps';
-import type { WebhookDeliveryDto, WebhookDto } from './dto/webhook.dto';
+import type { WebhookDeliveryDto, WebhookDto } from './webhook.dto';
 import type { DeliveryRow, WebhookRow } from './webhooks.repository';
 
 export function toWebhook(row: WebhookRow): WebhookDto {

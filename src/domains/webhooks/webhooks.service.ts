@@ -9,7 +9,7 @@ import {
   type WebhookDeliveryListDto,
   type WebhookListDto,
   type WebhookTestDto,
-} from './dto/webhook.dto';
+} from './webhook.dto';
 import { decodeDeliveryCursor, encodeDeliveryCursor } from './delivery-cursor';
 import { SUBSCRIBABLE_EVENTS, TEST_EVENT } from './webhook-events';
 import { WebhookSender } from './webhook-sender';

@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsPositive, IsString, MaxLength, MinLength } from 'class-validator';
-import { MAX_PROMPT_LENGTH } from '../../ai/dto/ai.dto';
-import { MAX_TEXT_LENGTH } from '../../posts/post-state';
-import { Omittable } from '../../../http/input/omittable';
+import { MAX_PROMPT_LENGTH } from '../ai/ai.dto';
+import { MAX_TEXT_LENGTH } from '../posts/post-state';
+import { Omittable } from '../../http/input/omittable';
 
 export const MAX_TEMPLATE_NAME = 200;
 

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsPositive, IsString, MaxLength } from 'class-validator';
-import { Omittable } from '../../../http/input/omittable';
-import { type Platform, PLATFORMS } from '../account.entity';
+import { Omittable } from '../../http/input/omittable';
+import { type Platform, PLATFORMS } from './account.entity';
 
 /** Long enough for any platform's credential or address; each platform checks its own shape. */
 const MAX_FIELD_LENGTH = 2048;

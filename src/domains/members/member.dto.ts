@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsBoolean, IsEmail, IsIn, MaxLength, ValidateNested } from 'class-validator';
-import { MEMBER_ROLES, type MemberRole } from '../../../access/permissions';
-import { Omittable } from '../../../http/input/omittable';
+import { MEMBER_ROLES, type MemberRole } from '../../access/permissions';
+import { Omittable } from '../../http/input/omittable';
 
 /** Any subset of the nine flags; unknown keys are refused by the global ValidationPipe. */
 export class PermissionsInputDto {

@@ -11,8 +11,8 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
-import { SUBSCRIBABLE_EVENTS, TEST_EVENT, type SubscribableEvent } from '../webhook-events';
-import { Omittable } from '../../../http/input/omittable';
+import { SUBSCRIBABLE_EVENTS, TEST_EVENT, type SubscribableEvent } from './webhook-events';
+import { Omittable } from '../../http/input/omittable';
 
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 export const DEFAULT_DELIVERY_LIST_LIMIT = 20;

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { PLATFORMS } from '../../accounts/account.entity';
+import { PLATFORMS } from '../accounts/account.entity';
 
 export class ChannelDto {
   @ApiProperty({

@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayUnique, IsArray, IsIn, IsString, MaxLength, MinLength } from 'class-validator';
-import { API_KEY_MODES, type ApiKeyMode } from '../api-key-format';
-import { Scope, SCOPES } from '../../../access/scopes';
-import { Omittable } from '../../../http/input/omittable';
+import { API_KEY_MODES, type ApiKeyMode } from './api-key-format';
+import { Scope, SCOPES } from '../../access/scopes';
+import { Omittable } from '../../http/input/omittable';
 
 export class CreateApiKeyDto {
   @ApiProperty({ example: 'CMS integration' })

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { ChannelListItemDto } from '../../channels/dto/channel.dto';
+import { ChannelListItemDto } from '../channels/channel.dto';
 
 /** A channel of the project (as the channel list gives it) with its post counts. */
 export class ChannelStatsDto extends ChannelListItemDto {

@@ -8,9 +8,9 @@ import {
   ValidatorConstraint,
   ValidatorConstraintInterface,
 } from 'class-validator';
-import { MemberPermissionsDto } from '../../members/dto/member.dto';
-import { PERMISSION_FLAGS } from '../../../access/permissions';
-import { Omittable } from '../../../http/input/omittable';
+import { MemberPermissionsDto } from '../members/member.dto';
+import { PERMISSION_FLAGS } from '../../access/permissions';
+import { Omittable } from '../../http/input/omittable';
 
 /** Accepts only names the runtime's IANA database knows (e.g. `Europe/Moscow`, `UTC`). */
 @ValidatorConstraint({ name: 'ianaTimeZone' })

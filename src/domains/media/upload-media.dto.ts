@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
-import { Omittable } from '../../../http/input/omittable';
+import { Omittable } from '../../http/input/omittable';
 
 /** Longest URL accepted; longer ones are refused by validation before any network work. */
 export const MAX_URL_LENGTH = 2048;
