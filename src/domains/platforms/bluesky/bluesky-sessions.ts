@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { SecretsService } from '../../../infrastructure/config/secrets.service';
 import type { BlueskyCredentials, BlueskySession, SessionAnswer } from './bluesky-credentials';
+import { BlueskySessionRepository } from './bluesky-session.repository';
 import { BlueskyXrpc, XrpcError } from './bluesky-xrpc';
 
 /** An answer that says the session's token is no good (expired, revoked, or not accepted). */
@@ -29,7 +28,7 @@ export class BlueskySessions {
   private readonly known = new Map<number, { sealed: string; session: BlueskySession }>();
 
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly sessions: BlueskySessionRepository,
     private readonly secrets: SecretsService,
     private readonly xrpc: BlueskyXrpc,
   ) {}
@@ -38,10 +37,8 @@ export class BlueskySessions {
   async current(accountId: number, credentials: BlueskyCredentials): Promise<BlueskySession> {
     const known = this.known.get(accountId);
     if (known) return known.session;
-    const [row] = (await this.db.query(`SELECT session_encrypted FROM accounts WHERE id = $1`, [
-      accountId,
-    ])) as { session_encrypted: string | null }[];
-    if (row?.session_encrypted) return this.remember(accountId, row.session_encrypted);
+    const stored = await this.sessions.read(accountId);
+    if (stored) return this.remember(accountId, stored);
     return this.renew(accountId, credentials, null);
   }
 
@@ -55,23 +52,14 @@ export class BlueskySessions {
     credentials: BlueskyCredentials,
     stale: BlueskySession | null,
   ): Promise<BlueskySession> {
-    return this.db.transaction(async (m) => {
-      const [row] = (await m.query(
-        `SELECT session_encrypted FROM accounts WHERE id = $1 FOR UPDATE`,
-        [accountId],
-      )) as { session_encrypted: string | null }[];
-      const stored = row?.session_encrypted ? this.open(row.session_encrypted) : null;
-      if (stored && stored.accessJwt !== stale?.accessJwt) {
-        return this.remember(accountId, row.session_encrypted as string);
-      }
+    const sealed = await this.sessions.replaceLocked(accountId, async (storedSealed) => {
+      const stored = storedSealed ? this.open(storedSealed) : null;
+      // Another worker renewed it meanwhile: use theirs, and spend no refresh token.
+      if (storedSealed && stored && stored.accessJwt !== stale?.accessJwt) return storedSealed;
       const fresh = await this.refreshOrCreate(credentials, stored);
-      const sealed = this.secrets.seal(JSON.stringify(fresh));
-      await m.query(`UPDATE accounts SET session_encrypted = $2 WHERE id = $1`, [
-        accountId,
-        sealed,
-      ]);
-      return this.remember(accountId, sealed);
+      return this.secrets.seal(JSON.stringify(fresh));
     });
+    return this.remember(accountId, sealed);
   }
 
   private async refreshOrCreate(

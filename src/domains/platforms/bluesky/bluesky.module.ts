@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { BlueskyPacing } from './bluesky-pacing';
 import { BlueskyPublisher } from './bluesky-publisher';
+import { BlueskySessionRepository } from './bluesky-session.repository';
 import { BlueskySessions } from './bluesky-sessions';
 import { BlueskyXrpcModule } from './bluesky-xrpc.module';
 import { BlueskyPlatform } from './bluesky.platform';
@@ -8,7 +9,13 @@ import { BlueskyPlatform } from './bluesky.platform';
 /** Bluesky as a platform: its XRPC client, sessions, publisher and pacing. */
 @Module({
   imports: [BlueskyXrpcModule],
-  providers: [BlueskySessions, BlueskyPacing, BlueskyPublisher, BlueskyPlatform],
+  providers: [
+    BlueskySessions,
+    BlueskySessionRepository,
+    BlueskyPacing,
+    BlueskyPublisher,
+    BlueskyPlatform,
+  ],
   exports: [BlueskyPlatform],
 })
 export class BlueskyModule {}
