@@ -233,6 +233,7 @@ export class PostsRepository {
   /** The application API's update: `scheduledAt` undefined keeps the stored schedule. */
   async updatePost(
     m: EntityManager,
+    scope: PostScope,
     postId: number,
     fields: {
       text: string | null;
@@ -245,7 +246,7 @@ export class PostsRepository {
       `UPDATE posts SET text = coalesce($2, text), status = $3,
               scheduled_at = CASE WHEN $4 THEN $5::timestamptz ELSE scheduled_at END,
               publish_attempt = $6, updated_at = now()
-        WHERE id = $1`,
+        WHERE id = $1 AND project_id = $7 AND test = $8`,
       [
         postId,
         fields.text,
@@ -253,20 +254,29 @@ export class PostsRepository {
         fields.scheduledAt !== undefined,
         fields.scheduledAt ?? null,
         fields.publishAttempt,
+        scope.projectId,
+        scope.test,
       ],
     );
   }
 
   async replaceTargets(
     m: EntityManager,
+    scope: PostScope,
     postId: number,
     channels: ResolvedChannel[],
   ): Promise<void> {
-    await m.query(`DELETE FROM post_targets WHERE post_id = $1`, [postId]);
+    await m.query(
+      `DELETE FROM post_targets t USING posts p
+        WHERE t.post_id = $1 AND p.id = t.post_id AND p.project_id = $2 AND p.test = $3`,
+      [postId, scope.projectId, scope.test],
+    );
     if (channels.length === 0) return;
     await m.query(
       `INSERT INTO post_targets (post_id, channel_id, platform, account_id, chat_id, position)
-       SELECT $1, * FROM unnest($2::int[], $3::text[], $4::int[], $5::text[], $6::int[])`,
+       SELECT p.id, u.*
+         FROM posts p, unnest($2::int[], $3::text[], $4::int[], $5::text[], $6::int[]) AS u
+        WHERE p.id = $1 AND p.project_id = $7 AND p.test = $8`,
       [
         postId,
         channels.map((c) => c.id),
@@ -274,6 +284,8 @@ export class PostsRepository {
         channels.map((c) => c.account_id),
         channels.map((c) => c.channel_id),
         channels.map((_, i) => i),
+        scope.projectId,
+        scope.test,
       ],
     );
   }
@@ -351,13 +363,24 @@ export class PostsRepository {
     return rows[0]?.publish_attempt ?? null;
   }
 
-  async replaceMedia(m: EntityManager, postId: number, mediaIds: number[]): Promise<void> {
-    await m.query(`DELETE FROM post_media WHERE post_id = $1`, [postId]);
+  async replaceMedia(
+    m: EntityManager,
+    scope: PostScope,
+    postId: number,
+    mediaIds: number[],
+  ): Promise<void> {
+    await m.query(
+      `DELETE FROM post_media pm USING posts p
+        WHERE pm.post_id = $1 AND p.id = pm.post_id AND p.project_id = $2 AND p.test = $3`,
+      [postId, scope.projectId, scope.test],
+    );
     if (mediaIds.length === 0) return;
     await m.query(
       `INSERT INTO post_media (post_id, media_asset_id, position)
-       SELECT $1, id, ord - 1 FROM unnest($2::int[]) WITH ORDINALITY AS u(id, ord)`,
-      [postId, mediaIds],
+       SELECT p.id, u.id, u.ord - 1
+         FROM posts p, unnest($2::int[]) WITH ORDINALITY AS u(id, ord)
+        WHERE p.id = $1 AND p.project_id = $3 AND p.test = $4`,
+      [postId, mediaIds, scope.projectId, scope.test],
     );
   }
 
@@ -485,16 +508,19 @@ export class PostsRepository {
   );
 
   /** The post's media, in album order, as its platform's limits see them. */
-  async mediaOfPost(m: EntityManager, postId: number): Promise<MediaToCheck[]> {
+  async mediaOfPost(m: EntityManager, scope: PostScope, postId: number): Promise<MediaToCheck[]> {
     const rows = (await m.query(
       `SELECT ma.id, ma.type, ma.filename, ma.size_bytes::float8 AS "sizeBytes"
-         FROM post_media pm JOIN media_assets ma ON ma.id = pm.media_asset_id
+         FROM post_media pm
+         JOIN posts p ON p.id = pm.post_id AND p.project_id = $2 AND p.test = $3
+         JOIN media_assets ma ON ma.id = pm.media_asset_id
         WHERE pm.post_id = $1 ORDER BY pm.position`,
-      [postId],
+      [postId, scope.projectId, scope.test],
     )) as MediaToCheck[];
     return rows;
   }
 
+  /** The project a post belongs to, for access checks: not scoped by tenant by nature. */
   async projectOf(postId: number): Promise<number | null> {
     const rows = (await this.db.query(`SELECT project_id FROM posts WHERE id = $1`, [postId])) as {
       project_id: number;

@@ -272,7 +272,11 @@ export class PostsService {
       const { channels, problems } = await this.checkTargets(projectId, targets, true, m);
       const limited = channels.every((c) => this.fitsEveryPost(c.platform))
         ? []
-        : this.limitProblems(channels, post.text, await this.posts.mediaOfPost(m, postId));
+        : this.limitProblems(
+            channels,
+            post.text,
+            await this.posts.mediaOfPost(m, postScope(access), postId),
+          );
       problems.push(...limited);
       if (problems.length > 0) throw refusal(problems);
       return this.posts.startPublication(m, postScope(access), postId, channels, PUBLISHABLE_FROM);
@@ -357,8 +361,9 @@ export class PostsService {
 
     const newAttempt = post.status === 'scheduled' || status === 'scheduled';
     const attempt = newAttempt ? post.publish_attempt + 1 : post.publish_attempt;
+    const scope = postScope(access);
     const applied = await this.posts.transaction(async (m) => {
-      const locked = await this.posts.findPost(postScope(access), postId, m, true);
+      const locked = await this.posts.findPost(scope, postId, m, true);
       if (!locked) throw postNotFound();
       assertState(locked, EDITABLE_FROM);
       if (locked.updated_at !== post.updated_at || locked.publish_attempt !== post.publish_attempt)
@@ -381,15 +386,15 @@ export class PostsService {
       }
       if (problems.length > 0) throw refusal(problems);
       const channels = targets?.channels ?? null;
-      await this.posts.updatePost(m, postId, {
+      await this.posts.updatePost(m, scope, postId, {
         text: input.text ?? null,
         status,
         scheduledAt: reschedule ? (schedule?.iso ?? null) : undefined,
         publishAttempt: attempt,
       });
       if (input.targets !== undefined && channels)
-        await this.posts.replaceTargets(m, postId, channels);
-      if (input.media_ids !== undefined) await this.posts.replaceMedia(m, postId, mediaIds);
+        await this.posts.replaceTargets(m, scope, postId, channels);
+      if (input.media_ids !== undefined) await this.posts.replaceMedia(m, scope, postId, mediaIds);
       return true;
     });
     if (!applied) return false;

@@ -184,6 +184,11 @@ export class WebhooksRepository {
     return rows[0]?.id ?? null;
   }
 
+  /*
+   * From here on, the delivery pipeline's statements: the dispatcher and the workers act on every
+   * project's events and sends, never on a caller's behalf, so they name no project.
+   */
+
   async eventsToFill(limit: number): Promise<EventToFill[]> {
     return (await this.db.query(
       `SELECT e.id, e.type, e.project_id, e.post_id, p.test AS post_test

@@ -69,7 +69,10 @@ export interface SweepCandidate {
  */
 const BATCH_MAX = 50;
 
-/** The publication pipeline's queries; every write is guarded by the state it expects. */
+/**
+ * The publication pipeline's queries; every write is guarded by the state it expects. The worker
+ * acts on every project's posts, never on a caller's behalf, so the statements name no project.
+ */
 @Injectable()
 export class PublicationRepository {
   constructor(
