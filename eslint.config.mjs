@@ -34,7 +34,7 @@ export default tseslint.config(
       ],
     },
   },
-  { files: ['src/operations/cli/**', 'bench/**', 'scripts/**', 'test/**'], rules: { 'no-console': 'off' } },
+  { files: ['bench/**', 'scripts/**', 'test/**'], rules: { 'no-console': 'off' } },
   {
     files: ['**/*.js'],
     ...tseslint.configs.disableTypeChecked,
