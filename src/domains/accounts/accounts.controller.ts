@@ -12,7 +12,7 @@ import { ParseIdPipe } from '../../http/errors/parse-id.pipe';
 import type { ProjectAccess } from '../../access/project-access';
 import type { ConnectFields } from '../platforms/platform';
 import { AccountsRepository } from './accounts.repository';
-import { AccountsService } from './accounts.service';
+import { ACCOUNT_NOT_FOUND, AccountsService } from './accounts.service';
 import {
   AccountResponseDto,
   AddChannelDto,
@@ -29,12 +29,9 @@ import { PLATFORMS } from './account.entity';
 /** The account named by the path: its project is the route's. */
 const BY_ACCOUNT: ProjectSource = {
   param: 'id',
-  resource: {
-    owner: AccountsRepository,
-    notFound: { code: 'account_not_found', message: 'Account not found' },
-  },
+  resource: { owner: AccountsRepository, notFound: ACCOUNT_NOT_FOUND },
 };
-const ACCOUNT_ID = new ParseIdPipe('account_not_found', 'Account not found');
+const ACCOUNT_ID = new ParseIdPipe(ACCOUNT_NOT_FOUND.code, ACCOUNT_NOT_FOUND.message);
 
 /** Each registered platform's refusal (400) and unavailability (502). */
 const PLATFORM_ERRORS = PLATFORMS.flatMap(

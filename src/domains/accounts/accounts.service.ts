@@ -154,8 +154,14 @@ export class AccountsService {
   }
 }
 
+/** The answer for an account that does not exist or belongs to another project. */
+export const ACCOUNT_NOT_FOUND = {
+  code: 'account_not_found',
+  message: 'Account not found',
+} as const;
+
 function accountNotFound(): AppError {
-  return new AppError('account_not_found', 'Account not found');
+  return new AppError(ACCOUNT_NOT_FOUND.code, ACCOUNT_NOT_FOUND.message);
 }
 
 function channelExists(): AppError {

@@ -25,17 +25,14 @@ import {
   PostObjectDto,
   PublishResultDto,
 } from './dto/post-response.dto';
-import { PostsService } from './posts.service';
+import { POST_NOT_FOUND, PostsService } from './posts.service';
 
 /** The post named by the path: its project is the route's. */
 const BY_POST: ProjectSource = {
   param: 'id',
-  resource: {
-    owner: PostsRepository,
-    notFound: { code: 'post_not_found', message: 'Post not found' },
-  },
+  resource: { owner: PostsRepository, notFound: POST_NOT_FOUND },
 };
-const POST_ID = new ParseIdPipe('post_not_found', 'Post not found');
+const POST_ID = new ParseIdPipe(POST_NOT_FOUND.code, POST_NOT_FOUND.message);
 
 /**
  * The application API's post routes, each guarded by its member flag

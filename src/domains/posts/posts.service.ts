@@ -546,8 +546,11 @@ function refusedWhenGone(error: unknown): null {
   throw error;
 }
 
+/** The answer for a post that does not exist or that the caller's project and mode cannot see. */
+export const POST_NOT_FOUND = { code: 'post_not_found', message: 'Post not found' } as const;
+
 function postNotFound(): AppError {
-  return new AppError('post_not_found', 'Post not found');
+  return new AppError(POST_NOT_FOUND.code, POST_NOT_FOUND.message);
 }
 
 function invalidState(post: PostRow): AppError {

@@ -26,9 +26,9 @@ import {
 } from './dto/post-response.dto';
 import { PublishPostDto } from './dto/publish-post.dto';
 import { UpdatePostDto } from './dto/update-post.dto';
-import { PostsService } from './posts.service';
+import { POST_NOT_FOUND, PostsService } from './posts.service';
 
-const PostIdPipe = new ParseIdPipe('post_not_found', 'Post not found');
+const PostIdPipe = new ParseIdPipe(POST_NOT_FOUND.code, POST_NOT_FOUND.message);
 
 /** A create body that schedules or publishes needs the publish rights too. */
 const PUBLISHING_BODY = {
