@@ -47,7 +47,7 @@ describe('Discord', () => {
   beforeAll(async () => {
     world = await startWithDiscord({
       PUBLICATION_RETRY_BASE_MS: '50',
-      TELEGRAM_SEND_TIMEOUT_MS: '2000',
+      PUBLICATION_SEND_TIMEOUT_MS: '2000',
       PUBLICATION_SWEEP_INTERVAL_MS: '300',
       PUBLICATION_ENQUEUE_TIMEOUT_MS: '200',
       MEDIA_FETCH_ALLOW_CIDRS: '127.0.0.1/32',

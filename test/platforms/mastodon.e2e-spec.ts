@@ -57,7 +57,7 @@ describe('Mastodon', () => {
   beforeAll(async () => {
     world = await startWithMastodon({
       PUBLICATION_RETRY_BASE_MS: '50',
-      TELEGRAM_SEND_TIMEOUT_MS: '3000',
+      PUBLICATION_SEND_TIMEOUT_MS: '3000',
       PUBLICATION_SWEEP_INTERVAL_MS: '300',
       PUBLICATION_ENQUEUE_TIMEOUT_MS: '200',
       WEBHOOK_RETRY_DELAYS_MS: '600000',

@@ -1,6 +1,6 @@
 import {
   DeliveryError,
-  PLATFORMS,
+  REGISTERED_PLATFORMS,
   type DeliveryFailure,
   type DeliveryStep,
   type OutgoingMedia,
@@ -137,7 +137,7 @@ describe('PublicationService with a scripted platform', () => {
     telegram = await new TelegramStandIn().start();
     t = await startTestApp(
       { TELEGRAM_API_BASE_URL: telegram.url, APP_ROLE: 'api' },
-      { overrides: [{ provide: PLATFORMS, useValue: [platform] }] },
+      { overrides: [{ provide: REGISTERED_PLATFORMS, useValue: [platform] }] },
     );
     publication = t.app.get(PublicationService);
     const make = new Factory(t, telegram);

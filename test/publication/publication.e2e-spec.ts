@@ -39,7 +39,7 @@ describe('Publication pipeline', () => {
   beforeAll(async () => {
     world = await startWithTelegram({
       PUBLICATION_RETRY_BASE_MS: '50',
-      TELEGRAM_SEND_TIMEOUT_MS: '700',
+      PUBLICATION_SEND_TIMEOUT_MS: '700',
       PUBLICATION_SWEEP_INTERVAL_MS: '300',
       PUBLICATION_ENQUEUE_TIMEOUT_MS: '200',
       TELEGRAM_CHAT_MESSAGES_PER_MINUTE: '6000',

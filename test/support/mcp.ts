@@ -1,5 +1,5 @@
 import type { Response, Test } from 'supertest';
-import { ERROR_STATUS, type ErrorCode } from '../../src/http/errors/error-codes';
+import { errorStatus, type ErrorCode } from '../../src/http/errors/error-codes';
 
 export const MCP_PATH = '/api/public/v1/mcp';
 /** What the protocol's Streamable HTTP transport requires of every POST. */
@@ -34,5 +34,5 @@ export function restAnswerOf(res: Response, success = 200): Answer {
   if (res.status !== 200 || !result) return res;
   if (!result.isError) return { status: success, body: result.structuredContent ?? {} };
   const error = (result.structuredContent as { error: { code: ErrorCode } }).error;
-  return { status: ERROR_STATUS[error.code], body: result.structuredContent };
+  return { status: errorStatus(error.code), body: result.structuredContent };
 }

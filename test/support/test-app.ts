@@ -61,7 +61,7 @@ export interface StartTestAppOptions {
   storage?: MediaDriver;
   /**
    * Replaces providers by token, for what only a seam can play: the system's DNS resolver
-   * (HOST_RESOLVER) in the tests of DNS rebinding, the registered platforms (PLATFORMS) in the
+   * (HOST_RESOLVER) in the tests of DNS rebinding, the registered platforms (REGISTERED_PLATFORMS) in the
    * publication service's spec. Everything else stays as production builds it.
    */
   overrides?: { provide: unknown; useValue: unknown }[];

@@ -1,12 +1,8 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 import { CreatedAtColumn, type DbTimestamp } from '../../infrastructure/database/timestamps';
 import type { PlatformLimits } from '../platforms/platform-answers';
-import { PLATFORM_TRAITS } from '../platforms/platform-list';
+import type { PlatformName } from '../platforms/platforms';
 import { Project } from '../projects/project.entity';
-
-/** A registered platform's name. */
-export type Platform = string;
-export const PLATFORMS: readonly Platform[] = PLATFORM_TRAITS.map((platform) => platform.name);
 
 /** A connected social account (a bot, a user of an instance, …) of a project. */
 @Entity('accounts')
@@ -23,7 +19,7 @@ export class Account {
   project?: Project;
 
   @Column({ type: 'varchar', length: 32 })
-  platform!: Platform;
+  platform!: PlatformName;
 
   /** The account's id on the platform (the bot's user id). */
   @Column({ type: 'varchar', length: 64 })

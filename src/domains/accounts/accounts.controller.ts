@@ -16,7 +16,9 @@ import { ACCOUNT_NOT_FOUND, AccountsService } from './accounts.service';
 import {
   AccountResponseDto,
   AddChannelDto,
+  CHANNEL_CHECKS,
   CHANNEL_EXAMPLES,
+  CONNECT_CHECKS,
   CONNECT_EXAMPLES,
   CreateAccountDto,
   RECONNECT_EXAMPLES,
@@ -24,7 +26,7 @@ import {
 } from './account.dto';
 import { ApiErrors } from '../../http/errors/api-errors.decorator';
 import type { ErrorCode } from '../../http/errors/error-codes';
-import { PLATFORMS } from './account.entity';
+import { PLATFORM_DESCRIPTORS } from '../platforms/platforms';
 
 /** The account named by the path: its project is the route's. */
 const BY_ACCOUNT: ProjectSource = {
@@ -34,8 +36,8 @@ const BY_ACCOUNT: ProjectSource = {
 const ACCOUNT_ID = new ParseIdPipe(ACCOUNT_NOT_FOUND.code, ACCOUNT_NOT_FOUND.message);
 
 /** Each registered platform's refusal (400) and unavailability (502). */
-const PLATFORM_ERRORS = PLATFORMS.flatMap(
-  (platform) => [`${platform}_rejected`, `${platform}_unavailable`] as ErrorCode[],
+const PLATFORM_ERRORS = PLATFORM_DESCRIPTORS.flatMap(
+  (platform) => Object.keys(platform.errors) as ErrorCode[],
 );
 
 @Controller('api/accounts')
@@ -46,8 +48,7 @@ export class AccountsController {
   @AppApi({ permission: 'can_manage_accounts' })
   @ApiOperation({
     summary: 'Connect an account, its credentials checked with its platform first',
-    description:
-      "Each platform reads its own fields: a Telegram bot's `bot_token` (checked with getMe), a Discord bot's `bot_token` (GET /users/@me), a Mastodon `instance_url` and `access_token` (verify_credentials, then the instance's limits; the account comes with its own timeline as its channel), a Bluesky `identifier` and `app_password` with an optional `service_url` (createSession; the account comes with its feed). A field of another platform is refused.",
+    description: `Each platform reads its own fields: ${CONNECT_CHECKS.join(', ')}. A field of another platform is refused.`,
   })
   @ApiBody({ type: CreateAccountDto, examples: CONNECT_EXAMPLES })
   @ApiCreatedResponse({ type: AccountResponseDto })
@@ -93,8 +94,7 @@ export class AccountsController {
   @AppApi({ permission: 'can_manage_accounts', project: BY_ACCOUNT })
   @ApiOperation({
     summary: 'Add a channel the account posts to, checked with its platform',
-    description:
-      'A Telegram `chat` (numeric id or @username, checked with getChat) or a Discord `channel_id` (a text or announcement channel, checked with GET /channels/{id}). Mastodon and Bluesky accounts post to their own timeline, added with the account (`channels_not_addable`).',
+    description: `${CHANNEL_CHECKS.added.join(' or ')}. ${CHANNEL_CHECKS.withAccount.join(' and ')} accounts post to their own timeline, added with the account (\`channels_not_addable\`).`,
   })
   @ApiBody({ type: AddChannelDto, examples: CHANNEL_EXAMPLES })
   @ApiCreatedResponse({ type: ChannelListItemDto })

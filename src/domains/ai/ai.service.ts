@@ -2,12 +2,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Readable } from 'node:stream';
 import type { MediaAssetDto } from '../media/media-asset.dto';
 import { MediaService } from '../media/media.service';
-import { PLATFORM_TRAITS } from '../platforms/platform-list';
+import { PLATFORM_DESCRIPTORS } from '../platforms/platforms';
 import { MAX_TEXT_LENGTH } from '../posts/post-state';
 import { AI_PROVIDER, type AiProvider } from './ai-provider';
 
 /** Whom the model writes for: the registered platforms' channels. */
-const AUDIENCE = PLATFORM_TRAITS.map((platform) => platform.aiAudience).join(' and ');
+const AUDIENCE = PLATFORM_DESCRIPTORS.map((platform) => platform.aiAudience).join(' and ');
 
 /** What the model is told before the user's prompt; a post's text has its usual limit. */
 export const POST_INSTRUCTIONS =

@@ -1,24 +1,28 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { PLATFORMS } from '../accounts/account.entity';
+import {
+  EXAMPLE_CHANNEL_ID,
+  EXAMPLE_PLATFORM,
+  PLATFORM_DESCRIPTORS,
+  PLATFORM_NAMES,
+} from '../platforms/platforms';
 
 export class ChannelDto {
   @ApiProperty({
     description:
-      '`{platform}:{account_id}:{channel_id}`, the channel id being everything after the second colon (a Bluesky DID holds colons); use it as channel_ref',
-    example: 'telegram:3:-1001234567890',
+      '`{platform}:{account_id}:{channel_id}`, the channel id being everything after the second colon (a channel id may hold colons itself); use it as channel_ref',
+    example: EXAMPLE_PLATFORM.examples.channelRef,
   })
   id!: string;
 
-  @ApiProperty({ enum: PLATFORMS, example: 'telegram' })
+  @ApiProperty({ enum: PLATFORM_NAMES, example: EXAMPLE_PLATFORM.name })
   platform!: string;
 
-  @ApiProperty({ example: 3 })
+  @ApiProperty({ example: Number(EXAMPLE_PLATFORM.examples.channelRef.split(':')[1]) })
   account_id!: number;
 
   @ApiProperty({
-    description:
-      'The channel’s id on its platform, as text: a Telegram chat id (may be negative), a Discord channel id, a Mastodon account id, a Bluesky DID',
-    example: '-1001234567890',
+    description: `The channel’s id on its platform, as text: ${PLATFORM_DESCRIPTORS.map((p) => p.examples.channelId).join(', ')}`,
+    example: EXAMPLE_CHANNEL_ID,
   })
   channel_id!: string;
 
@@ -66,14 +70,14 @@ export class ChannelLimitsDto {
   media_max_bytes!: MediaMaxBytesDto;
 
   @ApiPropertyOptional({
-    description: 'A second limit of the text where the platform has one, in UTF-8 bytes (Bluesky)',
+    description: 'A second limit of the text where the platform has one, in UTF-8 bytes',
     example: 3000,
   })
   text_max_bytes?: number;
 
   @ApiPropertyOptional({
     description:
-      'Where every http(s) link counts as this many characters whatever its length (Mastodon)',
+      'Where the platform counts every http(s) link as this many characters whatever its length',
     example: 23,
   })
   url_length?: number;
@@ -85,8 +89,8 @@ export class ChannelListItemDto extends ChannelDto {
     nullable: true,
     type: String,
     description:
-      'The channel’s public link (a public Telegram chat, a Discord channel, a Mastodon profile, a Bluesky profile); null where it has none (a Telegram chat without a username)',
-    example: 'https://t.me/herald_news',
+      'The channel’s public link (a public chat, a server channel, a profile); null where it has none (a chat without a public username)',
+    example: EXAMPLE_PLATFORM.examples.channelUrl,
   })
   url!: string | null;
 

@@ -7,7 +7,8 @@ import {
   PrimaryGeneratedColumn,
   Unique,
 } from 'typeorm';
-import { Account, type Platform } from '../accounts/account.entity';
+import { Account } from '../accounts/account.entity';
+import type { PlatformName } from '../platforms/platforms';
 import { CreatedAtColumn, type DbTimestamp } from '../../infrastructure/database/timestamps';
 import { Project } from '../projects/project.entity';
 
@@ -34,7 +35,7 @@ export class Channel {
   account?: Account;
 
   @Column({ type: 'varchar', length: 32 })
-  platform!: Platform;
+  platform!: PlatformName;
 
   /** The channel's id on the platform, as text (it may be negative, or hold colons). */
   @Column({ type: 'varchar', length: 64 })

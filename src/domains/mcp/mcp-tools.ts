@@ -1,7 +1,7 @@
 import type { RouteHandler } from '../../access/route-rules-runner';
 import { PublicChannelsController } from '../channels/public-channels.controller';
 import { PublicMediaController } from '../media/public-media.controller';
-import { PLATFORM_TRAITS } from '../platforms/platform-list';
+import { PLATFORM_DESCRIPTORS } from '../platforms/platforms';
 import { PublicPostsController } from '../posts/public-posts.controller';
 import { PublicProjectsController } from '../projects/public-projects.controller';
 import { UsageController } from '../analytics/usage.controller';
@@ -52,7 +52,7 @@ export const MCP_TOOLS: McpTool[] = [
   {
     name: 'list_channels',
     description:
-      `Lists the channels (e.g. ${PLATFORM_TRAITS.map((platform) => platform.aiAudience).join(', ')}) a project can publish to, with the channel_ref a post target names. ` +
+      `Lists the channels (e.g. ${PLATFORM_DESCRIPTORS.map((platform) => platform.aiAudience).join(', ')}) a project can publish to, with the channel_ref a post target names. ` +
       'Use it to find targets before creating a post. Needs scope projects:read and the member permission to view content. ' +
       COSTS.other,
     route: { controller: PublicChannelsController, method: 'list' },

@@ -13,12 +13,12 @@ import type { Request, Response } from 'express';
 import { RouteInput, RouteRulesRunner } from '../../access/route-rules-runner';
 import { toAppError } from '../../http/errors/all-exceptions.filter';
 import { errorBody } from '../../http/errors/error-codes';
-import { PLATFORM_TRAITS } from '../platforms/platform-list';
+import { PLATFORM_DESCRIPTORS } from '../platforms/platforms';
 import { MCP_TOOLS, McpTool } from './mcp-tools';
 import { toolInputSchema } from './tool-schemas';
 
 const INSTRUCTIONS =
-  `Herald publishes posts to channels (${PLATFORM_TRAITS.map((platform) => platform.displayName).join(', ')}). Start with list_projects, then list_channels for targets. ` +
+  `Herald publishes posts to channels (${PLATFORM_DESCRIPTORS.map((platform) => platform.displayName).join(', ')}). Start with list_projects, then list_channels for targets. ` +
   'Check a post with validate_post before create_post. Every tool is limited per API key and minute by category; ' +
   'a refused call is a tool error with {error: {code, message}}, e.g. rate_limit_exceeded.';
 

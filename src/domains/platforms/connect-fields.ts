@@ -1,16 +1,7 @@
 import { validationFailed } from '../../http/errors/validation';
 import type { ErrorDetail } from '../../http/errors/error-codes';
 import type { ConnectFields } from './platform';
-
-/** One field of an account's or a channel's body that a platform reads. */
-export interface FieldRule {
-  name: string;
-  /** Absent is allowed (the platform has a default). */
-  optional?: boolean;
-  /** The shape a value must have, and what to say when it has not. */
-  pattern?: RegExp;
-  patternMessage?: string;
-}
+import type { ConnectField } from './platform-descriptor';
 
 /**
  * The body's fields as one platform reads them: every field it needs a non-empty string of the
@@ -19,7 +10,7 @@ export interface FieldRule {
  */
 export function readFields(
   fields: ConnectFields,
-  rules: readonly FieldRule[],
+  rules: readonly ConnectField[],
   displayName: string,
 ): Record<string, string | undefined> {
   const problems: ErrorDetail[] = [];

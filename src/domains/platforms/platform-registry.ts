@@ -1,12 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { PLATFORMS, type Platform } from './platform';
+import { REGISTERED_PLATFORMS, type Platform } from './platform';
 
 /** The registered platforms, by name: how the pipeline finds a target's platform. */
 @Injectable()
 export class PlatformRegistry {
   private readonly byName: ReadonlyMap<string, Platform>;
 
-  constructor(@Inject(PLATFORMS) platforms: Platform[]) {
+  constructor(@Inject(REGISTERED_PLATFORMS) platforms: Platform[]) {
     this.byName = new Map(platforms.map((platform) => [platform.name, platform]));
   }
 

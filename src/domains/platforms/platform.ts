@@ -46,15 +46,15 @@ export interface Platform {
   /** A message's public link in the channel, or null where the platform gives none. */
   messageUrl(channel: PlatformChannel, messageId: string): string | null;
   /**
-   * The message id as a target's `message_ids` lists it (integers, kept as they always were);
-   * null on a platform whose ids that list never held.
+   * Where a platform's message ids are integers that a target's `message_ids` has always listed:
+   * the id as that list holds it. Absent elsewhere, whose targets list `[]` there.
    */
-  listedMessageId(messageId: string): number | null;
+  listedMessageId?(messageId: string): number;
   readonly connector: PlatformConnector;
 }
 
-/** The registered platforms (a Platform[]). */
-export const PLATFORMS = Symbol('PLATFORMS');
+/** The DI token of the registered platforms' implementations (a Platform[]). */
+export const REGISTERED_PLATFORMS = Symbol('REGISTERED_PLATFORMS');
 
 /** The registered platforms' connectors (a PlatformConnector[]), loaded without pacing. */
 export const PLATFORM_CONNECTORS = Symbol('PLATFORM_CONNECTORS');

@@ -73,7 +73,7 @@ export class PostTarget {
   @Column({ type: 'text', nullable: true })
   errorMessage!: string | null;
 
-  /** Telegram `message_id`s of every message sent for this target, in order. */
+  /** Integer message ids, in order, on a platform whose ids are integers (Platform.listedMessageId). */
   @Column({ type: 'jsonb', default: () => "'[]'" })
   messageIds!: number[];
 

@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiResponse } from '@nestjs/swagger';
-import { ERROR_STATUS, ErrorCode } from './error-codes';
+import { errorStatus, type ErrorCode } from './error-codes';
 
 class ErrorDetailDto {
   @ApiProperty() field!: string;
@@ -33,7 +33,7 @@ export class ErrorResponseDto {
 export function ApiErrors(...codes: ErrorCode[]): MethodDecorator & ClassDecorator {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes)
-    byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
+    byStatus.set(errorStatus(code), [...(byStatus.get(errorStatus(code)) ?? []), code]);
   return applyDecorators(
     ...[...byStatus].map(([status, list]) =>
       ApiResponse({

@@ -1,6 +1,11 @@
 import { PermissionFlag, PERMISSION_MESSAGES } from '../../access/permissions';
+import { PLATFORM_DESCRIPTORS, type PlatformErrorCode } from '../../domains/platforms/platforms';
 
-/** Every error code Herald answers with, and its HTTP status. One table, so status never drifts. */
+/**
+ * Every error code Herald answers with, and its HTTP status, beside the codes each platform
+ * declares in its descriptor (`<platform>_rejected` 400, `<platform>_unavailable` 502, …). One
+ * table, so status never drifts.
+ */
 export const ERROR_STATUS = {
   validation_failed: 400,
   invalid_json: 400,
@@ -19,10 +24,6 @@ export const ERROR_STATUS = {
   media_too_large: 400,
   channel_not_supported: 400,
   channels_not_addable: 400,
-  telegram_rejected: 400,
-  discord_rejected: 400,
-  mastodon_rejected: 400,
-  bluesky_rejected: 400,
   unauthorized: 401,
   insufficient_scope: 403,
   forbidden: 403,
@@ -50,17 +51,29 @@ export const ERROR_STATUS = {
   rate_limit_exceeded: 429,
   internal_error: 500,
   download_failed: 502,
-  telegram_unavailable: 502,
-  discord_unavailable: 502,
-  mastodon_unavailable: 502,
-  bluesky_unavailable: 502,
   ai_failed: 502,
   ai_unavailable: 503,
   service_unavailable: 503,
   download_timeout: 504,
 } as const;
 
-export type ErrorCode = keyof typeof ERROR_STATUS;
+export type ErrorCode = keyof typeof ERROR_STATUS | PlatformErrorCode;
+
+let statuses: ReadonlyMap<string, number> | undefined;
+
+/**
+ * The HTTP status of a code. The platforms' codes join the table when it is first asked, after
+ * the registration list has loaded (platform code imports this file).
+ */
+export function errorStatus(code: ErrorCode): number {
+  statuses ??= new Map<string, number>([
+    ...Object.entries(ERROR_STATUS),
+    ...PLATFORM_DESCRIPTORS.flatMap((platform) => Object.entries(platform.errors)),
+  ]);
+  const status = statuses.get(code);
+  if (status === undefined) throw new Error(`No status for error code ${code}`);
+  return status;
+}
 
 export interface ErrorDetail {
   field: string;
@@ -83,7 +96,7 @@ export class AppError extends Error {
     readonly headers?: Record<string, string>,
   ) {
     super(message);
-    this.status = ERROR_STATUS[code];
+    this.status = errorStatus(code);
   }
 
   static forbidden(flag: PermissionFlag): AppError {

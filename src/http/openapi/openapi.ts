@@ -3,7 +3,7 @@ import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { APP_API_TAG, PUBLIC_API_PREFIX, PUBLIC_API_TAG } from '../../access/decorators';
 import type { AppConfig } from '../../infrastructure/config/config';
-import { ERROR_STATUS, ErrorCode } from '../errors/error-codes';
+import { errorStatus, type ErrorCode } from '../errors/error-codes';
 
 // The spec types, reached through the one type the package exports at its root.
 type OperationObject = NonNullable<OpenAPIObject['paths'][string]['get']>;
@@ -147,7 +147,7 @@ function acceptJsonRpcErrors(operation: OperationObject): void {
 /** Adds each code to the answer of its status, creating that answer when the route had none. */
 function addErrors(operation: OperationObject, codes: ErrorCode[]): void {
   for (const code of codes) {
-    const status = String(ERROR_STATUS[code]);
+    const status = String(errorStatus(code));
     const existing = operation.responses[status] as ResponseObject | undefined;
     if (!existing) {
       operation.responses[status] = {

@@ -5,6 +5,7 @@ import {
   type LogLevel,
   type MediaStorageDriverName,
 } from './environment';
+import { PLATFORM_DESCRIPTORS } from '../../domains/platforms/platforms';
 import { type Env, readVariables } from './variable-rules';
 
 export {
@@ -41,7 +42,7 @@ export interface RateLimitConfig {
   enabled: boolean;
 }
 
-/** The publication pipeline: queue worker, retries, recovery sweep, Telegram pacing. */
+/** The publication pipeline: queue worker, retries, recovery sweep, the wait for one send. */
 export interface PublicationConfig {
   /** Jobs one worker process holds at once (sized for I/O: see PUBLICATION_CONCURRENCY_DEFAULT). */
   concurrency: number;
@@ -61,11 +62,8 @@ export interface PublicationConfig {
   maxTries: number;
   /** First retry delay; doubles with every further failure. */
   retryBaseMs: number;
-  /** Wait for one Telegram send before its outcome counts as unknown. */
+  /** Wait for one send, on every platform, before its outcome counts as unknown. */
   sendTimeoutMs: number;
-  /** Telegram pacing: messages per second per bot, and per minute per chat. */
-  botMessagesPerSecond: number;
-  chatMessagesPerMinute: number;
 }
 
 /** An S3-compatible bucket for media; present only when MEDIA_STORAGE_DRIVER is `s3`. */
@@ -137,13 +135,6 @@ export interface DatabasePoolConfig {
   idleMs: number;
 }
 
-export interface PlatformsConfig {
-  /** Discord's REST API, version included. */
-  discordApiBaseUrl: string;
-  /** The Bluesky service an account signs in to when it names none. */
-  blueskyServiceUrl: string;
-}
-
 export interface AppConfig {
   port: number;
   databaseUrl: string;
@@ -162,9 +153,11 @@ export interface AppConfig {
    */
   outboundAllowCidrs: readonly string[];
   mediaFetchTimeoutMs: number;
-  telegramApiBaseUrl: string;
-  /** The operator's addresses of platforms with one public API (never checked as outbound). */
-  platforms: PlatformsConfig;
+  /**
+   * Each platform's own settings, by its name, as its descriptor read them (every platform folder
+   * has a function that answers its own, typed).
+   */
+  platforms: Readonly<Record<string, unknown>>;
   aiApiBaseUrl: string | null;
   aiApiKey: string | null;
   /** Chat-completions model for post and template text. */
@@ -190,6 +183,8 @@ export interface AppConfig {
   publication: PublicationConfig;
   ops: OpsConfig;
   webhooks: WebhookConfig;
+  /** Lines for the log at start: variables read under an earlier name. */
+  notices: readonly string[];
 }
 
 export class ConfigError extends Error {
@@ -220,8 +215,18 @@ export function readEnvironment(file = ENV_FILE): Env {
 
 /** Reads and validates the environment once; errors name the variable, never its value. */
 export function loadConfig(env: Env): AppConfig {
-  const { variables: v, problems } = readVariables(EnvironmentVariables, env);
-  const found = Object.values(problems);
+  const { env: named, notices, renamed } = withEarlierNames(env);
+  const { variables: v, problems } = readVariables(EnvironmentVariables, named);
+  const found: string[] = Object.entries(problems).map(([name, problem]) =>
+    renamed.has(name) ? problem.replace(name, renamed.get(name) as string) : problem,
+  );
+  const platforms: Record<string, unknown> = {};
+  for (const { name, settings } of PLATFORM_DESCRIPTORS) {
+    if (!settings) continue;
+    const own = readVariables(settings.schema, env);
+    found.push(...Object.values<string>(own.problems));
+    platforms[name] = settings.read(own.variables);
+  }
   if (found.length > 0) throw new ConfigError(found);
   return deepFreeze({
     port: v.PORT,
@@ -235,11 +240,7 @@ export function loadConfig(env: Env): AppConfig {
     s3: s3Config(v),
     outboundAllowCidrs: v.OUTBOUND_ALLOW_CIDRS ?? v.MEDIA_FETCH_ALLOW_CIDRS ?? [],
     mediaFetchTimeoutMs: v.MEDIA_FETCH_TIMEOUT_MS,
-    telegramApiBaseUrl: withoutTrailingSlash(v.TELEGRAM_API_BASE_URL),
-    platforms: {
-      discordApiBaseUrl: withoutTrailingSlash(v.DISCORD_API_BASE_URL),
-      blueskyServiceUrl: withoutTrailingSlash(v.BLUESKY_SERVICE_URL),
-    },
+    platforms,
     aiApiBaseUrl: v.AI_API_BASE_URL === undefined ? null : withoutTrailingSlash(v.AI_API_BASE_URL),
     aiApiKey: v.AI_API_KEY ?? null,
     aiTextModel: v.AI_TEXT_MODEL,
@@ -273,9 +274,7 @@ export function loadConfig(env: Env): AppConfig {
       lockMs: v.PUBLICATION_LOCK_MS,
       maxTries: v.PUBLICATION_MAX_TRIES,
       retryBaseMs: v.PUBLICATION_RETRY_BASE_MS,
-      sendTimeoutMs: v.TELEGRAM_SEND_TIMEOUT_MS,
-      botMessagesPerSecond: v.TELEGRAM_BOT_MESSAGES_PER_SECOND,
-      chatMessagesPerMinute: v.TELEGRAM_CHAT_MESSAGES_PER_MINUTE,
+      sendTimeoutMs: v.PUBLICATION_SEND_TIMEOUT_MS,
     },
     ops: {
       metricsToken: v.METRICS_TOKEN ?? null,
@@ -293,7 +292,31 @@ export function loadConfig(env: Env): AppConfig {
       lockMs: v.WEBHOOK_LOCK_MS,
       sweepIntervalMs: v.WEBHOOK_SWEEP_INTERVAL_MS,
     },
+    notices,
   });
+}
+
+/**
+ * The environment with Herald's variables that a platform used to name read under their earlier
+ * names where they are unset; a problem with such a value names the variable that was set.
+ */
+function withEarlierNames(env: Env): {
+  env: Env;
+  notices: string[];
+  renamed: Map<string, string>;
+} {
+  const named: Env = { ...env };
+  const notices: string[] = [];
+  const renamed = new Map<string, string>();
+  for (const { settings } of PLATFORM_DESCRIPTORS) {
+    for (const [name, earlier] of Object.entries(settings?.earlierNames ?? {})) {
+      if (named[name]?.trim() || !env[earlier]?.trim()) continue;
+      named[name] = env[earlier];
+      renamed.set(name, earlier);
+      notices.push(`${earlier} is deprecated: set ${name} instead`);
+    }
+  }
+  return { env: named, notices, renamed };
 }
 
 /** Only the database address, for the TypeORM CLI, which needs nothing else. */

@@ -29,8 +29,8 @@ export const MEDIA_STORAGE_DRIVERS: readonly MediaStorageDriverName[] = ['local'
 /**
  * A job in hand spends its time waiting: for the platform's answer and for its pacing slot (a
  * timer). It costs memory, not a CPU, so a worker holds enough of them to keep every bot at
- * Telegram's ceiling: 30 messages/s per bot × about a second of answer and wait, for ten busy bots
- * at once, with room (docs/performance.md#worker-concurrency).
+ * the busiest platform's ceiling: 30 messages/s per account × about a second of answer and wait,
+ * for ten busy accounts at once, with room (docs/performance.md#worker-concurrency).
  */
 export const PUBLICATION_CONCURRENCY_DEFAULT = 400;
 
@@ -103,15 +103,6 @@ export class EnvironmentVariables {
 
   @WholeNumber(1, 600_000)
   MEDIA_FETCH_TIMEOUT_MS = 30_000;
-
-  @UrlOf(HTTP)
-  TELEGRAM_API_BASE_URL = 'https://api.telegram.org';
-
-  @UrlOf(HTTP)
-  DISCORD_API_BASE_URL = 'https://discord.com/api/v10';
-
-  @UrlOf(HTTP)
-  BLUESKY_SERVICE_URL = 'https://bsky.social';
 
   /** Unset: the AI routes are unavailable. */
   @Omittable()
@@ -210,13 +201,7 @@ export class EnvironmentVariables {
   PUBLICATION_RETRY_BASE_MS = 2_000;
 
   @WholeNumber(100, 600_000)
-  TELEGRAM_SEND_TIMEOUT_MS = 30_000;
-
-  @WholeNumber(1, 1_000_000)
-  TELEGRAM_BOT_MESSAGES_PER_SECOND = 30;
-
-  @WholeNumber(1, 1_000_000)
-  TELEGRAM_CHAT_MESSAGES_PER_MINUTE = 20;
+  PUBLICATION_SEND_TIMEOUT_MS = 30_000;
 
   /** Unset: GET /metrics answers 404. */
   @Omittable()

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { PLATFORM_TRAITS } from '../../domains/platforms/platform-list';
+import { PLATFORM_DESCRIPTORS } from '../../domains/platforms/platforms';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
 /** What every platform masks in a logged path. */
-const MASKS = PLATFORM_TRAITS.flatMap((platform) => platform.logMasks);
+const MASKS = PLATFORM_DESCRIPTORS.flatMap((platform) => platform.logMasks);
 
 /** Reuses a caller's X-Request-Id when it is sane, else mints one; echoes it on the answer. */
 export function assignRequestId(req: IncomingMessage, res: ServerResponse): string {

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { PLATFORM_TRAITS } from '../../domains/platforms/platform-list';
+import { PLATFORM_DESCRIPTORS } from '../../domains/platforms/platforms';
 import { boundedQueueCall } from '../../infrastructure/redis/bull-queue';
 import { QueueRegistry } from './queue-registry';
 
@@ -90,7 +90,7 @@ export class Metrics {
 
   /** Each platform's histogram of API calls, under the name the platform gives it. */
   private readonly platformCalls = new Map(
-    PLATFORM_TRAITS.map(({ name, callMetric }) => [
+    PLATFORM_DESCRIPTORS.map(({ name, callMetric }) => [
       name,
       {
         methods: new Set(callMetric.methods),

@@ -49,14 +49,14 @@ export interface ChannelLimitsDto {
   /** The media kinds the platform takes */
   media_kinds: Array<'image' | 'video'>;
   media_max_bytes: MediaMaxBytesDto;
-  /** A second limit of the text where the platform has one, in UTF-8 bytes (Bluesky) */
+  /** A second limit of the text where the platform has one, in UTF-8 bytes */
   text_max_bytes?: number;
-  /** Where every http(s) link counts as this many characters whatever its length (Mastodon) */
+  /** Where the platform counts every http(s) link as this many characters whatever its length */
   url_length?: number;
 }
 
 export interface ChannelListItemDto {
-  /** `{platform}:{account_id}:{channel_id}`, the channel id being everything after the second colon (a Bluesky DID holds colons); use it as channel_ref */
+  /** `{platform}:{account_id}:{channel_id}`, the channel id being everything after the second colon (a channel id may hold colons itself); use it as channel_ref */
   id: string;
   platform: 'telegram' | 'discord' | 'mastodon' | 'bluesky';
   account_id: number;
@@ -65,7 +65,7 @@ export interface ChannelListItemDto {
   title: string;
   username: string | null;
   needs_reconnect: boolean;
-  /** The channel’s public link (a public Telegram chat, a Discord channel, a Mastodon profile, a Bluesky profile); null where it has none (a Telegram chat without a username) */
+  /** The channel’s public link (a public chat, a server channel, a profile); null where it has none (a chat without a public username) */
   url: string | null;
   limits: ChannelLimitsDto;
 }
@@ -129,7 +129,7 @@ export interface PostProblemDto {
 export interface TargetPlanDto {
   channel_ref: string;
   platform: string;
-  /** How many messages the post becomes on this channel (Telegram: the media, then the text as its own message when it is longer than a caption; one message, status or record elsewhere) */
+  /** How many messages the post becomes on this channel (one message, status or record; where a caption is shorter than the text, the media, then the text as its own message) */
   messages: number;
 }
 
@@ -147,7 +147,7 @@ export interface TargetErrorDto {
 }
 
 export interface TargetMessageDto {
-  /** The message id as the platform gives it, always text (a Bluesky post: its at:// URI) */
+  /** The message id as the platform gives it, always text (a number, a snowflake, an at:// URI) */
   id: string;
   /** Its public link; null where the platform gives none (test posts: under https://example.invalid/) */
   url: string | null;
@@ -158,7 +158,7 @@ export interface PostTargetStateDto {
   channel_id: string;
   status: 'pending' | 'published' | 'failed';
   error: TargetErrorDto | null;
-  /** Telegram message ids, in order, as integers (kept as before); `[]` on other platforms, whose messages are in `messages` */
+  /** The message ids as integers, in order, on the platform whose ids are integers and have always been listed here; `[]` on the others, whose messages are in `messages` */
   message_ids: Array<number>;
   /** The public link of its first message; null until the target is published, or where the platform gives none */
   url: string | null;

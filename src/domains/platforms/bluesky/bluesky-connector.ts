@@ -4,7 +4,8 @@ import {
   HostUnresolvedError,
   OutboundDispatchers,
 } from '../../../infrastructure/outbound/outbound-dispatchers';
-import { type FieldRule, readFields } from '../connect-fields';
+import { readFields } from '../connect-fields';
+import { BLUESKY_CONNECT } from './bluesky-connect';
 import type {
   ConnectedAccount,
   ConnectFields,
@@ -16,17 +17,6 @@ import { type BlueskyCredentials, sealableCredentials } from './bluesky-credenti
 import { createSession } from './bluesky-sessions';
 import { blueskyChannelUrl } from './bluesky-text';
 import { BlueskyXrpc, XrpcError, XrpcTransportError } from './bluesky-xrpc';
-
-const ACCOUNT_FIELDS: FieldRule[] = [
-  {
-    name: 'identifier',
-    // A handle (a domain name) or a DID.
-    pattern: /^(did:[a-z]+:[A-Za-z0-9._:%-]{1,2000}|@?([A-Za-z0-9-]{1,63}\.)+[A-Za-z0-9-]{2,63})$/,
-    patternMessage: 'identifier must be a Bluesky handle (name.bsky.social) or a DID',
-  },
-  { name: 'app_password' },
-  { name: 'service_url', optional: true },
-];
 
 /**
  * A Bluesky account connected with its handle (or DID) and an app password, checked by opening a
@@ -44,7 +34,7 @@ export class BlueskyConnector implements PlatformConnector {
   ) {}
 
   async connect(fields: ConnectFields): Promise<ConnectedAccount> {
-    const read = readFields(fields, ACCOUNT_FIELDS, this.displayName);
+    const read = readFields(fields, BLUESKY_CONNECT.fields, this.displayName);
     const service = read.service_url ?? null;
     // A service the user gave is an outbound address: refused now if it is not a public one.
     if (service) await this.check(() => this.outbound.for(service, 'be a Bluesky service'));

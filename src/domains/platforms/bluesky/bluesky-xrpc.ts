@@ -4,6 +4,7 @@ import type { AppConfig } from '../../../infrastructure/config/config';
 import { InjectConfig } from '../../../infrastructure/config/config.module';
 import { Metrics, type PlatformCallOutcome } from '../../../operations/monitoring/metrics.service';
 import { OutboundDispatchers } from '../../../infrastructure/outbound/outbound-dispatchers';
+import { blueskySettings } from './bluesky-settings';
 
 /** Default wait for one XRPC call. */
 const XRPC_TIMEOUT_MS = 15_000;
@@ -81,7 +82,7 @@ export class BlueskyXrpc {
   }
 
   private async send<T>(call: XrpcCall): Promise<T> {
-    const base = call.service ?? this.config.platforms.blueskyServiceUrl;
+    const base = call.service ?? blueskySettings(this.config).serviceUrl;
     const dispatcher = call.service
       ? await this.outbound.for(call.service, 'be a Bluesky service')
       : undefined;

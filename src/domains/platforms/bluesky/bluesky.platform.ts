@@ -33,9 +33,4 @@ export class BlueskyPlatform implements Platform {
   messageUrl(channel: PlatformChannel, messageId: string): string | null {
     return blueskyPostUrl(channel, messageId);
   }
-
-  /** Record URIs are no integers: `message_ids` stays empty. */
-  listedMessageId(): null {
-    return null;
-  }
 }

@@ -12,8 +12,8 @@ describe('DiscordApi', () => {
   const client = (base: string) =>
     new DiscordApi({
       publicBaseUrl: 'https://herald.example',
-      platforms: { discordApiBaseUrl: base },
-    } as AppConfig);
+      platforms: { discord: { apiBaseUrl: base } },
+    } as unknown as AppConfig);
   const failure = (promise: Promise<unknown>) =>
     promise.then(
       () => null,

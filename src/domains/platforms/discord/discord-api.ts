@@ -14,6 +14,7 @@ import type { AppConfig } from '../../../infrastructure/config/config';
 import { InjectConfig } from '../../../infrastructure/config/config.module';
 import { Metrics, type PlatformCallOutcome } from '../../../operations/monitoring/metrics.service';
 import { DeliveryError } from '../platform';
+import { discordSettings } from './discord-settings';
 
 /** Default wait for one call that sends nothing (checking a token or a channel). */
 const DISCORD_TIMEOUT_MS = 15_000;
@@ -174,7 +175,7 @@ export class DiscordApi {
     if (json) headers['content-type'] = 'application/json';
     let response: Dispatcher.ResponseData;
     try {
-      response = await request(`${this.config.platforms.discordApiBaseUrl}${path}`, {
+      response = await request(`${discordSettings(this.config).apiBaseUrl}${path}`, {
         method: httpMethod,
         headers,
         body: json ? JSON.stringify(body) : (body as FormData | undefined),

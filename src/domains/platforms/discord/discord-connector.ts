@@ -9,30 +9,13 @@ import type {
   PlatformConnector,
   PlatformIdentity,
 } from '../platform';
-import { type FieldRule, readFields } from '../connect-fields';
+import { readFields } from '../connect-fields';
+import { DISCORD_CHANNELS, DISCORD_CONNECT } from './discord-connect';
 import { DiscordApi, DiscordApiError, DiscordTransportError } from './discord-api';
 import { discordChannelUrl } from './discord-links';
 
 /** The channels a bot posts a post to: a server's text and announcement channels. */
 const POSTABLE_CHANNELS: readonly number[] = [ChannelType.GuildText, ChannelType.GuildAnnouncement];
-
-const ACCOUNT_FIELDS: FieldRule[] = [
-  {
-    name: 'bot_token',
-    // Three base64url parts: the bot's id, a time and a signature.
-    pattern: /^[A-Za-z0-9_-]{16,40}\.[A-Za-z0-9_-]{4,10}\.[A-Za-z0-9_-]{20,80}$/,
-    patternMessage: 'bot_token must be a Discord bot token',
-  },
-];
-
-const CHANNEL_FIELDS: FieldRule[] = [
-  {
-    name: 'channel_id',
-    // A Discord id (a snowflake): digits only.
-    pattern: /^\d{1,20}$/,
-    patternMessage: 'channel_id must be a Discord channel id (copy it with developer mode on)',
-  },
-];
 
 /** A bot connected by its token (checked with GET /users/@me), its channels added by id. */
 @Injectable()
@@ -44,7 +27,8 @@ export class DiscordConnector implements PlatformConnector {
 
   /** The body's `bot_token`, checked with GET /users/@me; the token itself is what the account keeps. */
   async connect(fields: ConnectFields): Promise<ConnectedAccount> {
-    const botToken = readFields(fields, ACCOUNT_FIELDS, this.displayName).bot_token as string;
+    const botToken = readFields(fields, DISCORD_CONNECT.fields, this.displayName)
+      .bot_token as string;
     const bot = await this.check(() => this.api.getCurrentUser(botToken));
     return { id: bot.id, title: botTitle(bot), username: bot.username, secret: botToken };
   }
@@ -54,7 +38,8 @@ export class DiscordConnector implements PlatformConnector {
    * server the bot is in, linked as Discord links it.
    */
   async addChannel(botToken: string, fields: ConnectFields): Promise<PlatformIdentity> {
-    const channelId = readFields(fields, CHANNEL_FIELDS, this.displayName).channel_id as string;
+    const channelId = readFields(fields, DISCORD_CHANNELS.fields, this.displayName)
+      .channel_id as string;
     const channel = await this.check(() => this.api.getChannel(botToken, channelId));
     const guildId = 'guild_id' in channel ? channel.guild_id : undefined;
     if (!POSTABLE_CHANNELS.includes(channel.type) || !guildId) {

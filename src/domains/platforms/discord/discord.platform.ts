@@ -36,9 +36,4 @@ export class DiscordPlatform implements Platform {
   messageUrl(channel: PlatformChannel, messageId: string): string | null {
     return discordMessageUrl(channel, messageId);
   }
-
-  /** Discord's ids are snowflakes, never listed in the integer `message_ids`. */
-  listedMessageId(): null {
-    return null;
-  }
 }

@@ -10,7 +10,8 @@ import type {
   PlatformConnector,
   PlatformIdentity,
 } from '../platform';
-import { type FieldRule, readFields } from '../connect-fields';
+import { readFields } from '../connect-fields';
+import { MASTODON_CONNECT } from './mastodon-connect';
 import {
   INSTANCE_USE,
   MASTODON_TIMEOUT_MS,
@@ -22,16 +23,6 @@ import {
 } from './mastodon-api';
 import { sealableSecret } from './mastodon-credentials';
 import { instanceLimits, MASTODON_LIMITS } from './mastodon-limits';
-
-const ACCOUNT_FIELDS: FieldRule[] = [
-  { name: 'instance_url' },
-  {
-    name: 'access_token',
-    // An OAuth bearer token's characters: it goes into the Authorization header as it is.
-    pattern: /^(?=.{1,1024}$)[A-Za-z0-9\-._~+/]+=*$/,
-    patternMessage: 'access_token must be an access token of the Mastodon instance',
-  },
-];
 
 /**
  * An account on a Mastodon instance, connected by the instance's address and an access token:
@@ -50,7 +41,7 @@ export class MastodonConnector implements PlatformConnector {
    * and `access_token`; the account keeps both.
    */
   async connect(fields: ConnectFields): Promise<ConnectedAccount> {
-    const read = readFields(fields, ACCOUNT_FIELDS, this.displayName);
+    const read = readFields(fields, MASTODON_CONNECT.fields, this.displayName);
     const url = parseOutboundUrl(read.instance_url as string, INSTANCE_USE);
     const credentials: MastodonCredentials = {
       instanceUrl: url.origin,

@@ -45,9 +45,4 @@ export class MastodonPlatform implements Platform {
   messageUrl(channel: PlatformChannel, messageId: string): string | null {
     return mastodonMessageUrl(channel, messageId);
   }
-
-  /** `message_ids` lists only integer ids of the platforms that always had them. */
-  listedMessageId(): null {
-    return null;
-  }
 }

@@ -14,7 +14,8 @@ describe('TelegramBotApi failures', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   }
-  const api = (base: string) => new TelegramBotApi({ telegramApiBaseUrl: base } as AppConfig);
+  const api = (base: string) =>
+    new TelegramBotApi({ platforms: { telegram: { apiBaseUrl: base } } } as unknown as AppConfig);
   const TOKEN = '123456:secret-token-value';
 
   it('a refused connection: transport error, never sent, named by its code', async () => {

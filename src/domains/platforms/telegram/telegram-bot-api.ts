@@ -3,6 +3,7 @@ import { Dispatcher, FormData, request } from 'undici';
 import type { AppConfig } from '../../../infrastructure/config/config';
 import { InjectConfig } from '../../../infrastructure/config/config.module';
 import { Metrics, type PlatformCallOutcome } from '../../../operations/monitoring/metrics.service';
+import { telegramSettings } from './telegram-settings';
 
 /** Default wait for one Bot API call. */
 const TELEGRAM_TIMEOUT_MS = 15_000;
@@ -123,7 +124,7 @@ export class TelegramBotApi {
     params: TelegramParams | FormData,
     signal: AbortSignal,
   ): Promise<T> {
-    const url = `${this.config.telegramApiBaseUrl}/bot${encodeURIComponent(token)}/${method}`;
+    const url = `${telegramSettings(this.config).apiBaseUrl}/bot${encodeURIComponent(token)}/${method}`;
     const body =
       params instanceof FormData
         ? params

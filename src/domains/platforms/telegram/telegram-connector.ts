@@ -8,7 +8,8 @@ import type {
   PlatformConnector,
   PlatformIdentity,
 } from '../platform';
-import { type FieldRule, readFields } from '../connect-fields';
+import { readFields } from '../connect-fields';
+import { TELEGRAM_CHANNELS, TELEGRAM_CONNECT, TELEGRAM_DEMO_CHANNELS } from './telegram-connect';
 import {
   TelegramApiError,
   TelegramBotApi,
@@ -16,23 +17,6 @@ import {
   TelegramTransportError,
   TelegramUser,
 } from './telegram-bot-api';
-
-const ACCOUNT_FIELDS: FieldRule[] = [
-  {
-    name: 'bot_token',
-    // Bot tokens look like `123456:ABC-…`.
-    pattern: /^\d{1,20}:[A-Za-z0-9_-]{20,100}$/,
-    patternMessage: 'bot_token must be a Telegram bot token',
-  },
-];
-
-const CHANNEL_FIELDS: FieldRule[] = [
-  {
-    name: 'chat',
-    pattern: /^(-?\d{1,20}|@[A-Za-z0-9_]{4,32})$/,
-    patternMessage: 'chat must be a numeric chat id or an @username',
-  },
-];
 
 /** A bot connected by its token (checked with getMe), its chats added with getChat. */
 @Injectable()
@@ -44,7 +28,8 @@ export class TelegramConnector implements PlatformConnector {
 
   /** The body's `bot_token`, checked with getMe; the token itself is what the account keeps. */
   async connect(fields: ConnectFields): Promise<ConnectedAccount> {
-    const botToken = readFields(fields, ACCOUNT_FIELDS, this.displayName).bot_token as string;
+    const botToken = readFields(fields, TELEGRAM_CONNECT.fields, this.displayName)
+      .bot_token as string;
     const bot = await this.check(() => this.api.getMe(botToken));
     return {
       id: String(bot.id),
@@ -56,7 +41,7 @@ export class TelegramConnector implements PlatformConnector {
 
   /** The body's `chat` (a numeric id or an @username); its numeric id is kept as text. */
   async addChannel(botToken: string, fields: ConnectFields): Promise<PlatformIdentity> {
-    const { chat: wanted } = readFields(fields, CHANNEL_FIELDS, this.displayName);
+    const { chat: wanted } = readFields(fields, TELEGRAM_CHANNELS.fields, this.displayName);
     const chat = await this.check(() => this.api.getChat(botToken, wanted as string));
     return { id: String(chat.id), title: chatTitle(chat), username: chat.username ?? null };
   }
@@ -72,10 +57,7 @@ export class TelegramConnector implements PlatformConnector {
         username: 'herald_demo_bot',
         secret: token,
       },
-      channels: [
-        { id: '-1001000000001', title: 'Herald demo channel', username: 'herald_demo_channel' },
-        { id: '-1001000000002', title: 'Herald demo chat', username: null },
-      ],
+      channels: TELEGRAM_DEMO_CHANNELS.map((channel) => ({ ...channel })),
     };
   }
 

@@ -4,6 +4,7 @@ import type { AppConfig } from '../../../infrastructure/config/config';
 import { InjectConfig } from '../../../infrastructure/config/config.module';
 import { InjectRedis } from '../../../infrastructure/redis/redis.module';
 import { WindowPacing } from '../window-pacing';
+import { telegramSettings } from './telegram-settings';
 
 /**
  * Telegram's limits: about 30 messages a second per bot and 20 a minute per group or channel
@@ -12,7 +13,7 @@ import { WindowPacing } from '../window-pacing';
 @Injectable()
 export class TelegramPacing extends WindowPacing {
   constructor(@InjectRedis() redis: Redis, @InjectConfig() config: AppConfig) {
-    const { botMessagesPerSecond, chatMessagesPerMinute } = config.publication;
+    const { botMessagesPerSecond, chatMessagesPerMinute } = telegramSettings(config);
     super(
       redis,
       config,

@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
+import { EXAMPLE_PLATFORM } from '../../platforms/platforms';
 import {
   ArrayMaxSize,
   ArrayUnique,
@@ -34,7 +35,7 @@ export class PostTargetDto {
   @ApiProperty({
     description:
       'A channel id from GET /projects/{id}/channels: `{platform}:{account_id}:{channel_id}`',
-    example: 'telegram:12:-1001234567890',
+    example: EXAMPLE_PLATFORM.examples.channelRef,
   })
   @IsString()
   @MaxLength(MAX_CHANNEL_REF_LENGTH)

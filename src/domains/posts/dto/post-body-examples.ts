@@ -1,5 +1,6 @@
 import { applyDecorators, Type } from '@nestjs/common';
 import { ApiBody } from '@nestjs/swagger';
+import { EXAMPLE_PLATFORM } from '../../platforms/platforms';
 
 /**
  * The request bodies the API documentation pre-fills ("Try it out"): whole bodies that Herald
@@ -7,7 +8,9 @@ import { ApiBody } from '@nestjs/swagger';
  * examples instead, a body would combine fields that exclude each other (scheduled_at with
  * publish_now) and a date that ages into the past.
  */
-const DEMO_TARGETS = [{ channel_ref: 'telegram:1:-1001000000001' }];
+const DEMO_TARGETS = [
+  { channel_ref: `${EXAMPLE_PLATFORM.name}:1:${EXAMPLE_PLATFORM.examples.demoChannelId}` },
+];
 
 export const CREATE_POST_EXAMPLE = {
   text: 'Hello from Herald',

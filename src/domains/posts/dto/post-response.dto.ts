@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { EXAMPLE_CHANNEL_ID, EXAMPLE_PLATFORM } from '../../platforms/platforms';
 import { POST_STATUSES, TARGET_STATUSES } from '../post-state';
 
 /** The answer to a post's creation. */
@@ -23,7 +24,7 @@ export class TargetErrorDto {
 export class TargetMessageDto {
   @ApiProperty({
     description:
-      'The message id as the platform gives it, always text (a Bluesky post: its at:// URI)',
+      'The message id as the platform gives it, always text (a number, a snowflake, an at:// URI)',
     example: '42',
   })
   id!: string;
@@ -32,21 +33,21 @@ export class TargetMessageDto {
     nullable: true,
     description:
       'Its public link; null where the platform gives none (test posts: under https://example.invalid/)',
-    example: 'https://t.me/herald_news/42',
+    example: EXAMPLE_PLATFORM.examples.messageUrl,
   })
   url!: string | null;
 }
 
 /** Per-target delivery state. */
 export class PostTargetStateDto {
-  @ApiProperty({ example: 'telegram:12:-1001234567890' }) channel_ref!: string;
-  @ApiProperty({ example: '-1001234567890' }) channel_id!: string;
+  @ApiProperty({ example: EXAMPLE_PLATFORM.examples.channelRef }) channel_ref!: string;
+  @ApiProperty({ example: EXAMPLE_CHANNEL_ID }) channel_id!: string;
   @ApiProperty({ enum: TARGET_STATUSES }) status!: string;
   @ApiProperty({ type: TargetErrorDto, nullable: true }) error!: TargetErrorDto | null;
   @ApiProperty({
     type: [Number],
     description:
-      'Telegram message ids, in order, as integers (kept as before); `[]` on other platforms, whose messages are in `messages`',
+      'The message ids as integers, in order, on the platform whose ids are integers and have always been listed here; `[]` on the others, whose messages are in `messages`',
   })
   message_ids!: number[];
   @ApiProperty({
@@ -54,7 +55,7 @@ export class PostTargetStateDto {
     nullable: true,
     description:
       'The public link of its first message; null until the target is published, or where the platform gives none',
-    example: 'https://t.me/herald_news/42',
+    example: EXAMPLE_PLATFORM.examples.messageUrl,
   })
   url!: string | null;
   @ApiProperty({
@@ -123,17 +124,17 @@ export class PostProblemDto {
   @ApiProperty({ example: 'channel_not_found' }) code!: string;
   @ApiProperty() message!: string;
   @ApiProperty({ type: String, nullable: true, example: 'targets' }) field!: string | null;
-  @ApiProperty({ type: String, nullable: true, example: 'telegram:12:-1001234567890' })
+  @ApiProperty({ type: String, nullable: true, example: EXAMPLE_PLATFORM.examples.channelRef })
   channel_ref!: string | null;
 }
 
 /** What one target would receive. */
 export class TargetPlanDto {
-  @ApiProperty({ example: 'telegram:12:-1001234567890' }) channel_ref!: string;
-  @ApiProperty({ example: 'telegram' }) platform!: string;
+  @ApiProperty({ example: EXAMPLE_PLATFORM.examples.channelRef }) channel_ref!: string;
+  @ApiProperty({ example: EXAMPLE_PLATFORM.name }) platform!: string;
   @ApiProperty({
     description:
-      'How many messages the post becomes on this channel (Telegram: the media, then the text as its own message when it is longer than a caption; one message, status or record elsewhere)',
+      'How many messages the post becomes on this channel (one message, status or record; where a caption is shorter than the text, the media, then the text as its own message)',
   })
   messages!: number;
 }

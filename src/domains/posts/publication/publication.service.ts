@@ -419,12 +419,8 @@ export class PublicationService {
 
   /** The messages' ids as `message_ids` lists them, on a platform whose ids it holds. */
   private listedIds(platform: string, messages: SentMessage[]): number[] {
-    const listed = this.platforms.get(platform);
-    if (!listed) return [];
-    return messages.flatMap((m) => {
-      const id = listed.listedMessageId(m.id);
-      return id === null ? [] : [id];
-    });
+    const listed = this.platforms.get(platform)?.listedMessageId;
+    return listed ? messages.map((m) => listed(m.id)) : [];
   }
 
   private async openCredentials(target: DeliveryTarget): Promise<string> {

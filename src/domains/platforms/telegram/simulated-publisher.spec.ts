@@ -1,8 +1,12 @@
-import { DeliveryError, type OutgoingMedia } from './platform';
-import { SimulatedPublisher, SIMULATED_FAILURES, simulatedMessageUrl } from './simulated-publisher';
-import { TelegramPublisher } from './telegram/telegram-publisher';
-import type { AppConfig } from '../../infrastructure/config/config';
-import type { TelegramBotApi } from './telegram/telegram-bot-api';
+import { DeliveryError, type OutgoingMedia } from '../platform';
+import {
+  SimulatedPublisher,
+  SIMULATED_FAILURES,
+  simulatedMessageUrl,
+} from '../simulated-publisher';
+import { TelegramPublisher } from './telegram-publisher';
+import type { AppConfig } from '../../../infrastructure/config/config';
+import type { TelegramBotApi } from './telegram-bot-api';
 
 const photo = (n: number): OutgoingMedia => ({
   type: 'image',
