@@ -72,7 +72,7 @@ export type PublicApiRule =
       /**
        * The body names an operation of another route (the MCP endpoint's tool calls): only the key
        * and the rate limit are checked for the request, and a body for which this holds is then
-       * checked only as its operation, with that route's rules (RouteRulesRunner), counted in that
+       * checked only as its operation, with that route's rules (the tool requests its route in-process), counted in that
        * route's category, not twice. Any other body (a protocol message, an unreadable one) needs
        * no scope or project and is counted in the route's own category.
        */

@@ -75,8 +75,9 @@ describe('Route declarations and guard order', () => {
       ['DELETE', 'GET', 'POST'].map((method) => `${method} /api/public/v1/mcp`),
     );
     for (const tool of MCP_TOOLS) {
-      const name = `${tool.route.controller.name}.${tool.route.method}`;
-      const route = routes.find((r) => r.handlerName === name);
+      const [method, path] = tool.route.split(' ');
+      const name = `${method} /api/public/v1${path.replace(/\{(\w+)\}/g, ':$1')}`;
+      const route = routes.find((r) => r.name.split(' (')[0] === name);
       expect([tool.name, route?.kind, route?.perOperation]).toEqual([tool.name, 'api_key', false]);
       expect(route?.scopes?.length).toBeGreaterThan(0);
     }

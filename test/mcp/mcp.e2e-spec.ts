@@ -8,6 +8,7 @@ import { MCP_TOOLS } from '../../src/domains/mcp/mcp-tools';
 import type { SignedInUser, TestChannel, TestProject } from '../support/factories/factories';
 import { fixture } from '../support/factories/media-helpers';
 import { RemoteFileServer } from '../support/remote-file-server';
+import { registeredRoutes } from '../support/routes';
 import { addMember } from '../support/factories/team';
 import { startWithTelegram, TelegramWorld } from '../support/factories/telegram-world';
 
@@ -426,9 +427,11 @@ describe('MCP server', () => {
   });
 
   it('declares every tool by a route the route walk knows', () => {
-    for (const tool of MCP_TOOLS)
-      expect(
-        typeof (tool.route.controller.prototype as Record<string, unknown>)[tool.route.method],
-      ).toBe('function');
+    const known = new Set(registeredRoutes(world.t.app).map((r) => r.route));
+    for (const tool of MCP_TOOLS) {
+      const [method, path] = tool.route.split(' ');
+      const route = `${method} /api/public/v1${path.replace(/\{(\w+)\}/g, ':$1')}`;
+      expect([tool.name, known.has(route)]).toEqual([tool.name, true]);
+    }
   });
 });

@@ -1,20 +1,19 @@
-import type { RouteHandler } from '../../access/route-rules-runner';
-import { PublicChannelsController } from '../channels/public-channels.controller';
-import { PublicMediaController } from '../media/public-media.controller';
 import { PLATFORM_DESCRIPTORS } from '../platforms/platforms';
-import { PublicPostsController } from '../posts/public-posts.controller';
-import { PublicProjectsController } from '../projects/public-projects.controller';
-import { UsageController } from '../analytics/usage.controller';
+
+/** A public API route as its OpenAPI operation names it, below the public prefix: `GET /projects/{projectId}/posts`. */
+export type ToolRoute = `${ToolMethod} /${string}`;
+export type ToolMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 /**
- * One MCP tool: a public REST route, named by its handler, whose rules and service it runs.
+ * One MCP tool: a public REST route, which each call requests within the application (so the
+ * route's rules and service run exactly as for HTTP).
  * Its arguments are the route's path ids (under the names below) and then the fields of the
  * route's JSON body or of its query string, flat, as a model writes them most naturally.
  */
 export interface McpTool {
   name: string;
   description: string;
-  route: RouteHandler;
+  route: ToolRoute;
   /** Argument name → the route's path parameter it fills. */
   pathIds: Record<string, string>;
   /** Where the remaining arguments go. */
@@ -45,7 +44,7 @@ export const MCP_TOOLS: McpTool[] = [
       'Lists the projects this API key can work in (as owner or team member), with their ids and time zones. ' +
       'Call it first: every other tool except get_usage needs a project_id from here. Needs scope projects:read. ' +
       COSTS.other,
-    route: { controller: PublicProjectsController, method: 'list' },
+    route: 'GET /projects',
     pathIds: {},
     rest: 'none',
   },
@@ -55,7 +54,7 @@ export const MCP_TOOLS: McpTool[] = [
       `Lists the channels (e.g. ${PLATFORM_DESCRIPTORS.map((platform) => platform.aiAudience).join(', ')}) a project can publish to, with the channel_ref a post target names. ` +
       'Use it to find targets before creating a post. Needs scope projects:read and the member permission to view content. ' +
       COSTS.other,
-    route: { controller: PublicChannelsController, method: 'list' },
+    route: 'GET /projects/{projectId}/channels',
     pathIds: PROJECT,
     rest: 'none',
   },
@@ -65,7 +64,7 @@ export const MCP_TOOLS: McpTool[] = [
       'Lists a project’s posts, newest first, a page at a time; filter with status, continue with cursor = the previous ' +
       'page’s next_cursor. Use it to find a post or review what is scheduled. Needs scope posts:read and the permission to view content. ' +
       COSTS.other,
-    route: { controller: PublicPostsController, method: 'list' },
+    route: 'GET /projects/{projectId}/posts',
     pathIds: PROJECT,
     rest: 'query',
   },
@@ -75,7 +74,7 @@ export const MCP_TOOLS: McpTool[] = [
       'Gets one post: its state, each target’s delivery (message ids, errors) and its media. Use it to follow a post after ' +
       'creating or publishing it. Needs scope posts:read and the permission to view content. ' +
       COSTS.other,
-    route: { controller: PublicPostsController, method: 'get' },
+    route: 'GET /projects/{projectId}/posts/{postId}',
     pathIds: POST,
     rest: 'none',
   },
@@ -86,7 +85,7 @@ export const MCP_TOOLS: McpTool[] = [
       'publishing at once with publish_now: true (never both). Needs scope posts:write and the permission to edit content; ' +
       'scheduling or publishing also needs posts:publish and the permission to publish. ' +
       COSTS.create,
-    route: { controller: PublicPostsController, method: 'create' },
+    route: 'POST /projects/{projectId}/posts',
     pathIds: PROJECT,
     rest: 'body',
   },
@@ -97,7 +96,7 @@ export const MCP_TOOLS: McpTool[] = [
       'becomes on each target. Nothing is stored, queued or counted in usage. Use it before create_post. Same scopes and ' +
       'permissions as create_post. ' +
       COSTS.other,
-    route: { controller: PublicPostsController, method: 'validate' },
+    route: 'POST /projects/{projectId}/posts/validate',
     pathIds: PROJECT,
     rest: 'body',
   },
@@ -108,7 +107,7 @@ export const MCP_TOOLS: McpTool[] = [
       'A non-null scheduled_at schedules it (needs posts:publish and the permission to publish); scheduled_at: null turns ' +
       'it back into a draft. Needs scope posts:write and the permission to edit content. ' +
       COSTS.other,
-    route: { controller: PublicPostsController, method: 'update' },
+    route: 'PATCH /projects/{projectId}/posts/{postId}',
     pathIds: POST,
     rest: 'body',
   },
@@ -118,7 +117,7 @@ export const MCP_TOOLS: McpTool[] = [
       'Deletes a draft, scheduled or failed post; a scheduled post is then never published. Messages already sent stay in ' +
       'their channels. Needs scope posts:write and the permission to edit content. ' +
       COSTS.other,
-    route: { controller: PublicPostsController, method: 'remove' },
+    route: 'DELETE /projects/{projectId}/posts/{postId}',
     pathIds: POST,
     rest: 'none',
   },
@@ -129,7 +128,7 @@ export const MCP_TOOLS: McpTool[] = [
       'a channel that already has the post never gets it twice. Answers at once; follow the delivery with get_post. ' +
       'Needs scope posts:publish and the permission to publish. ' +
       COSTS.publish,
-    route: { controller: PublicPostsController, method: 'publish' },
+    route: 'POST /projects/{projectId}/posts/{postId}/publish',
     pathIds: POST,
     rest: 'body',
   },
@@ -140,7 +139,7 @@ export const MCP_TOOLS: McpTool[] = [
       'MP4, QuickTime; at most 50 MB) and answers the stored media with its id, to put in a post’s media. ' +
       'Needs scope media:write and the permission to edit content. ' +
       COSTS.upload,
-    route: { controller: PublicMediaController, method: 'upload' },
+    route: 'POST /projects/{projectId}/media',
     pathIds: PROJECT,
     rest: 'body',
   },
@@ -150,7 +149,7 @@ export const MCP_TOOLS: McpTool[] = [
       'Gets the usage of the key’s user: posts created this month (live posts only), projects, active API keys. ' +
       'Needs scope usage:read. ' +
       COSTS.other,
-    route: { controller: UsageController, method: 'get' },
+    route: 'GET /usage',
     pathIds: {},
     rest: 'none',
   },

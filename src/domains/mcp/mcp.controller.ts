@@ -25,7 +25,7 @@ const JSON_RPC_MESSAGE = {
 /**
  * The Model Context Protocol over Streamable HTTP, stateless: every POST gets a server and
  * transport of its own and is answered with JSON. The key is checked for the request; each tool
- * call then runs the checks of its REST route (RouteRulesRunner).
+ * call then requests its REST route within the application (RouteCaller), with that route's checks.
  */
 @Controller(`${PUBLIC_API_PREFIX}/mcp`)
 @PublicApi({ rulesPerOperation: isToolCall })

@@ -10,11 +10,11 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { RouteInput, RouteRulesRunner } from '../../access/route-rules-runner';
 import { toAppError } from '../../http/errors/all-exceptions.filter';
 import { errorBody } from '../../http/errors/error-codes';
 import { PLATFORM_DESCRIPTORS } from '../platforms/platforms';
 import { MCP_TOOLS, McpTool } from './mcp-tools';
+import { RouteCaller, type RouteInput } from './route-call';
 import { toolInputSchema } from './tool-schemas';
 
 const INSTRUCTIONS =
@@ -24,7 +24,8 @@ const INSTRUCTIONS =
 
 /**
  * The public API as MCP tools: one server per HTTP request (stateless), whose tools run their
- * REST routes through RouteRulesRunner, so a tool is refused wherever its route would be.
+ * REST routes within the application (RouteCaller), so a tool is refused wherever its route would
+ * be.
  */
 @Injectable()
 export class McpService {
@@ -32,7 +33,7 @@ export class McpService {
   private readonly byName = new Map(MCP_TOOLS.map((tool) => [tool.name, tool]));
   private tools: Tool[] | undefined;
 
-  constructor(private readonly runner: RouteRulesRunner) {}
+  constructor(private readonly routes: RouteCaller) {}
 
   /** Reads each tool's input schema from the OpenAPI document the app serves. */
   describeTools(document: OpenAPIObject): void {
@@ -68,25 +69,30 @@ export class McpService {
     response: Response,
   ): Promise<CallToolResult> {
     const input = routeInput(tool, args);
+    let answer;
     try {
-      const result = await this.runner.run(tool.route, request, response, input);
-      if (result === undefined) return { content: [{ type: 'text', text: 'Done' }] };
-      return {
-        content: [{ type: 'text', text: JSON.stringify(result) }],
-        structuredContent: result as Record<string, unknown>,
-      };
+      answer = await this.routes.call(tool.route, request, input);
     } catch (thrown) {
       const error = toAppError(thrown, this.logger, (request as { id?: string }).id);
-      for (const [name, value] of Object.entries(error.headers ?? {}))
-        response.setHeader(name, value);
-      const body = errorBody(error);
-      return {
-        isError: true,
-        content: [{ type: 'text', text: JSON.stringify(body) }],
-        structuredContent: body as unknown as Record<string, unknown>,
-      };
+      return toolError(errorBody(error));
     }
+    for (const [name, value] of Object.entries(answer.headers)) response.setHeader(name, value);
+    if (answer.status >= 400) return toolError(answer.body);
+    if (answer.body === undefined) return { content: [{ type: 'text', text: 'Done' }] };
+    return {
+      content: [{ type: 'text', text: JSON.stringify(answer.body) }],
+      structuredContent: answer.body as Record<string, unknown>,
+    };
   }
+}
+
+/** A refusal, as the route answered it: `{error: {code, message}}`. */
+function toolError(body: unknown): CallToolResult {
+  return {
+    isError: true,
+    content: [{ type: 'text', text: JSON.stringify(body) }],
+    structuredContent: body as Record<string, unknown>,
+  };
 }
 
 /**

@@ -1,6 +1,5 @@
-import { RequestMethod } from '@nestjs/common';
-import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import type { OpenAPIObject } from '@nestjs/swagger';
+import { PUBLIC_API_PREFIX } from '../../access/decorators';
 import type { McpTool } from './mcp-tools';
 
 type Schema = Record<string, unknown>;
@@ -13,17 +12,10 @@ const ID_DESCRIPTIONS: Record<string, string> = {
   post_id: 'Id of the post (from create_post or list_posts)',
 };
 
-/** `METHOD /path/{param}` of a handler, as the OpenAPI document names its operation. */
+/** The tool's route as the OpenAPI document names its operation. */
 function routeOf(tool: McpTool): { method: string; path: string } {
-  const { controller, method } = tool.route;
-  const handler = (controller.prototype as Record<string, unknown>)[method] as object;
-  const parts = [
-    Reflect.getMetadata(PATH_METADATA, controller) as string,
-    Reflect.getMetadata(PATH_METADATA, handler) as string,
-  ].filter((part) => part && part !== '/');
-  const path = `/${parts.join('/')}`.replace(/:(\w+)/g, '{$1}');
-  const verb = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as number];
-  return { method: verb.toLowerCase(), path };
+  const [verb, path] = tool.route.split(' ');
+  return { method: verb.toLowerCase(), path: `/${PUBLIC_API_PREFIX}${path}` };
 }
 
 /**
