@@ -1,11 +1,12 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { AccountsModule } from './domains/accounts/accounts.module';
 import { AdminModule } from './operations/admin/admin.module';
 import { AiModule } from './domains/ai/ai.module';
 import { AnalyticsModule } from './domains/analytics/analytics.module';
 import { ApiKeysModule } from './domains/api-keys/api-keys.module';
 import { ACCESS_GUARDS } from './access/access-guards';
+import { ProjectLookups } from './access/project-lookups';
 import { AuthModule } from './domains/users/auth.module';
 import { ChannelsModule } from './domains/channels/channels.module';
 import { AppConfig } from './infrastructure/config/config';
@@ -41,6 +42,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
+        DiscoveryModule,
         LoggingModule,
         ShutdownModule,
         MetricsModule,
@@ -75,6 +77,7 @@ export class AppModule {
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         // Nest runs global guards in the order they are registered.
         ...ACCESS_GUARDS.map((guard) => ({ provide: APP_GUARD, useClass: guard })),
+        ProjectLookups,
       ],
     };
   }

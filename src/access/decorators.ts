@@ -10,7 +10,6 @@ import type { PermissionFlag } from './permissions';
 import type { HeraldRequest } from './principal';
 import type { ProjectAccess } from './project-access';
 import { RateLimitCategory, type RateLimitCategoryName } from './rate-limit-category';
-import type { ProjectResource } from './resource-project';
 import type { Scope } from './scopes';
 
 /*
@@ -30,11 +29,12 @@ export const APP_API_TAG = 'Application API';
 /**
  * Where a route's project comes from. By default: path `:projectId`, then query `project_id`,
  * then body `project_id`. `param` alone names another path parameter holding the project id; with
- * `resource`, the parameter holds that resource's id and its project is looked up.
+ * `resource` (`'account'`, `'post'`, …), the parameter holds that resource's id and its project is
+ * looked up by the provider marked `@LooksUpProjectOf` for it (project-lookups.ts).
  */
 export interface ProjectSource {
   param?: string;
-  resource?: ProjectResource;
+  resource?: string;
 }
 
 export interface PermissionRequirement {

@@ -1,8 +1,8 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import { ModuleRef, Reflector } from '@nestjs/core';
+import { Reflector } from '@nestjs/core';
 import { BodyFieldRequirement, bodySetsAny, PermissionRequirement } from './decorators';
 import type { HeraldRequest } from './principal';
-import type { ProjectOwnerLookup, ProjectResource } from './resource-project';
+import { ProjectLookups } from './project-lookups';
 import { routeRules, undeclaredRoute } from './route-metadata';
 import { AppError } from '../http/errors/error-codes';
 import { parseId } from '../http/errors/parse-id.pipe';
@@ -20,11 +20,8 @@ export class PermissionGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly projects: ProjectsService,
-    private readonly modules: ModuleRef,
+    private readonly lookups: ProjectLookups,
   ) {}
-
-  /** Each resource's owner, found once among every module's providers. */
-  private readonly owners = new Map<ProjectResource, ProjectOwnerLookup>();
 
   /** Synchronous when the route names no project permission: Nest awaits only a promise. */
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
@@ -71,7 +68,7 @@ export class PermissionGuard implements CanActivate {
     const { source } = requirement;
     if (source.resource) {
       const id = parseId(request.params[source.param ?? 'id']);
-      return id === null ? null : this.ownerOf(source.resource).projectOf(id);
+      return id === null ? null : this.lookups.get(source.resource).lookup.projectOf(id);
     }
     if (source.param) return parseId(request.params[source.param]);
     if (request.params.projectId !== undefined) return parseId(request.params.projectId);
@@ -89,14 +86,7 @@ export class PermissionGuard implements CanActivate {
   private notFound(requirement: PermissionRequirement): AppError {
     const { resource } = requirement.source;
     if (!resource) return AppError.projectNotFound();
-    return new AppError(resource.notFound.code, resource.notFound.message);
-  }
-
-  private ownerOf(resource: ProjectResource): ProjectOwnerLookup {
-    const known = this.owners.get(resource);
-    if (known) return known;
-    const owner = this.modules.get(resource.owner, { strict: false });
-    this.owners.set(resource, owner);
-    return owner;
+    const { notFound } = this.lookups.get(resource);
+    return new AppError(notFound.code, notFound.message);
   }
 }

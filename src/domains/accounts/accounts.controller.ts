@@ -11,8 +11,8 @@ import { ChannelListItemDto } from '../channels/channel.dto';
 import { ParseIdPipe } from '../../http/errors/parse-id.pipe';
 import type { ProjectAccess } from '../../access/project-access';
 import type { ConnectFields } from '../platforms/platform';
-import { AccountsRepository } from './accounts.repository';
-import { ACCOUNT_NOT_FOUND, AccountsService } from './accounts.service';
+import { ACCOUNT_NOT_FOUND } from './accounts.repository';
+import { AccountsService } from './accounts.service';
 import {
   AccountResponseDto,
   AddChannelDto,
@@ -31,7 +31,7 @@ import { PLATFORM_DESCRIPTORS } from '../platforms/platforms';
 /** The account named by the path: its project is the route's. */
 const BY_ACCOUNT: ProjectSource = {
   param: 'id',
-  resource: { owner: AccountsRepository, notFound: ACCOUNT_NOT_FOUND },
+  resource: 'account',
 };
 const ACCOUNT_ID = new ParseIdPipe(ACCOUNT_NOT_FOUND.code, ACCOUNT_NOT_FOUND.message);
 

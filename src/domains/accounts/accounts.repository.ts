@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { LooksUpProjectOf } from '../../access/project-lookups';
 import { InjectRepository } from '@nestjs/typeorm';
 import { type EntityManager, Repository } from 'typeorm';
 import { Channel } from '../channels/channel.entity';
@@ -17,7 +18,14 @@ export type AccountCredentials = Pick<
 export type NewAccount = Pick<Account, 'projectId' | 'platform'> & AccountCredentials;
 
 /** Connected accounts' rows and the channels that come with them, scoped by project. */
+/** The answer for an account that does not exist or belongs to another project. */
+export const ACCOUNT_NOT_FOUND = {
+  code: 'account_not_found',
+  message: 'Account not found',
+} as const;
+
 @Injectable()
+@LooksUpProjectOf({ resource: 'account', notFound: ACCOUNT_NOT_FOUND })
 export class AccountsRepository {
   constructor(
     @InjectRepository(Account) private readonly accounts: Repository<Account>,

@@ -10,7 +10,11 @@ import type { ConnectedAccount, ConnectFields, DemoAccount } from '../platforms/
 import { PlatformConnectors } from '../platforms/platform-connectors';
 import { PlatformRegistry } from '../platforms/platform-registry';
 import { Account } from './account.entity';
-import { type AccountCredentials, AccountsRepository } from './accounts.repository';
+import {
+  ACCOUNT_NOT_FOUND,
+  type AccountCredentials,
+  AccountsRepository,
+} from './accounts.repository';
 import { AccountResponseDto } from './account.dto';
 
 @Injectable()
@@ -153,12 +157,6 @@ export class AccountsService {
     };
   }
 }
-
-/** The answer for an account that does not exist or belongs to another project. */
-export const ACCOUNT_NOT_FOUND = {
-  code: 'account_not_found',
-  message: 'Account not found',
-} as const;
 
 function accountNotFound(): AppError {
   return new AppError(ACCOUNT_NOT_FOUND.code, ACCOUNT_NOT_FOUND.message);

@@ -5,14 +5,13 @@ import { User } from '../users/user.entity';
 import { MembersController } from './members.controller';
 import { MembersRepository } from './members.repository';
 import { MembersService } from './members.service';
-import { PermissionGuard } from '../../access/permission.guard';
 import { ProjectMember } from './project-member.entity';
 
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([ProjectMember, User]), ProjectsModule],
   controllers: [MembersController],
-  providers: [PermissionGuard, MembersService, MembersRepository],
-  exports: [PermissionGuard, ProjectsModule, MembersService],
+  providers: [MembersService, MembersRepository],
+  exports: [ProjectsModule, MembersService],
 })
 export class MembersModule {}

@@ -7,7 +7,6 @@ import {
   ApiOperation,
 } from '@nestjs/swagger';
 import { AppApi, CurrentProject, ProjectSource } from '../../access/decorators';
-import { PostsRepository } from './posts.repository';
 import { Principal } from '../../access/principal';
 import { ApiErrors } from '../../http/errors/api-errors.decorator';
 import { ApiBodyExample, CREATE_POST_EXAMPLE, UPDATE_POST_EXAMPLE } from './dto/post-body-examples';
@@ -25,12 +24,13 @@ import {
   PostObjectDto,
   PublishResultDto,
 } from './dto/post-response.dto';
-import { POST_NOT_FOUND, PostsService } from './posts.service';
+import { POST_NOT_FOUND } from './posts.repository';
+import { PostsService } from './posts.service';
 
 /** The post named by the path: its project is the route's. */
 const BY_POST: ProjectSource = {
   param: 'id',
-  resource: { owner: PostsRepository, notFound: POST_NOT_FOUND },
+  resource: 'post',
 };
 const POST_ID = new ParseIdPipe(POST_NOT_FOUND.code, POST_NOT_FOUND.message);
 

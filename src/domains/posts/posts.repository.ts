@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { LooksUpProjectOf } from '../../access/project-lookups';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { rowsOf, Statement } from '../../infrastructure/database/prepared';
@@ -116,7 +117,11 @@ export interface NewPost {
 }
 
 /** Every query of posts, scoped by project; the publication pipeline has its own. */
+/** The answer for a post that does not exist or that the caller's project and mode cannot see. */
+export const POST_NOT_FOUND = { code: 'post_not_found', message: 'Post not found' } as const;
+
 @Injectable()
+@LooksUpProjectOf({ resource: 'post', notFound: POST_NOT_FOUND })
 export class PostsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 

@@ -62,6 +62,7 @@ import {
   type NewPost,
   type PostRow,
   type PostScope,
+  POST_NOT_FOUND,
   PostsRepository,
   type ResolvedChannel,
 } from './posts.repository';
@@ -545,9 +546,6 @@ function refusedWhenGone(error: unknown): null {
   if (isForeignKeyViolation(error)) return null;
   throw error;
 }
-
-/** The answer for a post that does not exist or that the caller's project and mode cannot see. */
-export const POST_NOT_FOUND = { code: 'post_not_found', message: 'Post not found' } as const;
 
 function postNotFound(): AppError {
   return new AppError(POST_NOT_FOUND.code, POST_NOT_FOUND.message);

@@ -26,7 +26,8 @@ import {
 } from './dto/post-response.dto';
 import { PublishPostDto } from './dto/publish-post.dto';
 import { UpdatePostDto } from './dto/update-post.dto';
-import { POST_NOT_FOUND, PostsService } from './posts.service';
+import { POST_NOT_FOUND } from './posts.repository';
+import { PostsService } from './posts.service';
 
 const PostIdPipe = new ParseIdPipe(POST_NOT_FOUND.code, POST_NOT_FOUND.message);
 

@@ -18,13 +18,13 @@ import {
   TemplateListDto,
   UpdateTemplateDto,
 } from './template.dto';
-import { TemplatesRepository } from './templates.repository';
-import { TEMPLATE_NOT_FOUND, TemplatesService } from './templates.service';
+import { TEMPLATE_NOT_FOUND } from './templates.repository';
+import { TemplatesService } from './templates.service';
 
 /** The template named by the path: its project is the route's. */
 const BY_TEMPLATE: ProjectSource = {
   param: 'id',
-  resource: { owner: TemplatesRepository, notFound: TEMPLATE_NOT_FOUND },
+  resource: 'template',
 };
 const TEMPLATE_ID = new ParseIdPipe(TEMPLATE_NOT_FOUND.code, TEMPLATE_NOT_FOUND.message);
 

@@ -1,10 +1,17 @@
 import { Injectable } from '@nestjs/common';
+import { LooksUpProjectOf } from '../../access/project-lookups';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { PostTemplate } from './post-template.entity';
 
 /** Post templates' rows; every method but `projectOf` is scoped by the template's project. */
+export const TEMPLATE_NOT_FOUND = {
+  code: 'template_not_found',
+  message: 'Template not found',
+} as const;
+
 @Injectable()
+@LooksUpProjectOf({ resource: 'template', notFound: TEMPLATE_NOT_FOUND })
 export class TemplatesRepository {
   constructor(
     @InjectRepository(PostTemplate) private readonly templates: Repository<PostTemplate>,

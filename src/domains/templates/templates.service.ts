@@ -4,12 +4,7 @@ import { formatTimestamp } from '../../infrastructure/database/timestamps';
 import { AppError } from '../../http/errors/error-codes';
 import { MAX_TEMPLATE_NAME, TemplateDto, TemplateListDto } from './template.dto';
 import { PostTemplate } from './post-template.entity';
-import { TemplatesRepository } from './templates.repository';
-
-export const TEMPLATE_NOT_FOUND = {
-  code: 'template_not_found',
-  message: 'Template not found',
-} as const;
+import { TEMPLATE_NOT_FOUND, TemplatesRepository } from './templates.repository';
 
 /** Post templates, always scoped by the project PermissionGuard resolved. */
 @Injectable()
