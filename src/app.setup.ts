@@ -13,7 +13,7 @@ import { HeraldExpressAdapter } from './http/express-adapter';
 import { jsonBody } from './http/input/json-body';
 import { ROOT_LOGGER } from './infrastructure/logging/logging.module';
 import { httpMetrics } from './operations/monitoring/http-metrics';
-import { Metrics } from './operations/monitoring/metrics.service';
+import { Metrics } from './infrastructure/metrics/metrics.service';
 import { requestLogger } from './infrastructure/logging/request-log';
 import { McpService } from './domains/mcp/mcp.service';
 import { buildOpenApiDocuments, serveOpenApi } from './http/openapi/openapi';

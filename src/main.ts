@@ -12,7 +12,7 @@ import {
   readEnvironment,
 } from './infrastructure/config/config';
 import { startMetricsServer } from './operations/monitoring/metrics-server';
-import { Metrics } from './operations/monitoring/metrics.service';
+import { Metrics } from './infrastructure/metrics/metrics.service';
 import { stopOnSignals } from './infrastructure/shutdown/stop-on-signals';
 
 /** What a role builds: the application, how it starts serving, and what stops before it closes. */

@@ -1,7 +1,7 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import type { AppConfig } from '../infrastructure/config/config';
-import { APP_CONFIG } from '../infrastructure/config/config.module';
-import { Metrics } from '../operations/monitoring/metrics.service';
+import { InjectConfig } from '../infrastructure/config/config.module';
+import { Metrics } from '../infrastructure/metrics/metrics.service';
 import { AnnouncedMemory, Announcements } from '../infrastructure/redis/announcements';
 import type { ProjectAccess } from './project-access';
 
@@ -25,7 +25,7 @@ export class ProjectAccessCache {
   private readonly memory: AnnouncedMemory<ProjectAccess>;
 
   constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
+    @InjectConfig() config: AppConfig,
     announcements: Announcements,
     @Optional() metrics?: Metrics,
   ) {

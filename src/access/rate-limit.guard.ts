@@ -12,7 +12,7 @@ import { routeRules } from './route-metadata';
 import type { AppConfig } from '../infrastructure/config/config';
 import { InjectConfig } from '../infrastructure/config/config.module';
 import { AppError } from '../http/errors/error-codes';
-import { Metrics } from '../operations/monitoring/metrics.service';
+import { Metrics } from '../infrastructure/metrics/metrics.service';
 import {
   RateLimitRecord,
   rateLimitExceeded,

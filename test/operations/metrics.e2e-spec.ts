@@ -1,7 +1,7 @@
 import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
 import { startMetricsServer } from '../../src/operations/monitoring/metrics-server';
-import { Metrics } from '../../src/operations/monitoring/metrics.service';
+import { Metrics } from '../../src/infrastructure/metrics/metrics.service';
 import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories/factories';
 import { metricSample as sample } from '../support/expectations';
 import { waitForPostStatus } from '../support/publication';

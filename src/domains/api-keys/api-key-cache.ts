@@ -1,7 +1,7 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import type { AppConfig } from '../../infrastructure/config/config';
-import { APP_CONFIG } from '../../infrastructure/config/config.module';
-import { Metrics } from '../../operations/monitoring/metrics.service';
+import { InjectConfig } from '../../infrastructure/config/config.module';
+import { Metrics } from '../../infrastructure/metrics/metrics.service';
 import { AnnouncedMemory, Announcements } from '../../infrastructure/redis/announcements';
 import type { ApiKeyMode } from './api-key-format';
 import type { Scope } from '../../access/scopes';
@@ -38,7 +38,7 @@ export class ApiKeyCache {
   private readonly memory: AnnouncedMemory<KeyRecord>;
 
   constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
+    @InjectConfig() config: AppConfig,
     announcements: Announcements,
     @Optional() metrics?: Metrics,
   ) {

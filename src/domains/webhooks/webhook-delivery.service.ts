@@ -3,7 +3,7 @@ import type { AppConfig } from '../../infrastructure/config/config';
 import { InjectConfig } from '../../infrastructure/config/config.module';
 import { SecretsService } from '../../infrastructure/config/secrets.service';
 import { formatTimestamp } from '../../infrastructure/database/timestamps';
-import { Metrics } from '../../operations/monitoring/metrics.service';
+import { Metrics } from '../../infrastructure/metrics/metrics.service';
 import { WebhookSender } from './webhook-sender';
 import { WebhookProducer } from './webhook.queue';
 import { WebhooksRepository } from './webhooks.repository';

@@ -3,7 +3,7 @@ import { InjectThrottlerStorage } from '@nestjs/throttler';
 import type { Response } from 'express';
 import type { AppConfig } from '../config/config';
 import { InjectConfig } from '../config/config.module';
-import { Metrics } from '../../operations/monitoring/metrics.service';
+import { Metrics } from '../metrics/metrics.service';
 import { enforceWindow } from '../../access/rate-limit.guard';
 import { RedisRateLimitStorage } from './redis-rate-limit.storage';
 

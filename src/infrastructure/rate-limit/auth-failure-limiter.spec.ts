@@ -3,8 +3,8 @@ import Redis from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../config/config';
 import { AppError } from '../../http/errors/error-codes';
-import { Metrics } from '../../operations/monitoring/metrics.service';
-import type { QueueRegistry } from '../../operations/monitoring/queue-registry';
+import { Metrics } from '../metrics/metrics.service';
+import type { QueueRegistry } from '../metrics/queue-registry';
 import { AuthFailureLimiter } from './auth-failure-limiter';
 import { RedisRateLimitStorage } from './redis-rate-limit.storage';
 

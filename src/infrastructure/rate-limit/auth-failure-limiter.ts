@@ -4,7 +4,7 @@ import type { Request } from 'express';
 import type { AppConfig } from '../config/config';
 import { InjectConfig } from '../config/config.module';
 import { AppError } from '../../http/errors/error-codes';
-import { Metrics } from '../../operations/monitoring/metrics.service';
+import { Metrics } from '../metrics/metrics.service';
 import { rateLimitExceeded, RedisRateLimitStorage } from './redis-rate-limit.storage';
 
 export const AUTH_FAILURE_MESSAGE =

@@ -4,7 +4,7 @@ import type { Request } from 'express';
 import { createHash } from 'node:crypto';
 import type { AppConfig } from '../config/config';
 import { InjectConfig } from '../config/config.module';
-import { Metrics } from '../../operations/monitoring/metrics.service';
+import { Metrics } from '../metrics/metrics.service';
 import { clientAddress } from './auth-failure-limiter';
 import { normalizeEmail } from '../../domains/users/users.service';
 import {

@@ -1,6 +1,5 @@
 import {
   Global,
-  Inject,
   Injectable,
   Logger,
   Module,
@@ -9,7 +8,7 @@ import {
 } from '@nestjs/common';
 import type Redis from 'ioredis';
 import type { AppConfig } from '../config/config';
-import { APP_CONFIG } from '../config/config.module';
+import { InjectConfig } from '../config/config.module';
 import { InjectRedis } from './redis.module';
 import { withinTime } from './time-limit';
 
@@ -40,7 +39,7 @@ export class Announcements implements OnApplicationShutdown {
   private subscribed = false;
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @InjectConfig() private readonly config: AppConfig,
     @Optional() @InjectRedis() private readonly redis?: Redis,
   ) {}
 

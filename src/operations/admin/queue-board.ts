@@ -8,7 +8,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { urlencoded } from 'express';
 import { sendError } from '../../http/errors/all-exceptions.filter';
 import { serviceUnavailable } from '../../http/errors/outage';
-import { QueueRegistry } from '../monitoring/queue-registry';
+import { QueueRegistry } from '../../infrastructure/metrics/queue-registry';
 import { queueRedisAnswers } from '../../infrastructure/redis/bull-queue';
 import { refusedPage } from './admin-pages';
 import { AdminSessionService } from './admin-session.service';

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { Metrics, UNMATCHED_ROUTE } from './metrics.service';
+import { Metrics, UNMATCHED_ROUTE } from '../../infrastructure/metrics/metrics.service';
 
 /**
  * Times every HTTP request into `herald_http_request_duration_seconds`. The route label is the

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { bearerToken } from '../../domains/api-keys/api-key-format';
 import type { AppConfig } from '../../infrastructure/config/config';
-import { Metrics } from './metrics.service';
+import { Metrics } from '../../infrastructure/metrics/metrics.service';
 import { isMetricsToken } from './metrics-token.guard';
 
 /**

@@ -2,7 +2,7 @@ import { Controller, Get, Res, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { OpenRoute } from '../../access/decorators';
-import { Metrics } from './metrics.service';
+import { Metrics } from '../../infrastructure/metrics/metrics.service';
 import { MetricsTokenGuard } from './metrics-token.guard';
 
 /**

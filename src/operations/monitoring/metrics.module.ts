@@ -1,9 +1,9 @@
 import { Global, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { MetricsController } from './metrics.controller';
-import { Metrics } from './metrics.service';
+import { Metrics } from '../../infrastructure/metrics/metrics.service';
 import { MetricsTokenGuard } from './metrics-token.guard';
-import { QueueRegistry } from './queue-registry';
+import { QueueRegistry } from '../../infrastructure/metrics/queue-registry';
 
 /** Prometheus metrics; `Metrics` is injectable everywhere so each domain counts its own events. */
 @Global()

@@ -12,7 +12,7 @@ import type {
 } from 'discord-api-types/v10';
 import type { AppConfig } from '../../../infrastructure/config/config';
 import { InjectConfig } from '../../../infrastructure/config/config.module';
-import { Metrics, type PlatformCallOutcome } from '../../../operations/monitoring/metrics.service';
+import { Metrics, type PlatformCallOutcome } from '../../../infrastructure/metrics/metrics.service';
 import { DeliveryError } from '../platform';
 import { discordSettings } from './discord-settings';
 

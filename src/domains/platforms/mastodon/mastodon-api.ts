@@ -1,6 +1,6 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { Dispatcher, FormData, request } from 'undici';
-import { Metrics, type PlatformCallOutcome } from '../../../operations/monitoring/metrics.service';
+import { Metrics, type PlatformCallOutcome } from '../../../infrastructure/metrics/metrics.service';
 import { OutboundDispatchers } from '../../../infrastructure/outbound/outbound-dispatchers';
 
 /** Default wait for one call made while connecting an account. */

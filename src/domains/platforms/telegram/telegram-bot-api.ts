@@ -2,7 +2,7 @@ import { Injectable, Optional } from '@nestjs/common';
 import { Dispatcher, FormData, request } from 'undici';
 import type { AppConfig } from '../../../infrastructure/config/config';
 import { InjectConfig } from '../../../infrastructure/config/config.module';
-import { Metrics, type PlatformCallOutcome } from '../../../operations/monitoring/metrics.service';
+import { Metrics, type PlatformCallOutcome } from '../../../infrastructure/metrics/metrics.service';
 import { telegramSettings } from './telegram-settings';
 
 /** Default wait for one Bot API call. */

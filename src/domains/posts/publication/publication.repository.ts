@@ -5,7 +5,7 @@ import { rowsOf, Statement } from '../../../infrastructure/database/prepared';
 import { StatementBatcher } from '../../../infrastructure/database/statement-batcher';
 import type { MediaType } from '../../media/media-asset.entity';
 import type { SentMessage } from '../../platforms/platform-answers';
-import { Metrics } from '../../../operations/monitoring/metrics.service';
+import { Metrics } from '../../../infrastructure/metrics/metrics.service';
 import { postEventOutbox, reconnectEventOutbox } from '../../webhooks/webhook-outbox';
 import { PROCESSABLE_FROM, type PostStatus } from '../post-state';
 

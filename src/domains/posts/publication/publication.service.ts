@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { AppConfig } from '../../../infrastructure/config/config';
 import { InjectConfig } from '../../../infrastructure/config/config.module';
 import { SecretsService } from '../../../infrastructure/config/secrets.service';
-import { Metrics } from '../../../operations/monitoring/metrics.service';
+import { Metrics } from '../../../infrastructure/metrics/metrics.service';
 import {
   DeliveryError,
   type DeliveryStep,

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { PLATFORM_DESCRIPTORS } from '../../domains/platforms/platforms';
-import { boundedQueueCall } from '../../infrastructure/redis/bull-queue';
+import { boundedQueueCall } from '../redis/bull-queue';
 import { QueueRegistry } from './queue-registry';
 
 /**
