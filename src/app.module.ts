@@ -33,7 +33,7 @@ import { TemplatesModule } from './domains/templates/templates.module';
 import { PlatformsModule } from './domains/platforms/platforms.module';
 import { UsageModule } from './domains/analytics/usage.module';
 import { WebhooksModule } from './domains/webhooks/webhooks.module';
-import { AnnouncementsModule } from './infrastructure/redis/announcements';
+import { CacheInvalidationModule } from './infrastructure/redis/cache-invalidation';
 
 @Module({})
 export class AppModule {
@@ -48,7 +48,7 @@ export class AppModule {
         MetricsModule,
         DatabaseModule,
         RedisModule,
-        AnnouncementsModule,
+        CacheInvalidationModule,
         RateLimitModule,
         CryptoModule,
         IdempotencyModule,

@@ -75,7 +75,7 @@ export class PermissionGuard implements CanActivate {
     const fromQuery = (request.query as Record<string, unknown>).project_id;
     if (fromQuery !== undefined) return parseId(fromQuery);
     // A body that could not be read names no project: its own error is the answer.
-    if (request.heldBodyError) throw request.heldBodyError;
+    if (request.bodyParseError) throw request.bodyParseError;
     const fromBody = (request.body as Record<string, unknown> | undefined)?.project_id;
     if (fromBody === undefined) {
       throw validationFailed([{ field: 'project_id', message: 'project_id is required' }]);

@@ -2,7 +2,7 @@ import { Injectable, Optional } from '@nestjs/common';
 import type { AppConfig } from '../infrastructure/config/config';
 import { InjectConfig } from '../infrastructure/config/config.module';
 import { Metrics } from '../infrastructure/metrics/metrics.service';
-import { AnnouncedMemory, Announcements } from '../infrastructure/redis/announcements';
+import { InvalidatedCache, CacheInvalidation } from '../infrastructure/redis/cache-invalidation';
 import type { ProjectAccess } from './project-access';
 
 /** Users' accesses held at most; past it the oldest makes room. */
@@ -12,7 +12,7 @@ export const PROJECT_ACCESS_CACHE_MAX_ENTRIES = 10_000;
  * Users' access to projects (the project's row and the member's role and flags) as PermissionGuard
  * last read them in this process, so that a project-scoped request reads it once per
  * `API_KEY_CACHE_MS` instead of at every request: a post created with a remembered key and access
- * makes one database round trip, its own. Correct as long as changes are heard (AnnouncedMemory):
+ * makes one database round trip, its own. Correct as long as changes are onMessage (InvalidatedCache):
  * every change of a project's settings or members is announced with the project's id, and every
  * process forgets all it remembers of that project. Only accesses are remembered, never their
  * absence: a user just added to a project is let in at once.
@@ -22,14 +22,14 @@ export const PROJECT_ACCESS_CACHE_MAX_ENTRIES = 10_000;
  */
 @Injectable()
 export class ProjectAccessCache {
-  private readonly memory: AnnouncedMemory<ProjectAccess>;
+  private readonly memory: InvalidatedCache<ProjectAccess>;
 
   constructor(
     @InjectConfig() config: AppConfig,
-    announcements: Announcements,
+    invalidation: CacheInvalidation,
     @Optional() metrics?: Metrics,
   ) {
-    this.memory = new AnnouncedMemory(announcements, {
+    this.memory = new InvalidatedCache(invalidation, {
       channel: 'projects:changed',
       owner: ProjectAccessCache.name,
       ttlMs: config.apiKeyCacheMs,
@@ -43,15 +43,15 @@ export class ProjectAccessCache {
     return this.memory.get(`${projectId}:${userId}`);
   }
 
-  /** Taken before reading the database; `put` stores the access only if nothing was heard since. */
-  ticket(): number {
-    return this.memory.ticket();
+  /** Taken before reading the database; `put` stores the access only if nothing was onMessage since. */
+  version(): number {
+    return this.memory.version();
   }
 
-  put(ticket: number, userId: number, access: ProjectAccess): void {
+  put(version: number, userId: number, access: ProjectAccess): void {
     Object.freeze(access.project);
     Object.freeze(access.permissions);
-    this.memory.put(ticket, `${access.project.id}:${userId}`, Object.freeze(access));
+    this.memory.put(version, `${access.project.id}:${userId}`, Object.freeze(access));
   }
 
   /** After a change to the project or its members is stored: forgotten here and everywhere. */

@@ -1,7 +1,11 @@
 import { ProjectAccessCache } from '../../src/access/project-access-cache';
 import { ProjectsService } from '../../src/domains/projects/projects.service';
 import { Factory, SignedInUser, TestProject } from '../support/factories/factories';
-import { instanceWithCuttableRedis, lookups as lookupsOf, REMEMBER } from '../support/remembering';
+import {
+  instanceWithOwnRedis,
+  lookups as lookupsOf,
+  WITH_CACHES,
+} from '../support/cache-instances';
 import { addMember } from '../support/factories/team';
 import { startTestApp, TestApp } from '../support/test-app';
 import { waitFor } from '../support/waits';
@@ -18,8 +22,8 @@ describe("Users' access to projects remembered by each API process", () => {
   let owner: SignedInUser;
 
   beforeAll(async () => {
-    a = await startTestApp(REMEMBER);
-    b = await startTestApp(REMEMBER, { shareWith: a });
+    a = await startTestApp(WITH_CACHES);
+    b = await startTestApp(WITH_CACHES, { shareWith: a });
     make = new Factory(a);
     owner = await make.user('Owner');
   });
@@ -142,7 +146,7 @@ describe("Users' access to projects remembered by each API process", () => {
   });
 
   describe('an instance whose Redis goes away', () => {
-    const cut = instanceWithCuttableRedis(() => a);
+    const cut = instanceWithOwnRedis(() => a);
 
     it('forgets every access and reads the database while it cannot hear changes, then listens again', async () => {
       const editor = await make.user('Editor');
@@ -174,18 +178,18 @@ describe("Users' access to projects remembered by each API process", () => {
     expect(Object.isFrozen(access) && Object.isFrozen(access.permissions)).toBe(true);
     expect(Object.isFrozen(access.project)).toBe(true);
 
-    const ticket = cache.ticket();
+    const version = cache.version();
     await a.http
       .patch(member(project, editor))
       .set('Authorization', owner.auth)
       .send({ role: 'observer' })
       .expect(200);
-    await waitFor(() => cache.ticket() !== ticket);
+    await waitFor(() => cache.version() !== version);
     const stale = { ...access, project: { ...access.project } } as typeof access;
-    cache.put(ticket, editor.id, stale);
+    cache.put(version, editor.id, stale);
     expect(cache.get(editor.id, project.id)).toBeUndefined();
 
-    cache.put(cache.ticket(), editor.id, stale);
+    cache.put(cache.version(), editor.id, stale);
     expect(cache.get(editor.id, project.id)).toBe(stale);
   });
 });

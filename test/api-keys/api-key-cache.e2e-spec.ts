@@ -1,6 +1,10 @@
 import { ApiKeyCache, KeyRecord } from '../../src/domains/api-keys/api-key-cache';
 import { Factory, SignedInUser } from '../support/factories/factories';
-import { instanceWithCuttableRedis, lookups as lookupsOf, REMEMBER } from '../support/remembering';
+import {
+  instanceWithOwnRedis,
+  lookups as lookupsOf,
+  WITH_CACHES,
+} from '../support/cache-instances';
 import { startTestApp, TestApp } from '../support/test-app';
 import { waitFor } from '../support/waits';
 
@@ -16,8 +20,8 @@ describe('API keys remembered by each API process', () => {
   let admin: SignedInUser;
 
   beforeAll(async () => {
-    a = await startTestApp(REMEMBER);
-    b = await startTestApp(REMEMBER, { shareWith: a });
+    a = await startTestApp(WITH_CACHES);
+    b = await startTestApp(WITH_CACHES, { shareWith: a });
     make = new Factory(a);
     admin = await make.admin();
   });
@@ -82,7 +86,7 @@ describe('API keys remembered by each API process', () => {
   });
 
   it('with API_KEY_CACHE_MS=0 every request reads the database', async () => {
-    const c = await startTestApp({ ...REMEMBER, API_KEY_CACHE_MS: '0' }, { shareWith: a });
+    const c = await startTestApp({ ...WITH_CACHES, API_KEY_CACHE_MS: '0' }, { shareWith: a });
     try {
       const key = await make.apiKey(admin);
       for (let i = 0; i < 3; i++) await projects(c, key).expect(200);
@@ -98,7 +102,7 @@ describe('API keys remembered by each API process', () => {
   });
 
   describe('an instance whose Redis goes away', () => {
-    const cut = instanceWithCuttableRedis(() => a);
+    const cut = instanceWithOwnRedis(() => a);
 
     it('forgets every key and reads the database while it cannot hear revocations, then listens again', async () => {
       const key = await make.apiKey(admin);
@@ -132,20 +136,20 @@ describe('API keys remembered by each API process', () => {
     const record = keyRecord('AAAAAAAAAAAAAAAA', null);
     await remembered(b, key);
 
-    const ticket = cache.ticket();
+    const version = cache.version();
     await revoke(a, key);
-    await waitFor(() => cache.ticket() !== ticket);
-    cache.put(ticket, record);
+    await waitFor(() => cache.version() !== version);
+    cache.put(version, record);
     expect(cache.get(record.public_id)).toBeUndefined();
 
-    cache.put(cache.ticket(), record);
+    cache.put(cache.version(), record);
     expect(cache.get(record.public_id)).toBe(record);
   });
 
   it('never uses a remembered key past its own expiry', () => {
     const cache = b.app.get(ApiKeyCache);
     const record = keyRecord('BBBBBBBBBBBBBBBB', Date.now() - 1);
-    cache.put(cache.ticket(), record);
+    cache.put(cache.version(), record);
     expect(cache.get(record.public_id)).toBeUndefined();
   });
 });

@@ -2,7 +2,7 @@ import { Injectable, Optional } from '@nestjs/common';
 import type { AppConfig } from '../../infrastructure/config/config';
 import { InjectConfig } from '../../infrastructure/config/config.module';
 import { Metrics } from '../../infrastructure/metrics/metrics.service';
-import { AnnouncedMemory, Announcements } from '../../infrastructure/redis/announcements';
+import { InvalidatedCache, CacheInvalidation } from '../../infrastructure/redis/cache-invalidation';
 import type { ApiKeyMode } from './api-key-format';
 import type { Scope } from '../../access/scopes';
 
@@ -27,28 +27,28 @@ export const API_KEY_CACHE_MAX_ENTRIES = 10_000;
 
 /**
  * Keys that authenticated recently in this process, so most public requests make one database
- * round trip (their own query) instead of two; correct as long as revocations are heard
- * (AnnouncedMemory). An entry is also never used past the key's own expiry. Saves a round trip per
+ * round trip (their own query) instead of two; correct as long as revocations are onMessage
+ * (InvalidatedCache). An entry is also never used past the key's own expiry. Saves a round trip per
  * public request (docs/performance.md#api-key-cache).
  *
  * Processes without Redis (the CLI) or with `API_KEY_CACHE_MS=0` never remember keys.
  */
 @Injectable()
 export class ApiKeyCache {
-  private readonly memory: AnnouncedMemory<KeyRecord>;
+  private readonly memory: InvalidatedCache<KeyRecord>;
 
   constructor(
     @InjectConfig() config: AppConfig,
-    announcements: Announcements,
+    invalidation: CacheInvalidation,
     @Optional() metrics?: Metrics,
   ) {
-    this.memory = new AnnouncedMemory(announcements, {
+    this.memory = new InvalidatedCache(invalidation, {
       channel: 'api-keys:revoked',
       owner: ApiKeyCache.name,
       ttlMs: config.apiKeyCacheMs,
       maxEntries: API_KEY_CACHE_MAX_ENTRIES,
       lookups: metrics && ((source) => metrics.apiKeyLookups(source)),
-      onHearing: (now) => metrics?.apiKeyRevocationsHeard(now),
+      onSubscribed: (now) => metrics?.apiKeyRevocationsHeard(now),
     });
   }
 
@@ -57,13 +57,13 @@ export class ApiKeyCache {
     return this.memory.get(publicId);
   }
 
-  /** Taken before reading the database; `put` stores the row only if nothing was heard since. */
-  ticket(): number {
-    return this.memory.ticket();
+  /** Taken before reading the database; `put` stores the row only if nothing was onMessage since. */
+  version(): number {
+    return this.memory.version();
   }
 
-  put(ticket: number, record: KeyRecord): void {
-    this.memory.put(ticket, record.public_id, record, record.expires_at_ms ?? Infinity);
+  put(version: number, record: KeyRecord): void {
+    this.memory.put(version, record.public_id, record, record.expires_at_ms ?? Infinity);
   }
 
   /** After a revocation is stored: evicts here, then tells every other process. */

@@ -115,9 +115,9 @@ export class ApiKeysService {
   }
 
   private async lookUp(publicId: string): Promise<KeyRecord | undefined> {
-    const ticket = this.cache.ticket();
+    const version = this.cache.version();
     const row = await this.keys.findLive(publicId);
-    if (row) this.cache.put(ticket, row);
+    if (row) this.cache.put(version, row);
     return row;
   }
 

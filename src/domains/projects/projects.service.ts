@@ -38,9 +38,9 @@ export class ProjectsService {
   async findAccess(userId: number, projectId: number): Promise<ProjectAccess | null> {
     const remembered = this.cache.get(userId, projectId);
     if (remembered) return remembered;
-    const ticket = this.cache.ticket();
+    const version = this.cache.version();
     const access = await this.readAccess(userId, projectId);
-    if (access) this.cache.put(ticket, userId, access);
+    if (access) this.cache.put(version, userId, access);
     return access;
   }
 

@@ -15,7 +15,7 @@ export interface BodyRequest extends Request {
    * only at the last of the checks by RequestInputGuard, after key, rate limit, scope, project and
    * flag have passed.
    */
-  heldBodyError?: AppError;
+  bodyParseError?: AppError;
   /**
    * Hex SHA-256 of the raw JSON body bytes exactly as received (before decoding), set for a JSON
    * body read in full whose request carries an Idempotency-Key. For that key's fingerprint:
@@ -38,7 +38,7 @@ export function jsonBody(): RequestHandler {
       const request = req as BodyRequest;
       if (error) {
         request.body = undefined;
-        request.heldBodyError = bodyReadError(error);
+        request.bodyParseError = bodyReadError(error);
         return next();
       }
       if (!Buffer.isBuffer(request.body)) return next();
@@ -49,7 +49,7 @@ export function jsonBody(): RequestHandler {
       if (carriesIdempotencyKey(req))
         request.rawBodySha256 = createHash('sha256').update(bytes).digest('hex');
       const parsed = parseJsonObject(bytes, req.headers['content-type']);
-      if (parsed instanceof AppError) request.heldBodyError = parsed;
+      if (parsed instanceof AppError) request.bodyParseError = parsed;
       else request.body = parsed;
       next();
     });

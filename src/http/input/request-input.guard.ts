@@ -18,7 +18,7 @@ export class RequestInputGuard implements CanActivate {
 
   canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest<BodyRequest>();
-    if (request.heldBodyError) throw request.heldBodyError;
+    if (request.bodyParseError) throw request.bodyParseError;
     // A body naming another route's operation has its text checked with that operation's rules.
     const operation = routeRules(this.reflector, context).rulesPerOperation?.(request.body);
     const body = operation ? undefined : request.body;

@@ -1,6 +1,6 @@
 import type Redis from 'ioredis';
 import { createHash } from 'node:crypto';
-import { coalesceWrites } from './coalesced-writes';
+import { batchSocketWrites } from './batched-writes';
 
 /**
  * A Lua script run by its SHA1 (EVALSHA), so its text crosses the wire once per Redis server
@@ -18,7 +18,7 @@ export class RedisScript {
   }
 
   async run(redis: Redis, keysAndArgs: (string | number)[]): Promise<unknown> {
-    coalesceWrites(redis);
+    batchSocketWrites(redis);
     try {
       return await redis.evalsha(this.sha, this.numberOfKeys, ...keysAndArgs);
     } catch (error) {

@@ -16,7 +16,7 @@ export function createRedisClient(config: AppConfig): Redis {
     maxRetriesPerRequest: 1,
     // Fail fast instead of queueing commands while Redis is away (see the README on rate limits).
     enableOfflineQueue: false,
-    // Scripts issued in the same turn of the event loop share a socket write (coalesceWrites),
+    // Scripts issued in the same turn of the event loop share a socket write (batchSocketWrites),
     // without the Pipeline object per turn that ioredis's auto-pipelining builds.
     enableAutoPipelining: false,
     connectTimeout: 2_000,

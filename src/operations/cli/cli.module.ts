@@ -11,7 +11,7 @@ import { MembersModule } from '../../domains/members/members.module';
 import { ProjectsModule } from '../../domains/projects/projects.module';
 import { OutboundModule } from '../../infrastructure/outbound/outbound.module';
 import { PlatformConnectorsModule } from '../../domains/platforms/platforms.module';
-import { AnnouncementsModule } from '../../infrastructure/redis/announcements';
+import { CacheInvalidationModule } from '../../infrastructure/redis/cache-invalidation';
 
 /** The domain services the CLI commands need, without HTTP, queues or workers. */
 @Module({})
@@ -22,7 +22,7 @@ export class CliModule {
       imports: [
         ConfigModule.forRoot(config),
         DatabaseModule,
-        AnnouncementsModule,
+        CacheInvalidationModule,
         CryptoModule,
         // Connectors call addresses users gave (an instance) under the outbound rules.
         OutboundModule,

@@ -11,7 +11,7 @@ import type Redis from 'ioredis';
  * Corking the socket batches with no object per batch. Saves a write system call per request
  * under load (docs/performance.md#coalesced-redis-writes).
  */
-export function coalesceWrites(redis: Redis): void {
+export function batchSocketWrites(redis: Redis): void {
   const socket = redis.stream;
   // Not connected yet (the command fails fast) or already held for this turn.
   if (redis.status !== 'ready' || socket.writableCorked > 0) return;

@@ -5,11 +5,11 @@ import { startTestApp, TestApp } from './test-app';
 const METRICS_TOKEN = 'metrics-token-for-tests-0123456789';
 
 /**
- * The environment of instances that remember keys and accesses (AnnouncedMemory) far longer than
+ * The environment of instances that remember keys and accesses (InvalidatedCache) far longer than
  * any test: what such an instance stops accepting, it stopped on hearing a change or on reading
  * the database, never because its memory ran out. Metrics on, for `lookups`.
  */
-export const REMEMBER = {
+export const WITH_CACHES = {
   API_KEY_CACHE_MS: '300000',
   METRICS_TOKEN,
   RATE_LIMIT_OTHER: '100000',
@@ -28,8 +28,8 @@ export async function lookups(
   return metricSample(res.text, metric, { source }) ?? 0;
 }
 
-/** An instance of `REMEMBER` on a Redis of its own, which its test takes away and brings back. */
-export interface CuttableInstance {
+/** An instance of `WITH_CACHES` on a Redis of its own, which its test takes away and brings back. */
+export interface InstanceWithOwnRedis {
   app: TestApp;
   redis: SwitchableRedis;
 }
@@ -38,12 +38,12 @@ export interface CuttableInstance {
  * Registers, in the enclosing `describe`, an instance sharing `shareWith()`'s database but on a
  * Redis of its own: started before the block's tests, stopped after them with its Redis back up.
  */
-export function instanceWithCuttableRedis(shareWith: () => TestApp): CuttableInstance {
-  const instance = {} as CuttableInstance;
+export function instanceWithOwnRedis(shareWith: () => TestApp): InstanceWithOwnRedis {
+  const instance = {} as InstanceWithOwnRedis;
   beforeAll(async () => {
     instance.redis = await new SwitchableRedis().start();
     instance.app = await startTestApp(
-      { ...REMEMBER, REDIS_URL: instance.redis.url },
+      { ...WITH_CACHES, REDIS_URL: instance.redis.url },
       { shareWith: shareWith() },
     );
   });
