@@ -21,7 +21,7 @@ async function refusedWith(call: Promise<unknown>): Promise<string> {
  * Below the guards: each repository method that reads or changes a project's rows takes the
  * project, so a call naming another project touches nothing of this one even with no guard in
  * front of it (docs/architecture.md#a-public-request). PermissionGuard keeps these calls from
- * happening over HTTP; test/access/permission-matrix.e2e-spec.ts covers that side.
+ * happening over HTTP; the test/access/permission-matrix-*.e2e-spec.ts suites cover that side.
  */
 describe('Tenant scoping in the repositories', () => {
   let world: TelegramWorld;

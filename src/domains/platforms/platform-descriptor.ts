@@ -82,15 +82,22 @@ export interface PlatformDescriptor<Name extends string = string> {
   /** Path segments that hold a secret, masked in request logs. */
   readonly logMasks: readonly { pattern: RegExp; replacement: string }[];
   /**
-   * Its Nest side: the module that provides `platform` (publisher, pacing, links), and the one that
-   * provides `connector` alone, without Redis, for the CLI.
+   * Its Nest side, required when the application is assembled rather than with the registration
+   * list: the error table, the configuration and the request log read the list, and nearly every
+   * file imports them, the platform's own among them (src/architecture/import-cycles.spec.ts).
    */
-  readonly nest: {
-    readonly module: Type;
-    readonly platform: Type<Platform>;
-    readonly connectorModule: Type;
-    readonly connector: Type<PlatformConnector>;
-  };
+  readonly nest: () => PlatformNest;
+}
+
+/**
+ * A platform's Nest side: the module that provides `platform` (publisher, pacing, links), and the
+ * one that provides `connector` alone, without Redis, for the CLI.
+ */
+export interface PlatformNest {
+  readonly module: Type;
+  readonly platform: Type<Platform>;
+  readonly connectorModule: Type;
+  readonly connector: Type<PlatformConnector>;
 }
 
 /** A descriptor, checked against the interface while keeping its literal name and error codes. */

@@ -9,14 +9,16 @@ import { PlatformConnectors } from './platform-connectors';
 import { PlatformRegistry } from './platform-registry';
 import { PLATFORM_DESCRIPTORS } from './platforms';
 
+const NESTS = PLATFORM_DESCRIPTORS.map((descriptor) => descriptor.nest());
+
 /** The platforms' account connectors alone (no pacing, no Redis): what the CLI loads. */
 @Global()
 @Module({
-  imports: PLATFORM_DESCRIPTORS.map((d) => d.nest.connectorModule),
+  imports: NESTS.map((nest) => nest.connectorModule),
   providers: [
     {
       provide: PLATFORM_CONNECTORS,
-      inject: PLATFORM_DESCRIPTORS.map((d) => d.nest.connector),
+      inject: NESTS.map((nest) => nest.connector),
       useFactory: (...connectors: PlatformConnector[]): PlatformConnector[] => connectors,
     },
     PlatformConnectors,
@@ -28,11 +30,11 @@ export class PlatformConnectorsModule {}
 /** The registered platforms, each its folder's module and its Platform, found by name. */
 @Global()
 @Module({
-  imports: [PlatformConnectorsModule, ...PLATFORM_DESCRIPTORS.map((d) => d.nest.module)],
+  imports: [PlatformConnectorsModule, ...NESTS.map((nest) => nest.module)],
   providers: [
     {
       provide: REGISTERED_PLATFORMS,
-      inject: PLATFORM_DESCRIPTORS.map((d) => d.nest.platform),
+      inject: NESTS.map((nest) => nest.platform),
       useFactory: (...platforms: Platform[]): Platform[] => platforms,
     },
     PlatformRegistry,

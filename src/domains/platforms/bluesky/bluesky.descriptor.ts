@@ -1,11 +1,7 @@
 import { definePlatform } from '../platform-descriptor';
 import { BLUESKY_CONNECT } from './bluesky-connect';
-import { BlueskyConnector } from './bluesky-connector';
 import { BlueskyVariables, readBlueskySettings } from './bluesky-settings';
 import { XRPC_METHODS } from './bluesky-xrpc-methods';
-import { BlueskyXrpcModule } from './bluesky-xrpc.module';
-import { BlueskyModule } from './bluesky.module';
-import { BlueskyPlatform } from './bluesky.platform';
 
 export const BLUESKY = definePlatform({
   name: 'bluesky',
@@ -29,10 +25,5 @@ export const BLUESKY = definePlatform({
   },
   // Tokens travel in headers, never in paths.
   logMasks: [],
-  nest: {
-    module: BlueskyModule,
-    platform: BlueskyPlatform,
-    connectorModule: BlueskyXrpcModule,
-    connector: BlueskyConnector,
-  },
+  nest: () => (require('./bluesky.module') as typeof import('./bluesky.module')).BLUESKY_NEST,
 });

@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import type { PlatformNest } from '../platform-descriptor';
+import { BlueskyConnector } from './bluesky-connector';
 import { BlueskyPacing } from './bluesky-pacing';
 import { BlueskyPublisher } from './bluesky-publisher';
 import { BlueskySessionRepository } from './bluesky-session.repository';
@@ -19,3 +21,11 @@ import { BlueskyPlatform } from './bluesky.platform';
   exports: [BlueskyPlatform],
 })
 export class BlueskyModule {}
+
+/** What Bluesky's descriptor hands the application's assembly. */
+export const BLUESKY_NEST: PlatformNest = {
+  module: BlueskyModule,
+  platform: BlueskyPlatform,
+  connectorModule: BlueskyXrpcModule,
+  connector: BlueskyConnector,
+};

@@ -1,10 +1,6 @@
 import { definePlatform } from '../platform-descriptor';
-import { DiscordApiModule } from './discord-api.module';
 import { DISCORD_CHANNELS, DISCORD_CONNECT } from './discord-connect';
-import { DiscordConnector } from './discord-connector';
 import { DiscordVariables, readDiscordSettings } from './discord-settings';
-import { DiscordModule } from './discord.module';
-import { DiscordPlatform } from './discord.platform';
 
 export const DISCORD = definePlatform({
   name: 'discord',
@@ -30,10 +26,5 @@ export const DISCORD = definePlatform({
   },
   // The bot token travels in the Authorization header, never in a path.
   logMasks: [],
-  nest: {
-    module: DiscordModule,
-    platform: DiscordPlatform,
-    connectorModule: DiscordApiModule,
-    connector: DiscordConnector,
-  },
+  nest: () => (require('./discord.module') as typeof import('./discord.module')).DISCORD_NEST,
 });

@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import type { PlatformNest } from '../platform-descriptor';
+import { DiscordConnector } from './discord-connector';
 import { DiscordApiModule } from './discord-api.module';
 import { DiscordPacing } from './discord-pacing';
 import { DiscordPublisher } from './discord-publisher';
@@ -11,3 +13,11 @@ import { DiscordPlatform } from './discord.platform';
   exports: [DiscordPlatform],
 })
 export class DiscordModule {}
+
+/** What Discord's descriptor hands the application's assembly. */
+export const DISCORD_NEST: PlatformNest = {
+  module: DiscordModule,
+  platform: DiscordPlatform,
+  connectorModule: DiscordApiModule,
+  connector: DiscordConnector,
+};

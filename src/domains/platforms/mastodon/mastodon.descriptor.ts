@@ -1,9 +1,5 @@
 import { definePlatform } from '../platform-descriptor';
-import { MastodonApiModule } from './mastodon-api.module';
 import { MASTODON_CONNECT } from './mastodon-connect';
-import { MastodonConnector } from './mastodon-connector';
-import { MastodonModule } from './mastodon.module';
-import { MastodonPlatform } from './mastodon.platform';
 
 export const MASTODON = definePlatform({
   name: 'mastodon',
@@ -27,10 +23,5 @@ export const MASTODON = definePlatform({
   },
   // The access token travels in the Authorization header, never in a path.
   logMasks: [],
-  nest: {
-    module: MastodonModule,
-    platform: MastodonPlatform,
-    connectorModule: MastodonApiModule,
-    connector: MastodonConnector,
-  },
+  nest: () => (require('./mastodon.module') as typeof import('./mastodon.module')).MASTODON_NEST,
 });

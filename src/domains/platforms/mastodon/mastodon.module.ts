@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import type { PlatformNest } from '../platform-descriptor';
+import { MastodonConnector } from './mastodon-connector';
 import { MastodonApiModule } from './mastodon-api.module';
 import { MastodonPacing } from './mastodon-pacing';
 import { MastodonPublisher } from './mastodon-publisher';
@@ -11,3 +13,11 @@ import { MastodonPlatform } from './mastodon.platform';
   exports: [MastodonPlatform],
 })
 export class MastodonModule {}
+
+/** What Mastodon's descriptor hands the application's assembly. */
+export const MASTODON_NEST: PlatformNest = {
+  module: MastodonModule,
+  platform: MastodonPlatform,
+  connectorModule: MastodonApiModule,
+  connector: MastodonConnector,
+};

@@ -1,10 +1,6 @@
 import { definePlatform } from '../platform-descriptor';
-import { TelegramBotApiModule } from './telegram-bot-api.module';
 import { TELEGRAM_CHANNELS, TELEGRAM_CONNECT, TELEGRAM_DEMO_CHANNELS } from './telegram-connect';
-import { TelegramConnector } from './telegram-connector';
 import { readTelegramSettings, TelegramVariables } from './telegram-settings';
-import { TelegramModule } from './telegram.module';
-import { TelegramPlatform } from './telegram.platform';
 
 export const TELEGRAM = definePlatform({
   name: 'telegram',
@@ -33,10 +29,5 @@ export const TELEGRAM = definePlatform({
   },
   // A Bot API path carries the token: `/bot<token>/`.
   logMasks: [{ pattern: /\/bot[^/]+\//, replacement: '/bot<redacted>/' }],
-  nest: {
-    module: TelegramModule,
-    platform: TelegramPlatform,
-    connectorModule: TelegramBotApiModule,
-    connector: TelegramConnector,
-  },
+  nest: () => (require('./telegram.module') as typeof import('./telegram.module')).TELEGRAM_NEST,
 });

@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import type { PlatformNest } from '../platform-descriptor';
+import { TelegramConnector } from './telegram-connector';
 import { TelegramBotApiModule } from './telegram-bot-api.module';
 import { TelegramPacing } from './telegram-pacing';
 import { TelegramPublisher } from './telegram-publisher';
@@ -11,3 +13,11 @@ import { TelegramPlatform } from './telegram.platform';
   exports: [TelegramPlatform],
 })
 export class TelegramModule {}
+
+/** What Telegram's descriptor hands the application's assembly. */
+export const TELEGRAM_NEST: PlatformNest = {
+  module: TelegramModule,
+  platform: TelegramPlatform,
+  connectorModule: TelegramBotApiModule,
+  connector: TelegramConnector,
+};

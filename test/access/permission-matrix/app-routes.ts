@@ -1,24 +1,21 @@
-import { appRoutes } from '@bull-board/api/dist/routes.js';
-import { getQueueToken } from '@nestjs/bull';
 import { Reflector } from '@nestjs/core';
-import type { Queue } from 'bull';
+
 import type { Test } from 'supertest';
-import { AUTH_KIND, type AuthKind, PermissionMetadata } from '../../src/access/decorators';
-import { runCli } from '../../src/operations/cli/commands';
+import { AUTH_KIND, type AuthKind, PermissionMetadata } from '../../../src/access/decorators';
+
 import {
   DEFAULT_PERMISSIONS,
   PERMISSION_FLAGS,
-  PERMISSION_MESSAGES,
   type PermissionFlag,
-} from '../../src/access/permissions';
-import { AiStandIn } from '../support/stand-ins/ai-stand-in';
-import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories/factories';
-import { TelegramStandIn } from '../support/stand-ins/telegram-stand-in';
-import { startWithTelegram, TelegramWorld } from '../support/factories/telegram-world';
-import { addMember, allFlagsBut, memberRow, onlyFlags } from '../support/factories/team';
-import { startTestApp, TestApp } from '../support/test-app';
-import { type Answer, MCP_PATH, restAnswerOf, sendToolCall } from '../support/mcp';
-import { registeredRoutes } from '../support/routes';
+} from '../../../src/access/permissions';
+import { AiStandIn } from '../../support/stand-ins/ai-stand-in';
+import { Factory, SignedInUser, TestChannel, TestProject } from '../../support/factories/factories';
+import { TelegramStandIn } from '../../support/stand-ins/telegram-stand-in';
+
+import { addMember, memberRow, onlyFlags } from '../../support/factories/team';
+import { TestApp } from '../../support/test-app';
+
+import { registeredRoutes } from '../../support/routes';
 
 /**
  * The permission matrix (docs/api-rules.md#roles-and-member-flags): every guarded application route
@@ -27,7 +24,7 @@ import { registeredRoutes } from '../support/routes';
  * the effect that must happen when allowed.
  */
 
-type Actor =
+export type Actor =
   | { kind: 'owner' }
   | { kind: 'editor' }
   | { kind: 'observer' }
@@ -36,7 +33,7 @@ type Actor =
   | { kind: 'non-member' }
   | { kind: 'no session' };
 
-const ACTORS: Actor[] = [
+export const ACTORS: Actor[] = [
   { kind: 'owner' },
   { kind: 'editor' },
   { kind: 'observer' },
@@ -46,7 +43,7 @@ const ACTORS: Actor[] = [
   { kind: 'no session' },
 ];
 
-function actorName(actor: Actor): string {
+export function actorName(actor: Actor): string {
   if (actor.kind === 'on') return `only ${actor.flag} on`;
   if (actor.kind === 'off') return `only ${actor.flag} off`;
   return actor.kind === 'editor' || actor.kind === 'observer'
@@ -55,7 +52,7 @@ function actorName(actor: Actor): string {
 }
 
 /** What the actor's flags say about `flag`; null for callers who are not members at all. */
-function holds(actor: Actor, flag: PermissionFlag): boolean | null {
+export function holds(actor: Actor, flag: PermissionFlag): boolean | null {
   switch (actor.kind) {
     case 'owner':
       return true;
@@ -73,7 +70,7 @@ function holds(actor: Actor, flag: PermissionFlag): boolean | null {
 }
 
 /** Everything a route case can reach. */
-interface World {
+export interface World {
   t: TestApp;
   make: Factory;
   telegram: TelegramStandIn;
@@ -86,7 +83,7 @@ interface World {
   postId: number;
 }
 
-interface RouteCase<Target = unknown> {
+export interface RouteCase<Target = unknown> {
   name: string;
   flag: PermissionFlag;
   /** Success status (docs/api-rules.md#errors lists them). */
@@ -103,17 +100,17 @@ interface RouteCase<Target = unknown> {
   effect: (w: World, target: Target, body: any) => Promise<void>;
 }
 
-function route<Target>(c: RouteCase<Target>): RouteCase {
+export function route<Target>(c: RouteCase<Target>): RouteCase {
   return c as RouteCase;
 }
 
-let seq = 0;
+export let seq = 0;
 
-async function rows(w: World, sql: string, params: unknown[] = []): Promise<unknown[]> {
+export async function rows(w: World, sql: string, params: unknown[] = []): Promise<unknown[]> {
   return (await w.t.db.query(sql, params)).rows;
 }
 
-async function newTemplate(w: World): Promise<number> {
+export async function newTemplate(w: World): Promise<number> {
   const res = await w.t.http
     .post('/api/posts/templates')
     .set('Authorization', w.owner.auth)
@@ -126,10 +123,10 @@ async function newTemplate(w: World): Promise<number> {
  * A receiver address that refuses connections at once (port 9, allowed by MEDIA_FETCH_ALLOW_CIDRS
  * in this world): test events are recorded and tried without waiting for a time-out.
  */
-const RECEIVER = 'http://127.0.0.1:9';
+export const RECEIVER = 'http://127.0.0.1:9';
 
 /** Deletes the project's webhooks: it holds at most ten, and every cell makes one. */
-async function deleteWebhooks(w: World): Promise<void> {
+export async function deleteWebhooks(w: World): Promise<void> {
   const hooks = w.t.http.get(`/api/projects/${w.project.id}/webhooks`);
   const { body } = await hooks.set('Authorization', w.owner.auth).expect(200);
   for (const { id } of body.items as { id: number }[])
@@ -140,7 +137,7 @@ async function deleteWebhooks(w: World): Promise<void> {
 }
 
 /** A fresh webhook of the project, the others deleted first. */
-async function newWebhook(w: World): Promise<number> {
+export async function newWebhook(w: World): Promise<number> {
   await deleteWebhooks(w);
   const res = await w.t.http
     .post(`/api/projects/${w.project.id}/webhooks`)
@@ -150,7 +147,7 @@ async function newWebhook(w: World): Promise<number> {
   return res.body.id as number;
 }
 
-async function newDraft(w: World): Promise<number> {
+export async function newDraft(w: World): Promise<number> {
   const res = await w.t.http
     .post('/api/posts')
     .set('Authorization', w.owner.auth)
@@ -159,7 +156,7 @@ async function newDraft(w: World): Promise<number> {
   return res.body.id as number;
 }
 
-const postRow = (w: World, id: number) =>
+export const postRow = (w: World, id: number) =>
   rows(
     w,
     `SELECT p.text, p.status, p.publish_attempt,
@@ -169,28 +166,28 @@ const postRow = (w: World, id: number) =>
   );
 
 /** One user per role in the table, created once: cheaper than registering one per cell. */
-const pool = new Map<string, Promise<SignedInUser>>();
-function poolUser(w: World, name: string): Promise<SignedInUser> {
+export const pool = new Map<string, Promise<SignedInUser>>();
+export function poolUser(w: World, name: string): Promise<SignedInUser> {
   if (!pool.has(name)) pool.set(name, w.make.user(name));
   return pool.get(name)!;
 }
 
 /** The pool user, made a fresh observer with default flags (whatever the previous cell did). */
-async function freshObserver(w: World, name: string): Promise<SignedInUser> {
+export async function freshObserver(w: World, name: string): Promise<SignedInUser> {
   const user = await poolUser(w, name);
   await removeIfMember(w, user);
   await addMember(w.t, w.owner, w.project, user, 'observer');
   return user;
 }
 
-async function removeIfMember(w: World, user: SignedInUser): Promise<void> {
+export async function removeIfMember(w: World, user: SignedInUser): Promise<void> {
   await w.t.http
     .delete(`/api/projects/${w.project.id}/members/${user.id}`)
     .set('Authorization', w.owner.auth)
     .expect((res) => expect([204, 404]).toContain(res.status));
 }
 
-const ROUTES: RouteCase[] = [
+export const ROUTES: RouteCase[] = [
   // Members: list needs can_view_content; changes need can_manage_team
   // (docs/api-rules.md#team-rules).
   route({
@@ -641,7 +638,7 @@ const ROUTES: RouteCase[] = [
 ];
 
 /** Every application (session) route that names a flag in `@RequirePermission`, `METHOD /path` → flag. */
-function declaredFlags(t: TestApp): Record<string, PermissionFlag> {
+export function declaredFlags(t: TestApp): Record<string, PermissionFlag> {
   const reflector = t.app.get(Reflector);
   const found: Record<string, PermissionFlag> = {};
   for (const { route, targets } of registeredRoutes(t.app)) {
@@ -651,410 +648,3 @@ function declaredFlags(t: TestApp): Record<string, PermissionFlag> {
   }
   return found;
 }
-
-describe('Permission matrix: every guarded application route × every kind of caller', () => {
-  const w = {} as World;
-  const users = new Map<string, SignedInUser>();
-  let world: TelegramWorld | undefined;
-
-  beforeAll(async () => {
-    w.ai = await new AiStandIn().start();
-    world = await startWithTelegram({
-      AI_API_BASE_URL: w.ai.url,
-      TELEGRAM_CHAT_MESSAGES_PER_MINUTE: '100000',
-      MEDIA_FETCH_ALLOW_CIDRS: '127.0.0.1/32',
-      WEBHOOK_RETRY_DELAYS_MS: '0',
-    });
-    ({ t: w.t, telegram: w.telegram, make: w.make } = world);
-    ({ owner: w.owner, project: w.project } = await w.make.owner('Matrix'));
-    w.accountId = (await w.make.telegramAccount(w.owner, w.project)).id;
-    w.channel = await w.make.channel(w.owner, w.accountId);
-    w.postId = await newDraft(w);
-    users.set('owner', w.owner);
-    for (const actor of ACTORS) {
-      const name = actorName(actor);
-      if (actor.kind === 'owner' || actor.kind === 'no session') continue;
-      const user = await w.make.user(name);
-      users.set(name, user);
-      if (actor.kind === 'editor' || actor.kind === 'observer') {
-        await addMember(w.t, w.owner, w.project, user, actor.kind);
-      } else if (actor.kind === 'on') {
-        await addMember(w.t, w.owner, w.project, user, 'editor', onlyFlags(actor.flag));
-      } else if (actor.kind === 'off') {
-        await addMember(w.t, w.owner, w.project, user, 'editor', allFlagsBut(actor.flag));
-      }
-    }
-  });
-
-  afterAll(async () => {
-    await world?.close();
-    await w.ai?.stop();
-  });
-
-  const cells = ROUTES.flatMap((r) =>
-    ACTORS.map((actor) => {
-      const held = holds(actor, r.flag);
-      const expected =
-        actor.kind === 'no session' ? 401 : held === null ? 404 : held ? r.status : 403;
-      return [r.name, actorName(actor), expected, r, actor] as const;
-    }),
-  );
-
-  it('covers every route for every caller', () => {
-    expect(ACTORS).toHaveLength(23);
-    expect(ROUTES).toHaveLength(28);
-    // The matrix's size: 28 guarded routes × 23 callers.
-    expect(cells).toHaveLength(644);
-  });
-
-  it('has a row, with the same flag, for every route that declares one', () => {
-    const declared = declaredFlags(w.t);
-    const table = Object.fromEntries(ROUTES.map((r) => [r.name, r.flag]));
-    expect(Object.keys(declared).length).toBeGreaterThan(10);
-    for (const [name, flag] of Object.entries(declared)) {
-      expect({ name, flag: table[name] }).toEqual({ name, flag });
-    }
-    // Membership is enough to leave; removing someone else needs can_manage_team.
-    expect(ROUTES.map((r) => r.name).filter((name) => !(name in declared))).toEqual([
-      'DELETE /api/projects/:id/members/:userId',
-    ]);
-  });
-
-  it.each(cells)('%s as %s → %i', async (_name, actor, expected, r) => {
-    const target = await r.target(w);
-    const before = await r.state(w, target);
-    const call = r.request(w, target);
-    const user = users.get(actor);
-    const res = await (user ? call.set('Authorization', user.auth) : call);
-    expect({ status: res.status, error: res.body?.error }).toMatchObject({ status: expected });
-    if (expected === r.status) {
-      await r.effect(w, target, res.body);
-      return;
-    }
-    if (expected === 403) {
-      expect(res.body.error).toEqual({ code: 'forbidden', message: PERMISSION_MESSAGES[r.flag] });
-    } else if (expected === 404) {
-      expect(res.body.error.code).toBe(r.notFound);
-    } else {
-      expect(res.body.error.code).toBe('unauthorized');
-    }
-    expect(await r.state(w, target)).toEqual(before);
-  });
-});
-
-/**
- * The public API's one-post routes × callers: the scope and the member flags of the API key's user,
- * in the order of checks (docs/api-rules.md#order-of-checks). Every caller is an administrator, so
- * it may hold keys.
- */
-interface PublicRouteCase {
-  name: string;
-  scopes: string[];
-  flags: PermissionFlag[];
-  status: number;
-  request: (w: World, key: string, postId: number) => Test;
-  /** The MCP tool that runs this route, and its arguments for the same request. */
-  tool: [name: string, args: (w: World, postId: number) => Record<string, unknown>];
-  effect: (w: World, postId: number, body: { id?: number }) => Promise<void>;
-}
-
-type PublicActor =
-  | { kind: 'owner' | 'editor' | 'observer' | 'non-member' | 'no key' }
-  | { kind: 'on' | 'off'; flag: PermissionFlag }
-  | { kind: 'without scope' };
-
-const PUBLIC_FLAGS: PermissionFlag[] = ['can_view_content', 'can_edit_content', 'can_publish'];
-const PUBLIC_ACTORS: PublicActor[] = [
-  { kind: 'owner' },
-  { kind: 'editor' },
-  { kind: 'observer' },
-  ...PUBLIC_FLAGS.map((flag): PublicActor => ({ kind: 'on', flag })),
-  ...PUBLIC_FLAGS.map((flag): PublicActor => ({ kind: 'off', flag })),
-  { kind: 'without scope' },
-  { kind: 'non-member' },
-  { kind: 'no key' },
-];
-
-function publicActorName(actor: PublicActor): string {
-  return 'flag' in actor ? `only ${actor.flag} ${actor.kind}` : actor.kind;
-}
-
-const PUBLIC_ROUTES: PublicRouteCase[] = [
-  {
-    name: 'GET /api/public/v1/projects/{project_id}/posts/{post_id}',
-    scopes: ['posts:read'],
-    flags: ['can_view_content'],
-    status: 200,
-    request: (w, key, id) =>
-      w.t.http
-        .get(`/api/public/v1/projects/${w.project.id}/posts/${id}`)
-        .set('Authorization', `Bearer ${key}`),
-    tool: ['get_post', (w, id) => ({ project_id: w.project.id, post_id: id })],
-    effect: async (_w, id, body) => {
-      expect(body).toMatchObject({ id, status: 'draft', media: [], targets: [] });
-    },
-  },
-  {
-    name: 'PATCH /api/public/v1/projects/{project_id}/posts/{post_id} (text)',
-    scopes: ['posts:write'],
-    flags: ['can_edit_content'],
-    status: 200,
-    request: (w, key, id) =>
-      w.t.http
-        .patch(`/api/public/v1/projects/${w.project.id}/posts/${id}`)
-        .set('Authorization', `Bearer ${key}`)
-        .send({ text: 'Edited through the public API' }),
-    tool: [
-      'update_post',
-      (w, id) => ({ project_id: w.project.id, post_id: id, text: 'Edited through the public API' }),
-    ],
-    effect: async (w, id) => {
-      expect(await rows(w, 'SELECT text FROM posts WHERE id = $1', [id])).toEqual([
-        { text: 'Edited through the public API' },
-      ]);
-    },
-  },
-  {
-    name: 'PATCH /api/public/v1/projects/{project_id}/posts/{post_id} (scheduled_at)',
-    scopes: ['posts:write', 'posts:publish'],
-    flags: ['can_edit_content', 'can_publish'],
-    status: 200,
-    request: (w, key, id) =>
-      w.t.http
-        .patch(`/api/public/v1/projects/${w.project.id}/posts/${id}`)
-        .set('Authorization', `Bearer ${key}`)
-        .send({
-          targets: [{ channel_ref: w.channel.id }],
-          scheduled_at: new Date(Date.now() + 3_600_000).toISOString(),
-        }),
-    tool: [
-      'update_post',
-      (w, id) => ({
-        project_id: w.project.id,
-        post_id: id,
-        targets: [{ channel_ref: w.channel.id }],
-        scheduled_at: new Date(Date.now() + 3_600_000).toISOString(),
-      }),
-    ],
-    effect: async (w, id) => {
-      const [row] = (await postRow(w, id)) as [{ status: string; targets: number }];
-      expect(row).toMatchObject({ status: 'scheduled', targets: 1 });
-    },
-  },
-  {
-    name: 'DELETE /api/public/v1/projects/{project_id}/posts/{post_id}',
-    scopes: ['posts:write'],
-    flags: ['can_edit_content'],
-    status: 204,
-    request: (w, key, id) =>
-      w.t.http
-        .delete(`/api/public/v1/projects/${w.project.id}/posts/${id}`)
-        .set('Authorization', `Bearer ${key}`),
-    tool: ['delete_post', (w, id) => ({ project_id: w.project.id, post_id: id })],
-    effect: async (w, id) => {
-      expect(await postRow(w, id)).toEqual([]);
-    },
-  },
-];
-
-/**
- * The answer the order of checks gives: 401, 403 insufficient_scope, 404 project_not_found, 403
- * forbidden, or success.
- */
-function publicExpectation(
-  r: PublicRouteCase,
-  actor: PublicActor,
-): { status: number; code?: string; flag?: PermissionFlag } {
-  if (actor.kind === 'no key') return { status: 401, code: 'unauthorized' };
-  if (actor.kind === 'without scope') return { status: 403, code: 'insufficient_scope' };
-  if (actor.kind === 'non-member') return { status: 404, code: 'project_not_found' };
-  const holds = (flag: PermissionFlag): boolean => {
-    if (actor.kind === 'owner') return true;
-    if (actor.kind === 'editor') return DEFAULT_PERMISSIONS.editor[flag];
-    if (actor.kind === 'observer') return DEFAULT_PERMISSIONS.observer[flag];
-    if (actor.kind === 'on') return actor.flag === flag;
-    return actor.kind === 'off' && actor.flag !== flag;
-  };
-  const missing = r.flags.find((flag) => !holds(flag));
-  return missing ? { status: 403, code: 'forbidden', flag: missing } : { status: r.status };
-}
-
-describe('Permission matrix: the public API’s one-post routes × every kind of caller', () => {
-  const w = {} as World;
-  const keys = new Map<string, string>();
-  let world: TelegramWorld | undefined;
-
-  beforeAll(async () => {
-    world = await startWithTelegram({ RATE_LIMIT_OTHER: '100000' });
-    ({ t: w.t, telegram: w.telegram, make: w.make } = world);
-    const owner = await w.make.owner('Public matrix');
-    ({ owner: w.owner, project: w.project } = owner);
-    w.accountId = (await w.make.telegramAccount(w.owner, w.project)).id;
-    w.channel = await w.make.channel(w.owner, w.accountId);
-    keys.set('owner', owner.key);
-    for (const actor of PUBLIC_ACTORS) {
-      const name = publicActorName(actor);
-      if (actor.kind === 'owner' || actor.kind === 'no key') continue;
-      if (actor.kind === 'without scope') {
-        keys.set(name, await w.make.apiKey(w.owner, { scopes: ['projects:read'] }));
-        continue;
-      }
-      const user = await w.make.admin(name);
-      if (actor.kind === 'editor' || actor.kind === 'observer')
-        await addMember(w.t, w.owner, w.project, user, actor.kind);
-      else if (actor.kind === 'on')
-        await addMember(w.t, w.owner, w.project, user, 'editor', onlyFlags(actor.flag));
-      else if (actor.kind === 'off')
-        await addMember(w.t, w.owner, w.project, user, 'editor', allFlagsBut(actor.flag));
-      keys.set(name, await w.make.apiKey(user));
-    }
-  });
-
-  afterAll(async () => {
-    await world?.close();
-  });
-
-  // Each route twice: over REST, and as its MCP tool (which must answer the same, in the same order of checks).
-  const cells = PUBLIC_ROUTES.flatMap((r) =>
-    [false, true].flatMap((mcp) =>
-      PUBLIC_ACTORS.map(
-        (actor) =>
-          [
-            mcp ? `${r.name} as the MCP tool ${r.tool[0]}` : r.name,
-            publicActorName(actor),
-            r,
-            actor,
-            mcp,
-          ] as const,
-      ),
-    ),
-  );
-
-  /** The route's answer, or the MCP tool's read as the REST answer it stands for. */
-  async function answer(
-    r: PublicRouteCase,
-    key: string,
-    id: number,
-    mcp: boolean,
-  ): Promise<Answer> {
-    if (!mcp) return r.request(w, key, id);
-    const call = w.t.http.post(MCP_PATH).set('Authorization', `Bearer ${key}`);
-    return restAnswerOf(
-      await sendToolCall(call, r.tool[0], JSON.stringify(r.tool[1](w, id))),
-      r.status,
-    );
-  }
-
-  it('covers every one-post route for every caller', () => {
-    expect(cells).toHaveLength(PUBLIC_ROUTES.length * PUBLIC_ACTORS.length * 2);
-    const declared = registeredRoutes(w.t.app)
-      .map(({ route }) => route)
-      .filter((route) =>
-        /^(GET|PATCH|DELETE) \/api\/public\/v1\/projects\/:projectId\/posts\/:postId$/.test(route),
-      );
-    expect(declared.sort()).toEqual([
-      'DELETE /api/public/v1/projects/:projectId/posts/:postId',
-      'GET /api/public/v1/projects/:projectId/posts/:postId',
-      'PATCH /api/public/v1/projects/:projectId/posts/:postId',
-    ]);
-  });
-
-  it.each(cells)('%s as %s', async (_name, actor, r, who, mcp) => {
-    const id = await newDraft(w);
-    const before = await postRow(w, id);
-    const expected = publicExpectation(r, who);
-    const res = (await answer(r, keys.get(actor) ?? 'hrld_live_none', id, mcp)) as {
-      status: number;
-      body: { id?: number; error?: { code: string; message: string } };
-    };
-    expect({ status: res.status, code: res.body?.error?.code }).toEqual({
-      status: expected.status,
-      code: expected.code,
-    });
-    if (expected.status === r.status) {
-      await r.effect(w, id, res.body);
-      return;
-    }
-    if (expected.flag) expect(res.body.error?.message).toBe(PERMISSION_MESSAGES[expected.flag]);
-    expect(await postRow(w, id)).toEqual(before);
-  });
-});
-
-/**
- * The queue dashboard and its API, by global role: only operators get in, whatever else a user
- * is. An administrator (who may create API keys) is refused every route of the board like anyone.
- */
-describe('Permission matrix: the queue dashboard by global role', () => {
-  type Role = 'member' | 'administrator' | 'operator' | 'administrator and operator';
-  const ROLES: Role[] = ['member', 'administrator', 'operator', 'administrator and operator'];
-  const opens = (role: Role) => role.includes('operator');
-  let t: TestApp;
-  const users = new Map<Role, SignedInUser>();
-
-  /** Every route of Bull Board's API, with its parameters filled in. */
-  const BOARD_ROUTES = (appRoutes.api as { method: string; route: string }[]).map(
-    ({ method, route }) => ({
-      method,
-      path: `/admin/queues${route
-        .replace(':queueName', 'publication')
-        .replace(':jobId', 'post:1:1')
-        .replace(':queueStatus', 'failed')
-        .replace(':schedulerId', 'none')}`,
-    }),
-  );
-
-  beforeAll(async () => {
-    t = await startTestApp({ APP_ROLE: 'api' });
-    const make = new Factory(t);
-    users.set('member', await make.user('Member'));
-    users.set('administrator', await make.admin('Administrator'));
-    users.set('operator', await make.operator('Operator'));
-    const both = await make.admin('Both');
-    expect(await runCli(['grant-operator', both.email], t.config, { out: () => undefined })).toBe(
-      0,
-    );
-    users.set('administrator and operator', both);
-  });
-
-  afterAll(() => t?.close());
-
-  it.each(ROLES)('the dashboard page and its queue list as %s', async (role) => {
-    const auth = users.get(role)!.auth;
-    const page = await t.http.get('/admin/queues').set('Authorization', auth);
-    const list = await t.http.get('/admin/queues/api/queues').set('Authorization', auth);
-    expect([page.status, list.status]).toEqual(opens(role) ? [200, 200] : [403, 403]);
-  });
-
-  it.each(ROLES.filter((role) => !opens(role)))(
-    'every action of the board’s API is refused to %s',
-    async (role) => {
-      const auth = users.get(role)!.auth;
-      expect(BOARD_ROUTES.length).toBeGreaterThan(30);
-      for (const { method, path } of BOARD_ROUTES) {
-        const call = (t.http as unknown as Record<string, (url: string) => Test>)[method];
-        const res = await call(path).set('Authorization', auth).send({});
-        expect([method, path, res.status, res.body?.error?.code]).toEqual([
-          method,
-          path,
-          403,
-          'forbidden',
-        ]);
-      }
-    },
-  );
-
-  it.each(ROLES.filter(opens))('pausing and resuming the queue as %s', async (role) => {
-    const auth = users.get(role)!.auth;
-    const queue = t.app.get<Queue>(getQueueToken('publication'));
-    await t.http
-      .put('/admin/queues/api/queues/publication/pause')
-      .set('Authorization', auth)
-      .expect(200);
-    expect(await queue.isPaused()).toBe(true);
-    await t.http
-      .put('/admin/queues/api/queues/publication/resume')
-      .set('Authorization', auth)
-      .expect(200);
-    expect(await queue.isPaused()).toBe(false);
-  });
-});
