@@ -22,7 +22,6 @@ import { MediaModule } from './domains/media/media.module';
 import { MembersModule } from './domains/members/members.module';
 import { MetricsModule } from './operations/monitoring/metrics.module';
 import { OutboundModule } from './infrastructure/outbound/outbound.module';
-import { AppPostsModule } from './domains/posts/app-posts.module';
 import { PostsModule } from './domains/posts/posts.module';
 import { ProjectsModule } from './domains/projects/projects.module';
 import { RateLimitModule } from './infrastructure/rate-limit/rate-limit.module';
@@ -63,7 +62,6 @@ export class AppModule {
         TemplatesModule,
         ChannelsModule,
         PostsModule,
-        AppPostsModule,
         AnalyticsModule,
         StorageModule,
         MediaModule,

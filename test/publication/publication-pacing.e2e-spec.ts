@@ -180,7 +180,7 @@ describe('Publication pacing against a rate-enforcing Telegram', () => {
 
   it("one bot's backlog does not keep another bot's post waiting in the queue", async () => {
     // Bot A has 10 s of sends queued (50 at 5 a second) before bot B's one post. A worker holding
-    // 12 jobs books A more than PACING_KEEP_AFTER_MS ahead, so A's later jobs give their worker
+    // 12 jobs books A more than PACING_SAVE_AFTER_MS ahead, so A's later jobs give their worker
     // slots back (their slots kept) instead of waiting in them, and B's job is reached at once;
     // were the waits held in worker slots, B would wait for about 38 of A's sends.
     const env = { ...ENV, PUBLICATION_CONCURRENCY: '12', TELEGRAM_API_BASE_URL: telegram.url };

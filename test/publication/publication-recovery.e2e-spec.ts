@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import type { Job, Queue } from 'bull';
 import { AppModule } from '../../src/app.module';
 import { loadConfig } from '../../src/infrastructure/config/config';
-import { PublicationSweeper } from '../../src/domains/posts/publication/publication.sweeper';
+import { PublicationSweeper } from '../../src/domains/publication/publication.sweeper';
 import { Factory, TestChannel, TestProject } from '../support/factories/factories';
 import { publishNow, waitForPostStatus } from '../support/publication';
 import { SwitchableRedis } from '../support/switchable-redis';

@@ -18,8 +18,8 @@ import {
   telegramChannelUrl,
   telegramMessageUrl,
 } from '../../src/domains/platforms/telegram/telegram-links';
-import { RetryLater } from '../../src/domains/posts/publication/publication.queue';
-import { PublicationService } from '../../src/domains/posts/publication/publication.service';
+import { RetryLater } from '../../src/domains/publication/publication.queue';
+import { PublicationService } from '../../src/domains/publication/publication.service';
 import { Factory, TestChannel, TestProject } from '../support/factories/factories';
 import { publishNow, targetsOf } from '../support/publication';
 import { TelegramStandIn } from '../support/stand-ins/telegram-stand-in';
@@ -64,13 +64,13 @@ class ScriptedPublisher implements PlatformPublisher {
   }
 }
 
-/** A pacing that always has room: every slot is now, every departure goes at once. */
+/** A pacing that always has room: every slot is now, every send is admitted at once. */
 const ALWAYS_NOW: PlatformPacing = {
-  departureGapMs: 0,
-  reserve: async (): Promise<PacingSlot> => ({ waitMs: 0, sendAtSlot: true }),
-  depart: async () => 0,
-  expectsFree: () => false,
-  freeAccounts: () => [],
+  admitSpacingMs: 0,
+  reserve: async (): Promise<PacingSlot> => ({ kind: 'booked', waitMs: 0 }),
+  admit: async () => 0,
+  hadRoom: () => false,
+  accountsWithRoom: () => [],
 };
 
 /** Accounts are connected through PLATFORM_CONNECTORS, which this test leaves as it is. */

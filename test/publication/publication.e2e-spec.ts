@@ -1,7 +1,7 @@
 import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
-import { PublicationRepository } from '../../src/domains/posts/publication/publication.repository';
-import { PublicationService } from '../../src/domains/posts/publication/publication.service';
+import { PublicationRepository } from '../../src/domains/publication/publication.repository';
+import { PublicationService } from '../../src/domains/publication/publication.service';
 import { TelegramPacing } from '../../src/domains/platforms/telegram/telegram-pacing';
 import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories/factories';
 import { targetsOf, waitForPostStatus, withWorkerPaused } from '../support/publication';
@@ -366,7 +366,9 @@ describe('Publication pipeline', () => {
       const other = await make.telegramAccount(owner, project);
       const target = await make.channel(owner, other.id);
       // Its bot had room at its last send here, so the claim marks the send.
-      await t.app.get(TelegramPacing).reserve(other.id, target.channel_id, 1);
+      await t.app
+        .get(TelegramPacing)
+        .reserve({ accountId: other.id, channelId: target.channel_id, cost: 1 });
       await withWorkerPaused(t, async () => {
         const post = await createPost({
           text: 'Unreadable',

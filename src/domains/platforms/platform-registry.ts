@@ -18,9 +18,4 @@ export class PlatformRegistry {
   all(): Platform[] {
     return [...this.byName.values()];
   }
-
-  /** Every platform's accounts whose next send likely goes at once (PlatformPacing.freeAccounts). */
-  freeAccounts(): number[] {
-    return this.all().flatMap((platform) => platform.pacing.freeAccounts());
-  }
 }

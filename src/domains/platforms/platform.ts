@@ -1,3 +1,4 @@
+import type { PlatformErrorCode } from './platforms';
 import type { MediaType } from '../media/media-asset.entity';
 import type { PlatformChannel, PlatformLimits } from './platform-answers';
 
@@ -144,13 +145,24 @@ export type DeliveryFailure =
   /** A media file could not be read from storage. */
   | 'media_unavailable';
 
+/** Why a target failed for good: the `error.code` of a failed target in the post's answer. */
+export type TargetFailureCode =
+  | 'account_needs_reconnect'
+  | 'channel_needs_reconnect'
+  | 'delivery_failed'
+  | 'delivery_unconfirmed'
+  | 'media_unavailable'
+  | 'platform_rejected'
+  | 'platform_unsupported'
+  | PlatformErrorCode;
+
 export class DeliveryError extends Error {
   constructor(
     readonly failure: DeliveryFailure,
     message: string,
     readonly retryAfterMs: number | null = null,
     /** The target's error code when it fails for good, where the platform names its own. */
-    readonly errorCode: string | null = null,
+    readonly errorCode: TargetFailureCode | null = null,
   ) {
     super(message);
   }
@@ -189,65 +201,47 @@ export interface PlatformPublisher {
 }
 
 /** What a reservation got. */
-export interface PacingSlot {
-  /** Ms from now until the slot. */
-  waitMs: number;
+export type PacingSlot =
   /**
-   * True: the send may go after `waitMs` (the account is booked for it). False: only the
-   * channel's slot is held; ask again after `waitMs` with `holdsChannel`.
+   * The account is booked: the send may go in `waitMs`. Asked with `admitIfNow` and the slot is
+   * now, `admitWaitMs` is the admission check's answer (0: admitted, go at once).
    */
-  sendAtSlot: boolean;
+  | { kind: 'booked'; waitMs: number; admitWaitMs?: number }
+  /** Only the channel's next slot is held: ask again in `waitMs` with `holdsChannel`. */
+  | { kind: 'channel_busy'; waitMs: number }
   /**
-   * The account's slot is too far ahead to wait for in a worker slot: it is kept for the holder,
-   * who should come back shortly before `waitMs` and reserve again (a pacing wait must not hold a
-   * worker slot, or one account's backlog would keep every other account's posts in the queue).
+   * The account's slot is further ahead than a worker waits: it is saved for the holder, who gives
+   * its worker slot back and reserves again shortly before `waitMs`.
    */
-  kept?: boolean;
-  /**
-   * Asked with `departIfNow` and the slot is now: the check at departure's answer, 0 when the send
-   * was stamped as leaving and must go at once, else the ms to wait before `depart`.
-   */
-  departWaitMs?: number;
+  | { kind: 'saved'; waitMs: number };
+
+export interface ReserveRequest {
+  accountId: number;
+  channelId: string;
+  /** The messages the send counts for. */
+  cost: number;
+  /** The caller comes back with the channel slot an earlier `channel_busy` held for it. */
+  holdsChannel?: boolean;
+  /** One send (a target's step): a slot far ahead is saved for it. */
+  holder?: string;
+  /** The caller has marked the send in flight already: a slot that is now is also admitted. */
+  admitIfNow?: boolean;
 }
 
 /**
  * Spreads one platform's sends within its limits, per account and per channel, shared by every
- * worker. A send of `cost` messages first reserves a slot (its moment ahead, so that the sends
- * waiting for one account come back one after the other), then departs: the check made when it
- * is about to leave. A pacing that cannot be reached lets sends go (a rate-limit answer is still
- * honoured).
+ * worker. A send first reserves a slot (its moment ahead, so that the sends waiting for one account
+ * come back one after the other), then is admitted: the sliding-window check made as it leaves. A
+ * pacing that cannot be reached lets sends go (a rate-limit answer is still honoured).
  */
 export interface PlatformPacing {
-  /** The least time between two departures of one account; sends held back together come back spread over it. */
-  readonly departureGapMs: number;
-  /**
-   * Reserves a slot for `cost` messages from the account to the channel. `holdsChannel`: the
-   * caller comes back with the channel slot an earlier answer queued it for. `holder` (one send,
-   * e.g. a target's step): a slot far ahead is kept for it (`kept`). `departIfNow` (the caller has
-   * marked the send in flight already): a slot that is now also gets the check at departure, as
-   * `depart` would answer it, in `departWaitMs`.
-   */
-  reserve(
-    accountId: number,
-    channelId: string,
-    cost: number,
-    holdsChannel?: boolean,
-    holder?: string,
-    departIfNow?: boolean,
-  ): Promise<PacingSlot>;
-  /**
-   * Stamps a send of `cost` messages as leaving now if the account and the channel have room for
-   * it: answers 0, and the send must go at once. Otherwise the ms to wait before asking again.
-   */
-  depart(accountId: number, channelId: string, cost: number): Promise<number>;
-  /**
-   * Whether the account's last reservation in this process got a slot at once: its next send will
-   * likely get one too, so it is worth marking in flight before reserving and departing together.
-   */
-  expectsFree(accountId: number): boolean;
-  /**
-   * The accounts that `expectsFree`: the claim marks a post's first send in flight already when
-   * its account is one of them.
-   */
-  freeAccounts(): number[];
+  /** The least time between two admissions of one account. */
+  readonly admitSpacingMs: number;
+  reserve(request: ReserveRequest): Promise<PacingSlot>;
+  /** 0 when the send is admitted and must go at once; else the ms to wait before asking again. */
+  admit(accountId: number, channelId: string, cost: number): Promise<number>;
+  /** Whether the account's last reservation in this process was booked for now. */
+  hadRoom(accountId: number): boolean;
+  /** The accounts that `hadRoom`: the claim marks a post's first send when its account is one. */
+  accountsWithRoom(): number[];
 }

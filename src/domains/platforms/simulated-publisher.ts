@@ -7,6 +7,7 @@ import {
   type PlatformMessage,
   type PlatformPublisher,
   type SendTarget,
+  type TargetFailureCode,
 } from './platform';
 import type { PlatformChannel } from './platform-answers';
 
@@ -16,7 +17,7 @@ import type { PlatformChannel } from './platform-answers';
  * through the same path a real failure takes (delivery_failed is retried with backoff first).
  * `account_needs_reconnect` is left out on purpose: it would mark a real account for reconnection.
  */
-export const SIMULATED_FAILURES: Readonly<Record<string, DeliveryFailure>> = {
+export const SIMULATED_FAILURES: Readonly<Partial<Record<TargetFailureCode, DeliveryFailure>>> = {
   platform_rejected: 'rejected',
   delivery_failed: 'transient',
   delivery_unconfirmed: 'unconfirmed',
@@ -28,7 +29,7 @@ const MARKER = /\[simulate:([a-z_]+)\]/;
 /**
  * Delivers test posts without a connection (docs/api-rules.md#test-mode). It plans a post exactly
  * as the platform's own publisher does (same steps, so the same number of message ids) and answers
- * made-up ids; its steps cost nothing, so test posts never use an account's pacing budget.
+ * made-up ids. The send gate never paces a test post, so it never uses an account's pacing budget.
  */
 export class SimulatedPublisher implements PlatformPublisher {
   readonly platform: string;
@@ -38,10 +39,10 @@ export class SimulatedPublisher implements PlatformPublisher {
   }
 
   plan(text: string, media: OutgoingMedia[]): DeliveryStep[] {
-    // A step makes as many messages as it costs on the real platform (an album of three, three).
+    // A step makes as many messages as it counts for on the real platform (an album of three, three).
     return this.real
       .plan(text, media)
-      .map((step) => ({ ...step, messages: step.messages ?? step.cost, cost: 0 }));
+      .map((step) => ({ ...step, messages: step.messages ?? step.cost }));
   }
 
   send(_credentials: string, _target: SendTarget, step: DeliveryStep): Promise<PlatformMessage[]> {
@@ -70,12 +71,14 @@ export function simulatedMessageUrl(
   return `https://example.invalid/${path}`;
 }
 
-function failureCode(text: string | null): string | null {
+function failureCode(text: string | null): keyof typeof SIMULATED_FAILURES | null {
   const code = text ? MARKER.exec(text)?.[1] : undefined;
-  return code !== undefined && code in SIMULATED_FAILURES ? code : null;
+  return code !== undefined && code in SIMULATED_FAILURES
+    ? (code as keyof typeof SIMULATED_FAILURES)
+    : null;
 }
 
 function simulatedFailure(text: string | null): DeliveryFailure | null {
   const code = failureCode(text);
-  return code === null ? null : SIMULATED_FAILURES[code];
+  return code === null ? null : (SIMULATED_FAILURES[code] ?? null);
 }

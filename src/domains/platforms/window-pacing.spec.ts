@@ -22,14 +22,20 @@ describe('WindowPacing of a window that takes bursts', () => {
 
   it('lets a window’s sends go back to back, then holds the next until the window has room', async () => {
     for (let i = 0; i < 3; i++) {
-      expect(await pacing.reserve(7, 'feed', 1)).toEqual({ waitMs: 0, sendAtSlot: true });
-      expect(await pacing.depart(7, 'feed', 1)).toBe(0);
+      expect(await pacing.reserve({ accountId: 7, channelId: 'feed', cost: 1 })).toEqual({
+        kind: 'booked',
+        waitMs: 0,
+      });
+      expect(await pacing.admit(7, 'feed', 1)).toBe(0);
     }
-    expect(await pacing.reserve(7, 'feed', 1)).toEqual({ waitMs: 0, sendAtSlot: true });
-    const wait = await pacing.depart(7, 'feed', 1);
+    expect(await pacing.reserve({ accountId: 7, channelId: 'feed', cost: 1 })).toEqual({
+      kind: 'booked',
+      waitMs: 0,
+    });
+    const wait = await pacing.admit(7, 'feed', 1);
     expect(wait).toBeGreaterThan(3_600_000 + PACING_WINDOW_MARGIN_MS - 5_000);
     expect(wait).toBeLessThanOrEqual(3_600_000 + PACING_WINDOW_MARGIN_MS);
     // Another account is not held by it.
-    expect(await pacing.depart(8, 'feed', 1)).toBe(0);
+    expect(await pacing.admit(8, 'feed', 1)).toBe(0);
   });
 });

@@ -3,7 +3,7 @@ import Redis from 'ioredis';
 import type { AppConfig } from '../../infrastructure/config/config';
 import { RedisScript } from '../../infrastructure/redis/redis-script';
 import { withinTime } from '../../infrastructure/redis/time-limit';
-import type { PacingSlot, PlatformPacing } from './platform';
+import type { PacingSlot, PlatformPacing, ReserveRequest } from './platform';
 
 /**
  * A platform counts a send when it arrives, a little after it was stamped here (the stamp's answer
@@ -23,8 +23,8 @@ export const PACING_WINDOW_MARGIN_MS = 50;
  * makes one too many. Two sends of one account also leave at least `gap` ms apart (half the limit's
  * spacing): sends that came late together would otherwise reach the platform in one burst.
  */
-const DEPART_LUA = `
-local function depart(sentBot, sentChat, cost, botLimit, botWindow, chatLimit, chatWindow, gap)
+const ADMIT_LUA = `
+local function admit(sentBot, sentChat, cost, botLimit, botWindow, chatLimit, chatWindow, gap)
   local time = redis.call('TIME')
   local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
   cost = tonumber(cost)
@@ -51,7 +51,7 @@ end
 
 /**
  * Slots: each send is given its moment ahead, so that the sends waiting for one account come back
- * one after the other instead of all at once; DEPART decides when they really leave. Strict spacing
+ * one after the other instead of all at once; ADMIT decides when they really leave. Strict spacing
  * over two keys (the account, and the account in one channel): each key keeps the moment it is free
  * again. Times are ms since the epoch, written with `%.3f` so Lua's number-to-string never rounds.
  *
@@ -62,27 +62,27 @@ end
  * A free channel (or a held channel slot) books the account: the send goes at the account's next
  * free moment, the account is held for `cost` intervals, and the channel for `cost` channel
  * intervals after that send. Answers {1, wait}; or, when that moment is more than ARGV[6] ms ahead,
- * keeps it for the caller under KEYS[3] and answers {2, wait}: the caller gives its worker slot
- * back and, asking again before then, gets the kept slot ({1, wait}) instead of a new one.
+ * saves it for the caller under KEYS[3] and answers {2, wait}: the caller gives its worker slot
+ * back and, asking again before then, gets the saved slot ({1, wait}) instead of a new one.
  *
- * A caller that has already marked its send in flight asks for DEPART in the same call
- * (ARGV[7] = 1): a slot that is now answers {1, 0, DEPART's answer}, so that a send from an account
+ * A caller that has already marked its send in flight asks for ADMIT in the same call
+ * (ARGV[7] = 1): a slot that is now answers {1, 0, ADMIT's answer}, so that a send from an account
  * with room goes after one Redis round trip, not two.
  */
 const RESERVE = new RedisScript(
-  `${DEPART_LUA}
+  `${ADMIT_LUA}
 local now = tonumber(ARGV[1])
--- A slot less than a ms ahead is now (DEPART decides the exact moment anyway); with ARGV[7] = '1'
--- it also departs (DEPART's check, on KEYS[4] and KEYS[5]).
+-- A slot less than a ms ahead is now (ADMIT decides the exact moment anyway); with ARGV[7] = '1'
+-- it is also admitted (ADMIT's check, on KEYS[4] and KEYS[5]).
 local function slot(wait)
   if wait >= 1 then return {1, math.ceil(wait)} end
   if ARGV[7] ~= '1' then return {1, 0} end
-  return {1, 0, depart(KEYS[4], KEYS[5], ARGV[8], ARGV[9], ARGV[10], ARGV[11], ARGV[12], ARGV[13])}
+  return {1, 0, admit(KEYS[4], KEYS[5], ARGV[8], ARGV[9], ARGV[10], ARGV[11], ARGV[12], ARGV[13])}
 end
-local kept = redis.call('GET', KEYS[3])
-if kept then
+local saved = redis.call('GET', KEYS[3])
+if saved then
   redis.call('DEL', KEYS[3])
-  return slot(tonumber(kept) - now)
+  return slot(tonumber(saved) - now)
 end
 local cost = tonumber(ARGV[2])
 local botInterval = tonumber(ARGV[3])
@@ -108,14 +108,14 @@ return slot(at - now)
   5,
 );
 
-const DEPART = new RedisScript(
-  `${DEPART_LUA}
-return depart(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6])`,
+const ADMIT = new RedisScript(
+  `${ADMIT_LUA}
+return admit(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6])`,
   2,
 );
 
-/** An account's slot further ahead than this is kept for its send, which gives its worker slot back. */
-export const PACING_KEEP_AFTER_MS = 2_000;
+/** An account's slot further ahead than this is saved for its send, which gives its worker slot back. */
+export const PACING_SAVE_AFTER_MS = 2_000;
 
 /** At most `limit` messages in any `windowMs`, as a platform counts them. */
 export interface PacingWindow {
@@ -146,10 +146,9 @@ export class WindowPacing implements PlatformPacing {
   private readonly chatWindowMs: number;
   private readonly botIntervalMs: number;
   private readonly chatIntervalMs: number;
-  /** The least time between two departures of one account (see DEPART). */
-  readonly departureGapMs: number;
-  /** Accounts whose last reservation in this process got a slot at once (see expectsFree). */
-  private readonly freeBots = new Set<number>();
+  readonly admitSpacingMs: number;
+  /** Accounts whose last reservation in this process was booked for now. */
+  private readonly roomy = new Set<number>();
 
   constructor(
     private readonly redis: Redis,
@@ -161,84 +160,71 @@ export class WindowPacing implements PlatformPacing {
     this.botWindowMs = limits.account.windowMs + PACING_WINDOW_MARGIN_MS;
     this.chatWindowMs = limits.channel.windowMs + PACING_WINDOW_MARGIN_MS;
     // Slots spaced so that the sends of any one window fill it exactly: on time, they all pass
-    // the check at departure. A window that takes bursts spaces nothing: the check at departure
+    // the admission check. A window that takes bursts spaces nothing: the admission check
     // alone keeps it.
     this.botIntervalMs = limits.account.burst ? 0 : this.botWindowMs / limits.account.limit;
     this.chatIntervalMs = limits.channel.burst ? 0 : this.chatWindowMs / limits.channel.limit;
-    this.departureGapMs = this.botIntervalMs / 2;
+    this.admitSpacingMs = this.botIntervalMs / 2;
   }
 
-  /**
-   * Reserves a slot for `cost` messages from the account to the channel. `holdsChat`: the caller comes
-   * back with the channel slot an earlier answer queued it for. `holder` (one send, e.g. a target's
-   * step): an account slot more than PACING_KEEP_AFTER_MS ahead is kept for it (`kept`). `departIfNow`
-   * (the caller has marked the send in flight already): a slot that is now also gets the check
-   * at departure, as `depart` would answer it, in `departWaitMs`.
-   */
-  async reserve(
-    accountId: number,
-    chatId: string,
-    cost: number,
-    holdsChat = false,
-    holder?: string,
-    departIfNow = false,
-  ): Promise<PacingSlot> {
+  async reserve(request: ReserveRequest): Promise<PacingSlot> {
+    const {
+      accountId,
+      channelId,
+      cost,
+      holdsChannel = false,
+      holder,
+      admitIfNow = false,
+    } = request;
     const prefix = this.config.redisKeyPrefix;
     try {
-      const [sendAtSlot, wait, departWait] = (await this.bounded(
+      const [answer, wait, admitWait] = (await this.bounded(
         RESERVE.run(this.redis, [
           `${prefix}:pacing:bot:${accountId}`,
-          `${prefix}:pacing:chat:${accountId}:${chatId}`,
-          `${prefix}:pacing:kept:${holder ?? '-'}`,
-          ...this.sentKeys(accountId, chatId),
+          `${prefix}:pacing:chat:${accountId}:${channelId}`,
+          `${prefix}:pacing:saved:${holder ?? '-'}`,
+          ...this.sentKeys(accountId, channelId),
           Date.now(),
           cost,
           this.botIntervalMs,
           this.chatIntervalMs,
-          holdsChat ? 1 : 0,
-          holder === undefined ? Number.MAX_SAFE_INTEGER : PACING_KEEP_AFTER_MS,
-          departIfNow ? 1 : 0,
-          ...this.departArgs(cost),
+          holdsChannel ? 1 : 0,
+          holder === undefined ? Number.MAX_SAFE_INTEGER : PACING_SAVE_AFTER_MS,
+          admitIfNow ? 1 : 0,
+          ...this.admitArgs(cost),
         ]),
       )) as [number, number, number?];
       const waitMs = Math.max(0, Number(wait));
-      if (sendAtSlot === 1 && waitMs === 0) this.freeBots.add(accountId);
-      else this.freeBots.delete(accountId);
-      if (sendAtSlot === 2) return { waitMs, sendAtSlot: true, kept: true };
-      return {
-        waitMs,
-        sendAtSlot: sendAtSlot === 1,
-        ...(departWait === undefined ? {} : { departWaitMs: Math.max(0, Number(departWait)) }),
-      };
+      if (answer === 1 && waitMs === 0) this.roomy.add(accountId);
+      else this.roomy.delete(accountId);
+      if (answer === 0) return { kind: 'channel_busy', waitMs };
+      if (answer === 2) return { kind: 'saved', waitMs };
+      if (admitWait === undefined) return { kind: 'booked', waitMs };
+      return { kind: 'booked', waitMs, admitWaitMs: Math.max(0, Number(admitWait)) };
     } catch (error) {
       // Without Redis there is no shared pacing; sending beats stalling, and a 429 is still honoured.
       this.logger.warn(`Pacing unavailable: ${(error as Error).message}`);
-      return { waitMs: 0, sendAtSlot: true, ...(departIfNow ? { departWaitMs: 0 } : {}) };
+      return { kind: 'booked', waitMs: 0, ...(admitIfNow ? { admitWaitMs: 0 } : {}) };
     }
   }
 
-  /**
-   * Whether the account's last reservation here got a slot at once: its next send will likely get one
-   * too, so it is worth marking in flight before reserving and departing in the same call.
-   */
-  expectsFree(accountId: number): boolean {
-    return this.freeBots.has(accountId);
+  hadRoom(accountId: number): boolean {
+    return this.roomy.has(accountId);
   }
 
-  /** The accounts that `expectsFree`. */
-  freeAccounts(): number[] {
-    return [...this.freeBots];
+  accountsWithRoom(): number[] {
+    return [...this.roomy];
   }
 
   /**
-   * Stamps a send of `cost` messages from the account to the channel as leaving now, if the last window
-   * of each has room for it: answers 0, and the send must go at once. Otherwise nothing is
-   * stamped and it answers the ms to wait before asking again.
+   * Stamps a send of `cost` messages from the account to the channel as leaving now if the last
+   * window of each has room for it (0: it must go at once); else nothing is stamped and it answers
+   * the ms to wait before asking again.
    */
-  async depart(accountId: number, chatId: string, cost: number): Promise<number> {
+  async admit(accountId: number, channelId: string, cost: number): Promise<number> {
     try {
       const wait = await this.bounded(
-        DEPART.run(this.redis, [...this.sentKeys(accountId, chatId), ...this.departArgs(cost)]),
+        ADMIT.run(this.redis, [...this.sentKeys(accountId, channelId), ...this.admitArgs(cost)]),
       );
       return Math.max(0, Number(wait));
     } catch (error) {
@@ -247,20 +233,20 @@ export class WindowPacing implements PlatformPacing {
     }
   }
 
-  /** DEPART's keys: the stamps of the account's sends, and of its sends to the channel. */
+  /** ADMIT's keys: the stamps of the account's sends, and of its sends to the channel. */
   private sentKeys(accountId: number, chatId: string): string[] {
     const prefix = this.config.redisKeyPrefix;
     return [`${prefix}:pacing:sent:${accountId}`, `${prefix}:pacing:sent:${accountId}:${chatId}`];
   }
 
-  private departArgs(cost: number): number[] {
+  private admitArgs(cost: number): number[] {
     return [
       cost,
       this.limits.account.limit,
       this.botWindowMs,
       this.limits.channel.limit,
       this.chatWindowMs,
-      this.departureGapMs,
+      this.admitSpacingMs,
     ];
   }
 

@@ -75,7 +75,7 @@ import {
   refusal,
   targetProblems,
 } from './post-rules';
-import { PublicationProducer } from './publication/publication.queue';
+import { PublicationProducer } from '../publication/publication.queue';
 
 /** The fields of an update (application API); absent fields keep their stored value. */
 export interface UpdatePostInput {

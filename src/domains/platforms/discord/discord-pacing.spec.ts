@@ -16,8 +16,8 @@ describe('DiscordPacing', () => {
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   /** Departs once the bot's least gap between two sends has passed, as a worker would. */
   const depart = async (account: number, channel: string) => {
-    await sleep(pacing.departureGapMs + 1);
-    return pacing.depart(account, channel, 1);
+    await sleep(pacing.admitSpacingMs + 1);
+    return pacing.admit(account, channel, 1);
   };
 
   afterAll(async () => {
@@ -36,7 +36,7 @@ describe('DiscordPacing', () => {
 
   it("spaces a bot's sends by its 50 a second, over all its channels", () => {
     // Half of a 50th of a second (with the window's margin) between two departures of one bot.
-    expect(pacing.departureGapMs).toBeCloseTo((1_000 + PACING_WINDOW_MARGIN_MS) / 50 / 2, 5);
+    expect(pacing.admitSpacingMs).toBeCloseTo((1_000 + PACING_WINDOW_MARGIN_MS) / 50 / 2, 5);
   });
 
   it('another bot has its own channel windows', async () => {

@@ -26,7 +26,7 @@ describe('SimulatedPublisher: test posts never reach the platform', () => {
   const telegram = new TelegramPublisher(api, {} as AppConfig);
   const simulated = new SimulatedPublisher(telegram);
 
-  it('plans as the platform does, with steps that cost no pacing', () => {
+  it('plans as the platform does: the same steps, each making as many messages as it counts for', () => {
     const text = 'x'.repeat(2000); // longer than a caption: album, then the text on its own
     const media = [photo(1), photo(2), photo(3)];
     const real = telegram.plan(text, media);
@@ -35,8 +35,11 @@ describe('SimulatedPublisher: test posts never reach the platform', () => {
     expect(planned.map(({ kind, text: t, media: m }) => ({ kind, t, m }))).toEqual(
       real.map(({ kind, text: t, media: m }) => ({ kind, t, m })),
     );
-    expect(planned.map((s) => s.cost)).toEqual([0, 0]);
     expect(real.map((s) => s.cost)).toEqual([3, 1]);
+    expect(planned.map((s) => [s.cost, s.messages])).toEqual([
+      [3, 3],
+      [1, 1],
+    ]);
   });
 
   const TARGET = {

@@ -3,7 +3,7 @@ import Redis from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { loadConfig } from '../../../infrastructure/config/config';
-import { PACING_KEEP_AFTER_MS, PACING_WINDOW_MARGIN_MS } from '../window-pacing';
+import { PACING_SAVE_AFTER_MS, PACING_WINDOW_MARGIN_MS } from '../window-pacing';
 import { TelegramPacing } from './telegram-pacing';
 
 /** Pacing runs on the real Redis: its Lua script is the thing under test. */
@@ -32,24 +32,31 @@ describe('TelegramPacing: spread sends instead of collecting 429s', () => {
   });
 
   it('queues sends to a busy chat one chat interval apart, holding only the chat', async () => {
-    const first = await pacing.reserve(1, '-100', 1);
-    expect(first).toEqual({ waitMs: 0, sendAtSlot: true });
-    const second = await pacing.reserve(1, '-100', 1);
-    const third = await pacing.reserve(1, '-100', 1);
-    expect(second.sendAtSlot).toBe(false);
+    const first = await pacing.reserve({ accountId: 1, channelId: '-100', cost: 1 });
+    expect(first).toEqual({ kind: 'booked', waitMs: 0 });
+    const second = await pacing.reserve({ accountId: 1, channelId: '-100', cost: 1 });
+    const third = await pacing.reserve({ accountId: 1, channelId: '-100', cost: 1 });
+    expect(second.kind).toBe('channel_busy');
     expect(second.waitMs).toBeGreaterThan(CHAT - 200);
     expect(second.waitMs).toBeLessThanOrEqual(Math.ceil(CHAT));
-    expect(third.sendAtSlot).toBe(false);
+    expect(third.kind).toBe('channel_busy');
     expect(third.waitMs).toBeGreaterThan(2 * CHAT - 200);
     expect(third.waitMs).toBeLessThanOrEqual(Math.ceil(2 * CHAT));
   });
 
   it('a held chat slot books the bot and may send at once when the bot is free', async () => {
-    await pacing.reserve(7, '-700', 1);
-    expect((await pacing.reserve(7, '-700', 1)).sendAtSlot).toBe(false);
+    await pacing.reserve({ accountId: 7, channelId: '-700', cost: 1 });
+    expect((await pacing.reserve({ accountId: 7, channelId: '-700', cost: 1 })).kind).toBe(
+      'channel_busy',
+    );
     // Coming back with the slot held (here, early) books the bot: it no longer queues on the chat.
-    const held = await pacing.reserve(7, '-700', 1, true);
-    expect(held.sendAtSlot).toBe(true);
+    const held = await pacing.reserve({
+      accountId: 7,
+      channelId: '-700',
+      cost: 1,
+      holdsChannel: true,
+    });
+    expect(held.kind).toBe('booked');
     expect(held.waitMs).toBeLessThanOrEqual(Math.ceil(BOT));
   });
 
@@ -59,64 +66,69 @@ describe('TelegramPacing: spread sends instead of collecting 429s', () => {
     const start = performance.now();
     const slots = [];
     for (let i = 0; i < 5; i++) {
-      const slot = await pacing.reserve(2, `-200${i}`, 1);
+      const slot = await pacing.reserve({ accountId: 2, channelId: `-200${i}`, cost: 1 });
       slots.push({ ...slot, elapsedMs: performance.now() - start });
     }
     expect(slots[0].waitMs).toBe(0);
     for (let i = 1; i < 5; i++) {
-      expect(slots[i].sendAtSlot).toBe(true);
+      expect(slots[i].kind).toBe('booked');
       expect(slots[i].waitMs).toBeGreaterThanOrEqual(i * BOT - slots[i].elapsedMs - 1);
       expect(slots[i].waitMs).toBeLessThanOrEqual(Math.ceil(i * BOT));
     }
   });
 
   it('an album counts as many messages as it holds', async () => {
-    expect((await pacing.reserve(3, '-300', 4)).waitMs).toBe(0);
-    const next = await pacing.reserve(3, '-300', 1);
+    expect((await pacing.reserve({ accountId: 3, channelId: '-300', cost: 4 })).waitMs).toBe(0);
+    const next = await pacing.reserve({ accountId: 3, channelId: '-300', cost: 1 });
     expect(next.waitMs).toBeGreaterThan(4 * CHAT - 200);
     expect(next.waitMs).toBeLessThanOrEqual(Math.ceil(4 * CHAT));
   });
 
   it('different bots do not wait for each other', async () => {
-    expect((await pacing.reserve(4, '-400', 1)).waitMs).toBe(0);
-    expect((await pacing.reserve(5, '-400', 1)).waitMs).toBe(0);
+    expect((await pacing.reserve({ accountId: 4, channelId: '-400', cost: 1 })).waitMs).toBe(0);
+    expect((await pacing.reserve({ accountId: 5, channelId: '-400', cost: 1 })).waitMs).toBe(0);
   });
 
   it('a busy chat does not delay the other chats of its bot', async () => {
     // 5 sends to one chat (60/min: about one a second), then 5 to other chats of the same bot.
-    for (let i = 0; i < 5; i++) await pacing.reserve(6, '-600', 1);
+    for (let i = 0; i < 5; i++) await pacing.reserve({ accountId: 6, channelId: '-600', cost: 1 });
     const others = [];
-    for (let i = 0; i < 5; i++) others.push(await pacing.reserve(6, `-601${i}`, 1));
+    for (let i = 0; i < 5; i++)
+      others.push(await pacing.reserve({ accountId: 6, channelId: `-601${i}`, cost: 1 }));
     // Each other chat waits for the bot's spacing only (the first send took one slot), never
     // for -600's next second.
     for (const [i, slot] of others.entries()) {
-      expect(slot.sendAtSlot).toBe(true);
+      expect(slot.kind).toBe('booked');
       expect(slot.waitMs).toBeLessThanOrEqual(Math.ceil((i + 1) * BOT));
     }
   });
 
-  it('keeps a bot slot too far ahead for its holder, who gets that slot again, not a new one', async () => {
+  it('saves a bot slot too far ahead for its holder, who gets that slot again, not a new one', async () => {
     // Sends of one bot until it is booked further ahead than a job waits for in a worker slot
     // (how many depends on how long each reservation takes: the slots are counted from now).
-    const inline = Math.floor(PACING_KEEP_AFTER_MS / BOT) + 1;
+    const inline = Math.floor(PACING_SAVE_AFTER_MS / BOT) + 1;
     let far: Awaited<ReturnType<TelegramPacing['reserve']>> | undefined;
     let holder = '';
     let askedAt = 0;
-    for (let i = 0; i < 2 * inline && !far?.kept; i++) {
+    for (let i = 0; i < 2 * inline && far?.kind !== 'saved'; i++) {
       holder = `t${i}:0`;
       askedAt = Date.now();
-      far = await pacing.reserve(8, `-80${i}`, 1, false, holder);
-      if (!far.kept) expect(far.waitMs).toBeLessThanOrEqual(PACING_KEEP_AFTER_MS + 1);
+      far = await pacing.reserve({ accountId: 8, channelId: `-80${i}`, cost: 1, holder: holder });
+      if (far.kind !== 'saved') expect(far.waitMs).toBeLessThanOrEqual(PACING_SAVE_AFTER_MS + 1);
     }
-    expect(far?.kept).toBe(true);
-    expect(far!.waitMs).toBeGreaterThan(PACING_KEEP_AFTER_MS);
-    // Coming back, the holder gets its kept slot, and the bot is not booked again for it.
-    const back = await pacing.reserve(8, '-8100', 1, false, holder);
-    expect(back.kept).toBeUndefined();
-    expect(back.sendAtSlot).toBe(true);
+    expect(far?.kind).toBe('saved');
+    expect(far!.waitMs).toBeGreaterThan(PACING_SAVE_AFTER_MS);
+    // Coming back, the holder gets its saved slot, and the bot is not booked again for it.
+    const back = await pacing.reserve({
+      accountId: 8,
+      channelId: '-8100',
+      cost: 1,
+      holder: holder,
+    });
+    expect(back.kind).toBe('booked');
     expect(back.waitMs).toBeLessThanOrEqual(far!.waitMs);
-    const next = await pacing.reserve(8, '-8101', 1);
-    // The slot right after the kept one (booked again, it would be one more spacing later).
+    const next = await pacing.reserve({ accountId: 8, channelId: '-8101', cost: 1 });
+    // The slot right after the saved one (booked again, it would be one more spacing later).
     expect(next.waitMs).toBeGreaterThanOrEqual(far!.waitMs + BOT - (Date.now() - askedAt) - 2);
     expect(next.waitMs).toBeLessThanOrEqual(Math.ceil(far!.waitMs + BOT));
   });
@@ -137,19 +149,19 @@ describe('TelegramPacing: spread sends instead of collecting 429s', () => {
 
     /** Departures spaced by the bot's least gap, so that only the windows can hold one back. */
     const spaced = async (p: TelegramPacing, bot: number, chat: string, cost: number) => {
-      await sleep(p.departureGapMs + 1);
-      return p.depart(bot, chat, cost);
+      await sleep(p.admitSpacingMs + 1);
+      return p.admit(bot, chat, cost);
     };
 
     it("keeps two departures of one bot half its spacing apart, and no other bot's", async () => {
-      expect(pacing.departureGapMs).toBeCloseTo(BOT / 2);
-      expect(await pacing.depart(14, '-1400', 1)).toBe(0);
-      const wait = await pacing.depart(14, '-1401', 1);
+      expect(pacing.admitSpacingMs).toBeCloseTo(BOT / 2);
+      expect(await pacing.admit(14, '-1400', 1)).toBe(0);
+      const wait = await pacing.admit(14, '-1401', 1);
       expect(wait).toBeGreaterThan(0);
       expect(wait).toBeLessThanOrEqual(Math.ceil(BOT / 2));
-      expect(await pacing.depart(15, '-1500', 1)).toBe(0);
+      expect(await pacing.admit(15, '-1500', 1)).toBe(0);
       await sleep(wait);
-      expect(await pacing.depart(14, '-1401', 1)).toBe(0);
+      expect(await pacing.admit(14, '-1401', 1)).toBe(0);
     });
 
     it("lets a bot's limit leave at once, then answers the wait until its window has room", async () => {
@@ -180,38 +192,64 @@ describe('TelegramPacing: spread sends instead of collecting 429s', () => {
       expect(await spaced(chatty, 12, '-1201', 1)).toBe(0);
     });
 
-    it('a send marked in flight first gets its slot and its departure in one call', async () => {
-      expect(pacing.expectsFree(16)).toBe(false);
-      const now = await pacing.reserve(16, '-1600', 1, false, 'a:0', true);
-      expect(now).toEqual({ waitMs: 0, sendAtSlot: true, departWaitMs: 0 });
-      expect(pacing.expectsFree(16)).toBe(true);
+    it('a send marked in flight first gets its slot and its admission in one call', async () => {
+      expect(pacing.hadRoom(16)).toBe(false);
+      const now = await pacing.reserve({
+        accountId: 16,
+        channelId: '-1600',
+        cost: 1,
+        holder: 'a:0',
+        admitIfNow: true,
+      });
+      expect(now).toEqual({ kind: 'booked', waitMs: 0, admitWaitMs: 0 });
+      expect(pacing.hadRoom(16)).toBe(true);
       // It was stamped as leaving: the bot's next departure keeps the least gap after it.
-      expect(await pacing.depart(16, '-1601', 1)).toBeGreaterThan(0);
+      expect(await pacing.admit(16, '-1601', 1)).toBeGreaterThan(0);
       // A slot that is not now answers no departure and stamps nothing.
-      const later = await pacing.reserve(16, '-1602', 1, false, 'b:0', true);
+      const later = await pacing.reserve({
+        accountId: 16,
+        channelId: '-1602',
+        cost: 1,
+        holder: 'b:0',
+        admitIfNow: true,
+      });
       expect(later.waitMs).toBeGreaterThan(0);
-      expect(later.departWaitMs).toBeUndefined();
-      expect(pacing.expectsFree(16)).toBe(false);
+      expect(later).toEqual({ kind: 'booked', waitMs: later.waitMs });
+      expect(pacing.hadRoom(16)).toBe(false);
     });
 
-    it('a slot less than a ms ahead is now: it departs in the same call', async () => {
+    it('a slot less than a ms ahead is now: it is admitted in the same call', async () => {
       const fast = pacingWith(1_000_000, 1_000_000, `${config.redisKeyPrefix}-fast`);
       // Asked together, within one ms: each books the bot a microsecond after the one before.
       const slots = await Promise.all(
-        [0, 1, 2, 3, 4].map((i) => fast.reserve(18, `-180${i}`, 1, false, `f${i}:0`, true)),
+        [0, 1, 2, 3, 4].map((i) =>
+          fast.reserve({
+            accountId: 18,
+            channelId: `-180${i}`,
+            cost: 1,
+            holder: `f${i}:0`,
+            admitIfNow: true,
+          }),
+        ),
       );
-      for (const slot of slots)
-        expect(slot).toEqual({ waitMs: 0, sendAtSlot: true, departWaitMs: 0 });
+      for (const slot of slots) expect(slot).toEqual({ kind: 'booked', waitMs: 0, admitWaitMs: 0 });
     });
 
     it('a slot that is now but whose window is full answers the wait, unstamped', async () => {
       const tight = pacingWith(100, 1, `${config.redisKeyPrefix}-tight`);
-      expect(await tight.depart(17, '-1700', 1)).toBe(0);
+      expect(await tight.admit(17, '-1700', 1)).toBe(0);
       // The chat's minute holds one message: the bot has room, the chat's window has none.
-      await sleep(tight.departureGapMs + 1);
-      const full = await tight.reserve(17, '-1700', 1, true, 'c:0', true);
+      await sleep(tight.admitSpacingMs + 1);
+      const full = await tight.reserve({
+        accountId: 17,
+        channelId: '-1700',
+        cost: 1,
+        holdsChannel: true,
+        holder: 'c:0',
+        admitIfNow: true,
+      });
       expect(full.waitMs).toBe(0);
-      expect(full.departWaitMs).toBeGreaterThan(50_000);
+      expect(full.kind === 'booked' && full.admitWaitMs).toBeGreaterThan(50_000);
       // Nothing was stamped: another chat of the bot leaves at once.
       expect(await spaced(tight, 17, '-1701', 1)).toBe(0);
     });
@@ -255,12 +293,20 @@ describe('TelegramPacing: spread sends instead of collecting 429s', () => {
           PUBLICATION_ENQUEUE_TIMEOUT_MS: '100',
         }),
       );
-      expect(await unanswered.reserve(19, '-1900', 1, false, 'h:0', true)).toEqual({
+      expect(
+        await unanswered.reserve({
+          accountId: 19,
+          channelId: '-1900',
+          cost: 1,
+          holder: 'h:0',
+          admitIfNow: true,
+        }),
+      ).toEqual({
+        kind: 'booked',
         waitMs: 0,
-        sendAtSlot: true,
-        departWaitMs: 0,
+        admitWaitMs: 0,
       });
-      expect(await unanswered.depart(19, '-1900', 1)).toBe(0);
+      expect(await unanswered.admit(19, '-1900', 1)).toBe(0);
       expect(warn).toHaveBeenCalledTimes(2);
     } finally {
       warn.mockRestore();

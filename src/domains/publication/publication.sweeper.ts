@@ -4,8 +4,8 @@ import {
   OnApplicationBootstrap,
   BeforeApplicationShutdown,
 } from '@nestjs/common';
-import type { AppConfig } from '../../../infrastructure/config/config';
-import { InjectConfig } from '../../../infrastructure/config/config.module';
+import type { AppConfig } from '../../infrastructure/config/config';
+import { InjectConfig } from '../../infrastructure/config/config.module';
 import { PublicationProducer, QueueUnavailable } from './publication.queue';
 import { PublicationRepository, type SweepCandidate } from './publication.repository';
 

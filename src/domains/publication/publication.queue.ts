@@ -1,14 +1,14 @@
 import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger } from '@nestjs/common';
 import type { JobOptions, Queue } from 'bull';
-import type { AppConfig } from '../../../infrastructure/config/config';
-import { InjectConfig } from '../../../infrastructure/config/config.module';
+import type { AppConfig } from '../../infrastructure/config/config';
+import { InjectConfig } from '../../infrastructure/config/config.module';
 import {
   boundedQueueCall,
   finishedJobRetention,
   hasLiveJob,
   logQueueErrors,
-} from '../../../infrastructure/redis/bull-queue';
+} from '../../infrastructure/redis/bull-queue';
 
 export const PUBLICATION_QUEUE = 'publication';
 
@@ -47,7 +47,7 @@ export function publicationJobId(postId: number, attempt: number): string {
   return `post:${postId}:${attempt}`;
 }
 
-export { QueueUnavailable } from '../../../infrastructure/redis/bull-queue';
+export { QueueUnavailable } from '../../infrastructure/redis/bull-queue';
 
 /**
  * The producer: owns the queue's job ids and options. Every call is bounded in time, because

@@ -1,7 +1,7 @@
 import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
-import { RetryLater } from '../../src/domains/posts/publication/publication.queue';
-import { PublicationService } from '../../src/domains/posts/publication/publication.service';
+import { RetryLater } from '../../src/domains/publication/publication.queue';
+import { PublicationService } from '../../src/domains/publication/publication.service';
 import { Factory } from '../support/factories/factories';
 import { targetsOf, waitForPostStatus } from '../support/publication';
 import { TcpProxy } from '../support/tcp-proxy';

@@ -1,9 +1,9 @@
 import { InjectQueue } from '@nestjs/bull';
 import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { Job, Queue } from 'bull';
-import type { AppConfig } from '../../../infrastructure/config/config';
-import { closeQueue, startWorker } from '../../../infrastructure/redis/bull-queue';
-import { InjectConfig } from '../../../infrastructure/config/config.module';
+import type { AppConfig } from '../../infrastructure/config/config';
+import { closeQueue, startWorker } from '../../infrastructure/redis/bull-queue';
+import { InjectConfig } from '../../infrastructure/config/config.module';
 import { PUBLICATION_QUEUE, RetryLater, type PublicationJob } from './publication.queue';
 import { PublicationService } from './publication.service';
 

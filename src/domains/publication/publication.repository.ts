@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { rowsOf, Statement } from '../../../infrastructure/database/prepared';
-import { StatementBatcher } from '../../../infrastructure/database/statement-batcher';
-import type { MediaType } from '../../media/media-asset.entity';
-import type { SentMessage } from '../../platforms/platform-answers';
-import { Metrics } from '../../../infrastructure/metrics/metrics.service';
-import { postEventOutbox, reconnectEventOutbox } from '../../webhooks/webhook-outbox';
-import { PROCESSABLE_FROM, type PostStatus } from '../post-state';
+import { rowsOf, Statement } from '../../infrastructure/database/prepared';
+import { StatementBatcher } from '../../infrastructure/database/statement-batcher';
+import type { MediaType } from '../media/media-asset.entity';
+import type { SentMessage } from '../platforms/platform-answers';
+import { Metrics } from '../../infrastructure/metrics/metrics.service';
+import { postEventOutbox, reconnectEventOutbox } from '../webhooks/webhook-outbox';
+import { PROCESSABLE_FROM, type PostStatus } from '../posts/post-state';
 
 export interface ClaimedPost {
   id: number;

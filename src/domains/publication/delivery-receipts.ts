@@ -1,13 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
 import Redis from 'ioredis';
-import type { AppConfig } from '../../../infrastructure/config/config';
-import { InjectConfig } from '../../../infrastructure/config/config.module';
-import { InjectRedis } from '../../../infrastructure/redis/redis.module';
-import type { SentMessage } from '../../platforms/platform-answers';
-import { withinTime } from '../../../infrastructure/redis/time-limit';
+import type { AppConfig } from '../../infrastructure/config/config';
+import { InjectConfig } from '../../infrastructure/config/config.module';
+import { InjectRedis } from '../../infrastructure/redis/redis.module';
+import type { SentMessage } from '../platforms/platform-answers';
+import { withinTime } from '../../infrastructure/redis/time-limit';
 
 /** A send the platform confirmed, whose messages the database does not have yet. */
-export interface ConfirmedSend {
+export interface DeliveryReceipt {
   targetId: number;
   postId: number;
   platform: string;
@@ -22,7 +22,7 @@ export interface ConfirmedSend {
 const REDIS_COPY_TTL_S = 7 * 24 * 3_600;
 
 /** Redis could not say whether another process kept an answer: nothing may be decided yet. */
-export class ConfirmedSendsUnreadable extends Error {}
+export class ReceiptsUnreadable extends Error {}
 
 /**
  * Keeps a platform's confirmed answer until the database has it, so that a send that was
@@ -37,10 +37,10 @@ export class ConfirmedSendsUnreadable extends Error {}
  * (the database still up), or killed while neither the database nor Redis took it.
  */
 @Injectable()
-export class ConfirmedSends {
-  private readonly logger = new Logger(ConfirmedSends.name);
+export class DeliveryReceipts {
+  private readonly logger = new Logger(DeliveryReceipts.name);
   /** By target: a target has at most one send whose outcome is not written. */
-  private readonly kept = new Map<number, ConfirmedSend & { inRedis: boolean }>();
+  private readonly held = new Map<number, DeliveryReceipt & { inRedis: boolean }>();
 
   constructor(
     @InjectRedis() private readonly redis: Redis,
@@ -48,8 +48,8 @@ export class ConfirmedSends {
   ) {}
 
   /** Held in memory until `written`. */
-  keep(send: ConfirmedSend): void {
-    this.kept.set(send.targetId, { ...send, inRedis: false });
+  hold(send: DeliveryReceipt): void {
+    this.held.set(send.targetId, { ...send, inRedis: false });
   }
 
   /**
@@ -57,7 +57,7 @@ export class ConfirmedSends {
    * over if this process dies before the database is back. Best effort, bounded in time.
    */
   async writeFailed(targetId: number): Promise<void> {
-    const send = this.kept.get(targetId);
+    const send = this.held.get(targetId);
     if (!send || send.inRedis) return;
     try {
       await this.bounded(
@@ -73,42 +73,42 @@ export class ConfirmedSends {
 
   /** The database has it: forgotten here, and in Redis if a copy went there. */
   written(targetId: number): void {
-    const send = this.kept.get(targetId);
-    this.kept.delete(targetId);
+    const send = this.held.get(targetId);
+    this.held.delete(targetId);
     if (send?.inRedis) this.bounded(this.redis.del(this.key(targetId))).catch(() => undefined); // it expires anyway
   }
 
   /**
    * The confirmed answer of the target's send of `step`, kept here or by another process; null when
-   * none was kept (the send's outcome is unknown). Throws ConfirmedSendsUnreadable when Redis
+   * none was kept (the send's outcome is unknown). Throws ReceiptsUnreadable when Redis
    * cannot say.
    */
-  async find(targetId: number, step: number): Promise<ConfirmedSend | null> {
-    const mine = this.kept.get(targetId);
+  async find(targetId: number, step: number): Promise<DeliveryReceipt | null> {
+    const mine = this.held.get(targetId);
     if (mine) return mine.step === step ? mine : null;
     let stored: string | null;
     try {
       stored = await this.bounded(this.redis.get(this.key(targetId)));
     } catch (error) {
-      throw new ConfirmedSendsUnreadable(
+      throw new ReceiptsUnreadable(
         `Target ${targetId}: no answer kept here, and Redis cannot say whether one was kept elsewhere (${(error as Error).message})`,
       );
     }
     if (stored === null) return null;
     const send = fromStored(JSON.parse(stored) as StoredSend);
     if (send.step !== step) return null;
-    this.kept.set(targetId, { ...send, inRedis: true });
+    this.held.set(targetId, { ...send, inRedis: true });
     return send;
   }
 
   /** The answer kept in this process for the target, if any. */
-  get(targetId: number): ConfirmedSend | undefined {
-    return this.kept.get(targetId);
+  get(targetId: number): DeliveryReceipt | undefined {
+    return this.held.get(targetId);
   }
 
   /** The answers kept in this process for the post's targets. */
-  ofPost(postId: number): ConfirmedSend[] {
-    return [...this.kept.values()].filter((send) => send.postId === postId);
+  ofPost(postId: number): DeliveryReceipt[] {
+    return [...this.held.values()].filter((send) => send.postId === postId);
   }
 
   private key(targetId: number): string {
@@ -121,12 +121,12 @@ export class ConfirmedSends {
 }
 
 /** A copy as Redis holds it; one kept before message ids were text has only `messageIds`. */
-type StoredSend = Omit<ConfirmedSend, 'messages'> & {
+type StoredSend = Omit<DeliveryReceipt, 'messages'> & {
   messages?: SentMessage[];
   messageIds?: number[];
 };
 
-function fromStored({ messageIds, messages, ...send }: StoredSend): ConfirmedSend {
+function fromStored({ messageIds, messages, ...send }: StoredSend): DeliveryReceipt {
   return {
     ...send,
     messages: messages ?? (messageIds ?? []).map((id) => ({ id: String(id), url: null })),

@@ -1,0 +1,324 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { AppConfig } from '../../infrastructure/config/config';
+import { InjectConfig } from '../../infrastructure/config/config.module';
+import { SecretsService } from '../../infrastructure/config/secrets.service';
+import { Metrics } from '../../infrastructure/metrics/metrics.service';
+import {
+  DeliveryError,
+  type DeliveryStep,
+  type Platform,
+  type PlatformMessage,
+  type PlatformPublisher,
+  type SendTarget,
+  type TargetFailureCode,
+} from '../platforms/platform';
+import type { PlatformChannel, SentMessage } from '../platforms/platform-answers';
+import { PlatformRegistry } from '../platforms/platform-registry';
+import { DeliveryReceipts } from './delivery-receipts';
+import { PublicationRepository, type DeliveryTarget } from './publication.repository';
+import { SendGate } from './send-gate';
+
+/**
+ * Past its time-out, how long a send may still take to be recorded by the run that made it; only
+ * then is a send without a recorded outcome taken for one whose run died.
+ */
+const SEND_SETTLE_MS = 5_000;
+
+/**
+ * Where one target's delivery stands. A run starts at `settle` (a send of an earlier run has no
+ * recorded outcome) or at `gate`, and moves `gate` → `send` → `record` → `gate` (next step) until
+ * it reaches one of the three final states.
+ */
+export type DeliveryState =
+  | { at: 'settle' }
+  /** `first`: the run's first pass, which holds what the claim marked or an earlier run was given. */
+  | { at: 'gate'; step: number; retry: boolean; first: boolean }
+  /** `retry`: an earlier try of this very message may have reached the platform. */
+  | { at: 'send'; step: number; retry: boolean }
+  | { at: 'record'; step: number; last: boolean; messages: SentMessage[] }
+  | FinalState;
+
+export type FinalState =
+  /** Nothing left for this run: delivered, or another run holds the target. */
+  | { at: 'done'; postPublished: boolean }
+  /** The job comes back in `inMs`; nothing is in flight. */
+  | { at: 'later'; inMs: number }
+  | { at: 'failed'; code: TargetFailureCode; message: string };
+
+const isFinal = (state: DeliveryState): state is FinalState =>
+  state.at === 'done' || state.at === 'later' || state.at === 'failed';
+
+/** What one run delivers to one target, and with what. */
+export interface DeliveryRun {
+  job: { postId: number; attempt: number };
+  target: DeliveryTarget;
+  /** A test post: delivered by the simulated publishers, never paced, never leaving Herald. */
+  simulated: boolean;
+  /** Null when the platform is no longer registered. */
+  platform: Platform | null;
+  publisher: PlatformPublisher | null;
+  messageUrl: (channel: PlatformChannel, messageId: string) => string | null;
+  steps: DeliveryStep[] | null;
+}
+
+/**
+ * Delivers one target, as a state machine: every way a target can go is a transition here, and
+ * every rule that keeps Herald from posting twice is one of them (docs/architecture.md#delivering-one-target).
+ * A send passes the SendGate marked in flight; its platform's answer is held in DeliveryReceipts
+ * until it is written; a mark with no written answer is settled before anything else is sent.
+ */
+@Injectable()
+export class TargetDelivery {
+  private readonly logger = new Logger(TargetDelivery.name);
+  private readonly credentials = new WeakMap<DeliveryRun, string>();
+
+  constructor(
+    private readonly repo: PublicationRepository,
+    private readonly gate: SendGate,
+    private readonly receipts: DeliveryReceipts,
+    private readonly secrets: SecretsService,
+    private readonly platforms: PlatformRegistry,
+    private readonly metrics: Metrics,
+    @InjectConfig() private readonly config: AppConfig,
+  ) {}
+
+  /** Runs the target to a final state; a failure is written before it is answered. */
+  async deliver(run: DeliveryRun): Promise<FinalState> {
+    let state = this.begin(run);
+    while (!isFinal(state)) state = await this.next(run, state);
+    if (state.at === 'failed') await this.repo.failTarget(run.target.id, state.code, state.message);
+    return state;
+  }
+
+  begin(run: DeliveryRun): DeliveryState {
+    const { target } = run;
+    if (target.sending_since !== null) return { at: 'settle' };
+    return this.ready(run, target.steps_done, target.failures > 0, true);
+  }
+
+  /** One transition. */
+  next(run: DeliveryRun, state: Exclude<DeliveryState, FinalState>): Promise<DeliveryState> {
+    switch (state.at) {
+      case 'settle':
+        return this.settle(run);
+      case 'gate':
+        return this.pass(run, state);
+      case 'send':
+        return this.send(run, state);
+      case 'record':
+        return this.record(run, state);
+    }
+  }
+
+  /**
+   * Writes a held answer of the target's send; true when that published the post. When the
+   * database refuses it, a copy goes where another worker finds it, and the job fails so that it
+   * is retried.
+   */
+  async writeReceipt(job: DeliveryRun['job'], targetId: number, last: boolean): Promise<boolean> {
+    const receipt = this.receipts.get(targetId);
+    if (!receipt) throw new Error(`Target ${targetId}: no receipt to write`);
+    let postPublished: boolean;
+    try {
+      const listed = this.platforms.get(receipt.platform)?.listedMessageId;
+      postPublished = await this.repo.stepSent(
+        { id: targetId, ...job },
+        {
+          messages: receipt.messages,
+          listedIds: listed ? receipt.messages.map((m) => listed(m.id)) : [],
+        },
+        last,
+      );
+    } catch (error) {
+      await this.receipts.writeFailed(targetId);
+      this.logger.warn(
+        `Target ${targetId}: delivered, but its message ids could not be written (${(error as Error).message}); kept until they are`,
+      );
+      throw error;
+    }
+    this.receipts.written(targetId);
+    if (last) this.metrics.publicationTarget(receipt.platform, 'published', null);
+    return postPublished;
+  }
+
+  /** Ready to send `step`, unless the account or the platform is gone. */
+  private ready(run: DeliveryRun, step: number, retry: boolean, first: boolean): DeliveryState {
+    if (run.target.needs_reconnect)
+      return failed('channel_needs_reconnect', 'The account of this channel must be reconnected');
+    if (!run.publisher || !run.platform || !run.steps)
+      return failed('platform_unsupported', `No publisher for ${run.target.platform}`);
+    if (step >= run.steps.length) return { at: 'done', postPublished: false };
+    return { at: 'gate', step, retry, first };
+  }
+
+  /**
+   * A send whose answer was never written: a run that could not write it, or a worker that died.
+   * Only a receipt held for it counts as delivered. Another run may still be waiting for that
+   * answer, so the outcome is unknown only once its time is up.
+   */
+  private async settle(run: DeliveryRun): Promise<DeliveryState> {
+    const { target, steps, platform } = run;
+    const receipt = await this.receipts.find(target.id, target.steps_done);
+    const undecidedMs =
+      this.config.publication.sendTimeoutMs + SEND_SETTLE_MS - (target.sending_for_ms ?? Infinity);
+    if (!receipt && undecidedMs > 0) return { at: 'later', inMs: undecidedMs };
+    if (!receipt && steps && platform?.confirmsByKey) {
+      // The platform recognises the send's key: the same step goes again, marked a retry.
+      const failures = await this.repo.sendNotDelivered(target.id, true);
+      if (failures < this.config.publication.maxTries)
+        return this.ready(run, target.steps_done, true, false);
+      return failed(
+        'delivery_failed',
+        `No answer after ${failures} tries; the platform was never seen to take the message`,
+      );
+    }
+    if (!receipt || !steps) {
+      return failed(
+        'delivery_unconfirmed',
+        'A send to this channel was interrupted and its outcome is unknown; publish again to retry',
+      );
+    }
+    const last = target.steps_done === steps.length - 1;
+    if (await this.writeReceipt(run.job, target.id, last))
+      return { at: 'done', postPublished: true };
+    return this.ready(run, target.steps_done + 1, false, false);
+  }
+
+  private async pass(
+    run: DeliveryRun,
+    state: Extract<DeliveryState, { at: 'gate' }>,
+  ): Promise<DeliveryState> {
+    const { target } = run;
+    const markedByClaim = state.first && target.marked;
+    if (!this.credentials.has(run)) {
+      try {
+        this.credentials.set(run, this.secrets.open(target.credentials_encrypted));
+      } catch (error) {
+        // Nothing was sent: the claim's mark must not read as a send of unknown outcome later.
+        if (markedByClaim) await this.gate.release(target.id);
+        throw error;
+      }
+    }
+    const answer = await this.gate.pass({
+      targetId: target.id,
+      platform: target.platform,
+      accountId: target.account_id,
+      channelId: target.chat_id,
+      step: state.step,
+      cost: run.steps![state.step].cost,
+      simulated: run.simulated,
+      markedByClaim,
+      heldChannelSlotAtMs: state.first ? target.not_before_ms : null,
+    });
+    switch (answer.pass) {
+      case 'go':
+        return { at: 'send', step: state.step, retry: state.retry };
+      case 'later':
+        return { at: 'later', inMs: answer.inMs };
+      case 'taken':
+        return { at: 'done', postPublished: false };
+    }
+  }
+
+  private async send(
+    run: DeliveryRun,
+    state: Extract<DeliveryState, { at: 'send' }>,
+  ): Promise<DeliveryState> {
+    const steps = run.steps!;
+    let sent: PlatformMessage[];
+    try {
+      sent = await run.publisher!.send(
+        this.credentials.get(run)!,
+        sendTarget(run.target, state.step, state.retry),
+        steps[state.step],
+      );
+    } catch (error) {
+      return this.afterFailedSend(run, error);
+    }
+    const channel = {
+      channelId: run.target.chat_id,
+      username: run.target.channel_username,
+      url: run.target.channel_url,
+    };
+    const messages = sent.map(({ id, url }) => ({ id, url: url ?? run.messageUrl(channel, id) }));
+    return { at: 'record', step: state.step, last: state.step === steps.length - 1, messages };
+  }
+
+  /** Delivered: the answer is held from here until it is written (a failed write is no failed send). */
+  private async record(
+    run: DeliveryRun,
+    state: Extract<DeliveryState, { at: 'record' }>,
+  ): Promise<DeliveryState> {
+    const { target, job } = run;
+    this.receipts.hold({
+      targetId: target.id,
+      postId: job.postId,
+      platform: target.platform,
+      step: state.step,
+      last: state.last,
+      messages: state.messages,
+    });
+    if (await this.writeReceipt(job, target.id, state.last))
+      return { at: 'done', postPublished: true };
+    return this.ready(run, state.step + 1, false, false);
+  }
+
+  private async afterFailedSend(run: DeliveryRun, error: unknown): Promise<DeliveryState> {
+    const { target } = run;
+    let failure =
+      error instanceof DeliveryError
+        ? error
+        : new DeliveryError('transient', (error as Error).message ?? 'Unknown error');
+    // Where the platform recognises the send's key, trying again never posts twice.
+    if (failure.failure === 'unconfirmed' && run.platform?.confirmsByKey)
+      failure = new DeliveryError('transient', failure.message);
+    switch (failure.failure) {
+      case 'rate_limited':
+        // The platform said how long to wait; that is not a failure of ours.
+        await this.repo.sendNotDelivered(target.id, false);
+        return { at: 'later', inMs: failure.retryAfterMs ?? 1000 };
+      case 'transient': {
+        const failures = await this.repo.sendNotDelivered(target.id, true);
+        if (failures < this.config.publication.maxTries) {
+          const backoff = this.config.publication.retryBaseMs * 2 ** (failures - 1);
+          this.logger.warn(`Target ${target.id}: ${failure.message}; retry in ${backoff} ms`);
+          return { at: 'later', inMs: backoff };
+        }
+        return failed(
+          'delivery_failed',
+          `Not delivered after ${failures} tries: ${failure.message}`,
+        );
+      }
+      case 'unauthorized':
+        await this.repo.flagNeedsReconnect(target.account_id);
+        return failed(
+          'account_needs_reconnect',
+          `${failure.message}; the account must be reconnected`,
+        );
+      case 'rejected':
+        return failed(failure.errorCode ?? 'platform_rejected', failure.message);
+      case 'media_unavailable':
+        return failed('media_unavailable', failure.message);
+      case 'unconfirmed':
+        return failed('delivery_unconfirmed', failure.message);
+    }
+  }
+}
+
+function failed(code: TargetFailureCode, message: string): FinalState {
+  return { at: 'failed', code, message };
+}
+
+/**
+ * Where a step goes and its key: `<tid>-<target id in base 36>-<step>`, at most 24 characters,
+ * unique to the message and the same on every try of it.
+ */
+function sendTarget(target: DeliveryTarget, step: number, retry: boolean): SendTarget {
+  return {
+    accountId: target.account_id,
+    chatId: target.chat_id,
+    key: `${target.delivery_key}-${target.id.toString(36)}-${step}`,
+    tid: target.delivery_key,
+    retry,
+  };
+}
