@@ -77,7 +77,7 @@ export class SendGate {
 
   async pass(request: GateRequest): Promise<GateAnswer> {
     const { targetId, step } = request;
-    if (request.simulated) return (await this.mark(request)) ? GO : TAKEN;
+    if (request.simulated) return request.markedByClaim || (await this.mark(request)) ? GO : TAKEN;
     const pacing = this.platforms.get(request.platform)?.pacing;
     if (!pacing) throw new Error(`No pacing for ${request.platform}`);
     let marked = request.markedByClaim;
