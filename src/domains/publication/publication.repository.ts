@@ -294,16 +294,17 @@ export class PublicationRepository {
    * refused emits nothing more.
    */
   async flagNeedsReconnect(accountId: number): Promise<void> {
-    await this.db.query(
-      `WITH changed AS (
-         UPDATE accounts SET needs_reconnect = true
-          WHERE id = $1 AND NOT needs_reconnect
-          RETURNING id, project_id),
-       ${reconnectEventOutbox('changed')}
-       SELECT id FROM changed`,
-      [accountId],
-    );
+    await rowsOf(this.db, PublicationRepository.FLAG_NEEDS_RECONNECT, [accountId]);
   }
+
+  private static readonly FLAG_NEEDS_RECONNECT = new Statement(
+    `WITH changed AS (
+       UPDATE accounts SET needs_reconnect = true
+        WHERE id = $1 AND NOT needs_reconnect
+        RETURNING id, project_id),
+     ${reconnectEventOutbox('changed')}
+     SELECT id FROM changed`,
+  );
 
   /**
    * Once no target is pending, the post is `published` (published_at = its last delivery)
