@@ -1,3 +1,4 @@
+import { waitFor } from '../waits';
 import { runCli } from '../../../src/operations/cli/commands';
 import { fixture } from './media-helpers';
 import { TelegramStandIn } from '../stand-ins/telegram-stand-in';
@@ -159,6 +160,30 @@ export class Factory {
       .send({ chat: String(chatId) })
       .expect(201);
     return res.body as TestChannel;
+  }
+
+  /**
+   * Has Telegram refuse the account's token as it refuses a revoked one: the stand-in answers the
+   * next send 401, a post to `channel` goes out through the public API, and the worker flags the
+   * account `needs_reconnect`. The stand-in's record of calls is then cleared, so the refused send
+   * is not counted as the test's. Needs an app with a worker.
+   */
+  async refuseAccount(project: TestProject, key: string, channel: TestChannel): Promise<void> {
+    this.requireTelegram().script('sendMessage', { status: 401, description: 'Unauthorized' });
+    await this.t.http
+      .post(`/api/public/v1/projects/${project.id}/posts`)
+      .set('Authorization', `Bearer ${key}`)
+      .send({ text: 'Refused', targets: [{ channel_ref: channel.id }], publish_now: true })
+      .expect(201);
+    await waitFor(async () => {
+      const res = await this.t.http
+        .get(`/api/public/v1/projects/${project.id}/channels`)
+        .set('Authorization', `Bearer ${key}`)
+        .expect(200);
+      const items = (res.body as { items: { id: string; needs_reconnect: boolean }[] }).items;
+      return items.some((c) => c.id === channel.id && c.needs_reconnect);
+    }, 10_000);
+    this.requireTelegram().reset();
   }
 
   /** The channel's row id (`post_targets.channel_id`), which the API shows only as its ref. */

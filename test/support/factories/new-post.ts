@@ -57,7 +57,7 @@ export async function postRulesWorld(
   } = await make.ownerWithChannels(name, 2);
   const account = await make.telegramAccount(owner, project);
   const reconnecting = await make.channel(owner, account.id);
-  await t.db.query('UPDATE accounts SET needs_reconnect = true WHERE id = $1', [account.id]);
+  await make.refuseAccount(project, key, reconnecting);
   const stranger = await make.ownerWithChannels('Someone else', 1);
   return {
     owner,
