@@ -1,6 +1,7 @@
 import { AppError } from '../../src/http/errors/error-codes';
 import { AccountsService } from '../../src/domains/accounts/accounts.service';
-import { PostsRepository, type PostScope } from '../../src/domains/posts/posts.repository';
+import { PostsRepository } from '../../src/domains/posts/posts.repository';
+import type { PostScope } from '../../src/domains/posts/post-rows';
 import { TemplatesService } from '../../src/domains/templates/templates.service';
 import type { SignedInUser, TestChannel, TestProject } from '../support/factories/factories';
 import { startWithTelegram, type TelegramWorld } from '../support/factories/telegram-world';

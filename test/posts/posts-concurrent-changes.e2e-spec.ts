@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { PostsRepository } from '../../src/domains/posts/posts.repository';
+import { PostInserts } from '../../src/domains/posts/post-inserts.repository';
 import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories/factories';
 import { startWithTelegram, TelegramWorld } from '../support/factories/telegram-world';
 import { newDraft } from '../support/factories/new-post';
@@ -158,7 +158,7 @@ describe('Posts written while their channels are deleted', () => {
   it('posts inserted in one statement with a post to the deleted channel: that one is refused, the others are stored', async () => {
     const doomed = await freshChannel();
     const kept = await freshChannel();
-    const repository = t.app.get(PostsRepository);
+    const repository = t.app.get(PostInserts);
     const draft = (text: string, targets: TestChannel[] = []) =>
       repository.insertPost(newDraft(project, owner, text, targets));
     // The first goes at once, alone; the other two wait for it and then share one statement,

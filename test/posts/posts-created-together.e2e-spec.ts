@@ -1,4 +1,5 @@
-import { type PostRow, PostsRepository } from '../../src/domains/posts/posts.repository';
+import { PostInserts } from '../../src/domains/posts/post-inserts.repository';
+import type { PostRow } from '../../src/domains/posts/post-rows';
 import { Factory, SignedInUser, TestChannel, TestProject } from '../support/factories/factories';
 import { newDraft, postRulesWorld } from '../support/factories/new-post';
 import { startWithTelegram, TelegramWorld } from '../support/factories/telegram-world';
@@ -140,7 +141,7 @@ describe('Posts created at the same moment, each checked on its own', () => {
     newDraft(project, owner, text, targets);
 
   it('inserts the posts that come while one is in flight in one statement, each with its own checks', async () => {
-    const posts = t.app.get(PostsRepository);
+    const posts = t.app.get(PostInserts);
     // The first goes at once, alone; the other four wait for it and then go together.
     const [first, ...together] = await Promise.all([
       posts.insertPost(draft('alone')),

@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { UserPostMonths1795430000001 } from '../../migrations/1795430000001-UserPostMonths';
 import { buildDataSourceOptions } from '../../src/infrastructure/database/data-source';
-import { PostsRepository } from '../../src/domains/posts/posts.repository';
+import { PostInserts } from '../../src/domains/posts/post-inserts.repository';
 import { Factory, SignedInUser, TestProject } from '../support/factories/factories';
 import { newDraft } from '../support/factories/new-post';
 import { addMember } from '../support/factories/team';
@@ -80,7 +80,7 @@ describe('Usage: posts this month, counted as the posts are written', () => {
   it('counts once each of the posts that share one insert statement, whoever created them', async () => {
     const a = await make.owner('One statement');
     const b = await make.owner('Another in it');
-    const posts = t.app.get(PostsRepository);
+    const posts = t.app.get(PostInserts);
     // The first goes at once, alone; the others wait for it and then go together.
     const inserted = await Promise.all([
       posts.insertPost(newDraft(a.project, a.owner, 'alone')),

@@ -1,5 +1,5 @@
 import type { PostStatus } from './post-state';
-import type { PostKey } from './posts.repository';
+import type { PostKey } from './post-rows';
 
 /**
  * The post list's cursor (docs/api-rules.md#post-object-and-list): the last post's sort key, bound

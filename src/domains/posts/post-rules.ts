@@ -4,7 +4,7 @@ import type { MediaType } from '../media/media-asset.entity';
 import { MAX_MEDIA_BYTES } from '../media/media-kinds';
 import type { MediaToCheck, Platform } from '../platforms/platform';
 import type { PlatformLimits } from '../platforms/platform-answers';
-import type { ResolvedChannel } from './posts.repository';
+import type { ResolvedChannel } from './post-rows';
 import { MAX_MEDIA_PER_POST, MAX_TEXT_LENGTH } from './post-state';
 
 /**

@@ -1,5 +1,5 @@
 import { toPostCreated, toPostListItem, toPostObject } from './posts.mapper';
-import type { PostWithDetails } from './posts.repository';
+import type { PostWithDetails } from './post-rows';
 
 const post: PostWithDetails = {
   id: 7,

@@ -7,7 +7,7 @@ import type {
   PostObjectDto,
   PostTargetStateDto,
 } from './dto/post-response.dto';
-import type { PostMediaRow, PostRow, PostWithDetails, TargetRow } from './posts.repository';
+import type { PostMediaRow, PostRow, PostWithDetails, TargetRow } from './post-rows';
 
 /** Turns a storage key into the URL clients fetch it from (StorageDriver.publicUrl). */
 export type MediaUrl = (storagePath: string) => string;

@@ -2,6 +2,9 @@ import { Module } from '@nestjs/common';
 import { MediaModule } from '../media/media.module';
 import { PublicationModule } from '../publication/publication.module';
 import { AppPostsController } from './app-posts.controller';
+import { PostChecks } from './post-checks';
+import { PostDryRun } from './post-dry-run';
+import { PostInserts } from './post-inserts.repository';
 import { PostsRepository } from './posts.repository';
 import { PostsService } from './posts.service';
 import { PublicPostsController } from './public-posts.controller';
@@ -10,7 +13,7 @@ import { PublicPostsController } from './public-posts.controller';
 @Module({
   imports: [MediaModule, PublicationModule],
   controllers: [PublicPostsController, AppPostsController],
-  providers: [PostsRepository, PostsService],
+  providers: [PostsRepository, PostInserts, PostChecks, PostDryRun, PostsService],
   exports: [PostsService],
 })
 export class PostsModule {}

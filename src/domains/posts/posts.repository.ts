@@ -3,118 +3,23 @@ import { LooksUpProjectOf } from '../../access/project-lookups';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { rowsOf, Statement } from '../../infrastructure/database/prepared';
-import { StatementBatcher } from '../../infrastructure/database/statement-batcher';
-import type { DbTimestamp } from '../../infrastructure/database/timestamps';
-import type { ChannelRefParts } from '../channels/channel-ref';
-import type { MediaType } from '../media/media-asset.entity';
 import type { MediaToCheck } from '../platforms/platform';
-import type { PlatformLimits, SentMessage } from '../platforms/platform-answers';
-import type { PostStatus, TargetStatus } from './post-state';
+import type { PostStatus } from './post-state';
+import type {
+  PostRow,
+  TargetRow,
+  PostKey,
+  ResolvedChannel,
+  PostMediaRow,
+  PostScope,
+  PostWithDetails,
+} from './post-rows';
 
-/** A post row as the queries below return it (snake_case, timestamps as the database's text). */
-export interface PostRow {
-  id: number;
-  project_id: number;
-  created_by_user_id: number | null;
-  text: string;
-  status: PostStatus;
-  scheduled_at: DbTimestamp | null;
-  published_at: DbTimestamp | null;
-  publish_attempt: number;
-  created_at: DbTimestamp;
-  updated_at: DbTimestamp;
-  test: boolean;
-}
-
-export interface TargetRow {
-  id: number;
-  post_id: number;
-  channel_id: number | null;
-  platform: string;
-  account_id: number;
-  chat_id: string;
-  position: number;
-  status: TargetStatus;
-  error_code: string | null;
-  error_message: string | null;
-  message_ids: number[];
-  messages: SentMessage[];
-  steps_done: number;
-  published_at: DbTimestamp | null;
-}
-
-/** Where a page of the list ends: the last post's sort key. */
-export interface PostKey {
-  createdAt: DbTimestamp;
-  id: number;
-}
-
-/** A channel of the project that a `channel_ref` names, with its account's state. */
-export interface ResolvedChannel {
-  id: number;
-  platform: string;
-  account_id: number;
-  channel_id: string;
-  needs_reconnect: boolean;
-  /** The account's own limits; null where its platform's apply. */
-  limits: PlatformLimits | null;
-}
-
-export interface MediaRow {
-  id: number;
-  type: MediaType;
-  filename: string;
-  mime_type: string;
-  size_bytes: number;
-  storage_path: string;
-}
-
-/** A media asset of a post, in album order (what the post object shows of it). */
-export interface PostMediaRow {
-  id: number;
-  type: MediaType;
-  mime_type: string;
-  storage_path: string;
-}
-
-/**
- * Which posts a caller may reach: one project's, and of one kind, test or live
- * (docs/api-rules.md#test-mode). Every query that finds a post by id or lists posts takes it, so
- * the kinds never mix.
- */
-export interface PostScope {
-  projectId: number;
-  test: boolean;
-}
-
-export interface PostWithDetails extends PostRow {
-  targets: TargetRow[];
-  media_ids: number[];
-  media: PostMediaRow[];
-}
-
-/** At most this many posts in one insert statement. */
-const INSERT_BATCH_MAX = 32;
-
-const POST_COLUMNS = `p.id, p.project_id, p.created_by_user_id, p.text, p.status, p.scheduled_at,
+export const POST_COLUMNS = `p.id, p.project_id, p.created_by_user_id, p.text, p.status, p.scheduled_at,
   p.published_at, p.publish_attempt, p.created_at, p.updated_at, p.test`;
 
 const TARGET_COLUMNS = `t.id, t.post_id, t.channel_id, t.platform, t.account_id, t.chat_id, t.position,
   t.status, t.error_code, t.error_message, t.message_ids, t.messages, t.steps_done, t.published_at`;
-
-/** A post to insert: its targets as channel refs, its media as asset ids, both still unchecked. */
-export interface NewPost {
-  scope: PostScope;
-  userId: number;
-  text: string;
-  status: PostStatus;
-  scheduledAt: string | null;
-  publishAttempt: number;
-  refs: ChannelRefParts[];
-  mediaIds: number[];
-  /** No target's account may need reconnecting (a post to be published or scheduled). */
-  requireConnected: boolean;
-}
 
 /** Every query of posts, scoped by project; the publication pipeline has its own. */
 /** The answer for a post that does not exist or that the caller's project and mode cannot see. */
@@ -128,112 +33,6 @@ export class PostsRepository {
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     return this.db.transaction(work);
   }
-
-  /**
-   * Inserts a post with its targets and media in one statement (atomic, one round trip), resolving
-   * the targets' channel refs and checking the media ids on the way: the post is inserted only
-   * when every ref is a channel of the project, all on one platform, (when `requireConnected`)
-   * none of their accounts needs reconnecting, and every media id is an asset of the project. Null
-   * when not: the caller finds out which rule failed with `findChannels` and the media lookup.
-   * Saves post creation the round trips of those lookups
-   * (docs/performance.md#post-creation-in-one-statement). In `m`'s transaction when given;
-   * otherwise posts created while another insert is in flight go together in the next statement:
-   * one commit, and one set of foreign-key locks on the project, user and channels they share.
-   */
-  insertPost(input: NewPost, m?: EntityManager): Promise<PostRow | null> {
-    return m ? this.insertPosts([input], m).then(([post]) => post) : this.inserts.call(input);
-  }
-
-  // Each post is its own call: no two are the same, so any may share a batch.
-  private readonly inserts = new StatementBatcher<NewPost, PostRow | null>(
-    (posts) => this.insertPosts(posts, this.db),
-    { maxBatch: INSERT_BATCH_MAX, key: (post) => post },
-  );
-
-  /** `insertPost` for several posts in one statement: one answer per post, in their order. */
-  private async insertPosts(
-    posts: NewPost[],
-    m: DataSource | EntityManager,
-  ): Promise<(PostRow | null)[]> {
-    const targets = posts.flatMap((post, n) =>
-      post.refs.map((ref, position) => ({ n: n + 1, position, ...ref })),
-    );
-    const media = posts.flatMap((post, n) =>
-      post.mediaIds.map((id, position) => ({ n: n + 1, position, id })),
-    );
-    const rows = await rowsOf<PostRow & { n: number }>(m, PostsRepository.INSERT_POSTS, [
-      posts.map((p) => p.scope.projectId),
-      posts.map((p) => p.userId),
-      posts.map((p) => p.text),
-      posts.map((p) => p.status),
-      posts.map((p) => p.scheduledAt),
-      posts.map((p) => p.publishAttempt),
-      posts.map((p) => p.requireConnected),
-      posts.map((p) => p.scope.test),
-      targets.map((t) => t.n),
-      targets.map((t) => t.position),
-      targets.map((t) => t.platform),
-      targets.map((t) => t.accountId),
-      targets.map((t) => t.channelId),
-      media.map((x) => x.n),
-      media.map((x) => x.position),
-      media.map((x) => x.id),
-    ]);
-    const byN = new Map(rows.map(({ n, ...post }) => [n, post]));
-    return posts.map((_, n) => byN.get(n + 1) ?? null);
-  }
-
-  /**
-   * Post `n` (1-based, the order of the arrays) is inserted only when its own checks pass; the
-   * others of the statement do not depend on it. Its id is drawn first so that its targets and
-   * media, and the answer, can name it.
-   */
-  private static readonly INSERT_POSTS = new Statement(
-    `WITH input AS (
-         SELECT * FROM unnest($1::int[], $2::int[], $3::text[], $4::text[], $5::timestamptz[],
-                              $6::int[], $7::boolean[], $8::boolean[])
-                WITH ORDINALITY AS i(project_id, user_id, text, status, scheduled_at,
-                                     publish_attempt, require_connected, test, n)),
-       want AS (
-         SELECT * FROM unnest($9::int[], $10::int[], $11::text[], $12::int[], $13::text[])
-                AS w(n, position, platform, account_id, channel_id)),
-       ch AS (
-         SELECT w.n, w.position, c.id, c.platform, c.account_id, c.channel_id, a.needs_reconnect
-           FROM want w
-           JOIN input i ON i.n = w.n
-           JOIN channels c ON c.project_id = i.project_id AND c.platform = w.platform
-                          AND c.account_id = w.account_id AND c.channel_id = w.channel_id
-           JOIN accounts a ON a.id = c.account_id),
-       asked AS (
-         SELECT * FROM unnest($14::int[], $15::int[], $16::int[]) AS u(n, position, id)),
-       media AS (
-         SELECT u.n, u.position, u.id
-           FROM asked u
-           JOIN input i ON i.n = u.n
-           JOIN media_assets ma ON ma.id = u.id AND ma.project_id = i.project_id),
-       ok AS (
-         SELECT i.n
-           FROM input i
-          WHERE (SELECT count(*) FROM ch WHERE ch.n = i.n) = (SELECT count(*) FROM want w WHERE w.n = i.n)
-            AND (SELECT count(DISTINCT platform) FROM ch WHERE ch.n = i.n) <= 1
-            AND NOT (i.require_connected AND EXISTS (SELECT 1 FROM ch WHERE ch.n = i.n AND ch.needs_reconnect))
-            AND (SELECT count(*) FROM media WHERE media.n = i.n) = (SELECT count(*) FROM asked u WHERE u.n = i.n)),
-       ids AS MATERIALIZED (
-         SELECT ok.n, nextval('posts_id_seq')::int AS id FROM ok),
-       p AS (
-         INSERT INTO posts (id, project_id, created_by_user_id, text, status, scheduled_at, publish_attempt, test)
-         SELECT ids.id, i.project_id, i.user_id, i.text, i.status, i.scheduled_at, i.publish_attempt, i.test
-           FROM ids JOIN input i ON i.n = ids.n
-         RETURNING ${POST_COLUMNS.replace(/p\./g, '')}),
-       t AS (
-         INSERT INTO post_targets (post_id, channel_id, platform, account_id, chat_id, position)
-         SELECT ids.id, ch.id, ch.platform, ch.account_id, ch.channel_id, ch.position
-           FROM ids JOIN ch ON ch.n = ids.n),
-       m AS (
-         INSERT INTO post_media (post_id, media_asset_id, position)
-         SELECT ids.id, media.id, media.position FROM ids JOIN media ON media.n = ids.n)
-       SELECT ids.n::int AS n, p.* FROM p JOIN ids ON ids.id = p.id`,
-  );
 
   /** The application API's update: `scheduledAt` undefined keeps the stored schedule. */
   async updatePost(

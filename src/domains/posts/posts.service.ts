@@ -20,26 +20,18 @@
  *   post's targets, but targets already published stay and are never sent again; 202 publishing.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import type { Principal } from '../../access/principal';
 import { type ChannelRefParts, parseChannelRef, toChannelRef } from '../channels/channel-ref';
 import { isForeignKeyViolation } from '../../infrastructure/database/query-errors';
 import { formatTimestamp, parseInputTimestamp } from '../../infrastructure/database/timestamps';
 import { AppError } from '../../http/errors/error-codes';
 import type { ProjectAccess } from '../../access/project-access';
-import { plainToInstance } from 'class-transformer';
-import { validate } from 'class-validator';
-import { bodySetsAny } from '../../access/decorators';
-import { MAX_DB_ID } from '../../http/errors/parse-id.pipe';
-import { flattenValidationErrors, validationFailed } from '../../http/errors/validation';
-import type { MediaToCheck, OutgoingMedia } from '../platforms/platform';
-import { PlatformRegistry } from '../platforms/platform-registry';
-import { CreatePostDto, MAX_CHANNEL_REF_LENGTH, type PostTargetDto } from './dto/create-post.dto';
+import { validationFailed } from '../../http/errors/validation';
+import type { CreatePostDto, PostTargetDto } from './dto/create-post.dto';
 import type {
   PostCreatedDto,
   PostListDto,
   PostObjectDto,
-  PostValidationDto,
   PublishResultDto,
 } from './dto/post-response.dto';
 import type { PublishPostDto } from './dto/publish-post.dto';
@@ -52,29 +44,16 @@ import {
   PUBLISHABLE_FROM,
   type PostStatus,
 } from './post-state';
-import { MediaService } from '../media/media.service';
 import { SecretsService } from '../../infrastructure/config/secrets.service';
 import { STORAGE_DRIVER, type StorageDriver } from '../../infrastructure/storage/storage-driver';
 import type { ListPostsQuery } from './dto/list-posts.query';
 import { decodeCursor, encodeCursor } from './post-cursor';
 import { toPostCreated, toPostListItem, toPostObject } from './posts.mapper';
-import {
-  type NewPost,
-  type PostRow,
-  type PostScope,
-  POST_NOT_FOUND,
-  PostsRepository,
-  type ResolvedChannel,
-} from './posts.repository';
-import {
-  fitsEveryPost,
-  limitProblems,
-  type LimitedTarget,
-  mediaProblems,
-  type PostProblem,
-  refusal,
-  targetProblems,
-} from './post-rules';
+import { POST_NOT_FOUND, PostsRepository } from './posts.repository';
+import type { NewPost, PostRow, PostScope } from './post-rows';
+import { PostChecks, problemsOf } from './post-checks';
+import { PostInserts } from './post-inserts.repository';
+import { refusal } from './post-rules';
 import { PublicationProducer } from '../publication/publication.queue';
 
 /** The fields of an update (application API); absent fields keep their stored value. */
@@ -89,16 +68,12 @@ export interface UpdatePostInput {
 export class PostsService {
   constructor(
     private readonly posts: PostsRepository,
+    private readonly inserts: PostInserts,
     private readonly producer: PublicationProducer,
-    private readonly media: MediaService,
     @Inject(STORAGE_DRIVER) private readonly storage: StorageDriver,
     private readonly secrets: SecretsService,
-    /** Each platform's publisher and limits. */
-    private readonly platforms: PlatformRegistry,
+    private readonly checks: PostChecks,
   ) {}
-
-  /** Per platform: whether its limits can refuse no post that passed the body's rules. */
-  private readonly fitting = new Map<string, boolean>();
 
   async create(access: ProjectAccess, who: Principal, dto: CreatePostDto): Promise<PostCreatedDto> {
     const projectId = access.project.id;
@@ -120,9 +95,9 @@ export class PostsService {
     };
     // The insert checks the targets and media itself (one round trip); when it refuses, the
     // checked insert below says which rule failed and why.
-    const fast = !refs.includes(null) && refs.every((ref) => this.fitsEveryPost(ref!.platform));
+    const fast = this.checks.insertChecksEnough(dto.targets ?? []);
     const post =
-      (fast && (await this.posts.insertPost(input).catch(refusedWhenGone))) ||
+      (fast && (await this.inserts.insertPost(input).catch(refusedWhenGone))) ||
       (await this.insertChecked(projectId, dto, publishing, input));
     // Persist, then enqueue (see PublicationSweeper): a Redis outage never loses the post.
     if (publishing) await this.producer.enqueue(post.id, 1, schedule?.epochMs ?? null);
@@ -142,67 +117,18 @@ export class PostsService {
     input: NewPost,
   ): Promise<PostRow> {
     return this.posts.transaction(async (m) => {
-      const targets = await this.checkTargets(projectId, dto.targets ?? [], publishing, m);
-      const media = await this.checkMedia(projectId, dto.media_ids ?? [], m);
-      const problems = [
-        ...targets.problems,
-        ...media.problems,
-        ...this.limitProblems(targets.channels, dto.text ?? '', media.assets),
-      ];
+      const check = await this.checks.check(m, projectId, {
+        refs: dto.targets ?? [],
+        text: dto.text ?? '',
+        mediaIds: dto.media_ids ?? [],
+        publishing,
+      });
+      const problems = problemsOf(check);
       if (problems.length > 0) throw refusal(problems);
-      const post = await this.posts.insertPost(input, m);
+      const post = await this.inserts.insertPost(input, m);
       if (!post) throw new Error('The post was refused although its checks passed');
       return post;
     });
-  }
-
-  /**
-   * The dry run: the create body checked by create's own rules (its DTO, then the rules of
-   * post-rules.ts on whatever parts are well formed), every problem at once, and how many messages
-   * each known target would receive. Reads only: nothing is stored, queued or counted.
-   */
-  async validate(access: ProjectAccess, body: unknown): Promise<PostValidationDto> {
-    if (typeof body !== 'object' || body === null || Array.isArray(body))
-      throw new AppError('validation_failed', 'The body must be a JSON object');
-    const raw = body as Record<string, unknown>;
-    const shape = flattenValidationErrors(
-      await validate(plainToInstance(CreatePostDto, raw), CREATE_BODY_RULES),
-    ).map((detail) => ({
-      code: 'validation_failed' as const,
-      message: `${detail.field}: ${detail.message}`,
-      field: detail.field,
-      channel_ref: null,
-    }));
-    const refs = wellFormedRefs(raw.targets);
-    const mediaIds = wellFormedIds(raw.media_ids);
-    const publishing = bodySetsAny(raw, ['scheduled_at', 'publish_now']);
-    const projectId = access.project.id;
-    const checked = await this.posts.transaction(async (m) => {
-      const targets = await this.checkTargets(projectId, refs, publishing, m);
-      const assets = await this.media.findForProject(projectId, mediaIds, m);
-      return { targets, assets };
-    });
-    const text = typeof raw.text === 'string' ? raw.text : '';
-    const errors = [
-      ...shape,
-      ...checked.targets.problems,
-      ...mediaProblems(mediaIds, new Set(checked.assets.map((asset) => asset.id))),
-      // A field the body's shape already refuses is not measured again against the platforms.
-      ...this.limitProblems(checked.targets.channels, text, checked.assets).filter(
-        (problem) => !shape.some((refused) => refused.field === problem.field),
-      ),
-    ];
-    // A media asset is already what a platform's planner reads.
-    const media: OutgoingMedia[] = checked.assets;
-    return {
-      valid: errors.length === 0,
-      errors,
-      targets: checked.targets.channels.map((channel) => ({
-        channel_ref: toChannelRef(channel.platform, channel.account_id, channel.channel_id),
-        platform: channel.platform,
-        messages: this.platforms.get(channel.platform)?.publisher.plan(text, media).length ?? 0,
-      })),
-    };
   }
 
   /** One page, newest first; `next_cursor` continues it, null on the last page. */
@@ -258,7 +184,8 @@ export class PostsService {
   ): Promise<PublishResultDto> {
     this.requirePublish(access);
     const projectId = access.project.id;
-    const post = await this.posts.findForPublish(postScope(access), postId);
+    const scope = postScope(access);
+    const post = await this.posts.findForPublish(scope, postId);
     if (!post) throw postNotFound();
     assertState(post, PUBLISHABLE_FROM);
     if (post.media_count > MAX_MEDIA_PER_POST) {
@@ -270,17 +197,19 @@ export class PostsService {
     const targets = dto.targets ?? (await this.ownTargets(access, postId));
     // The checks and the write in one transaction: the channels stay as checked until it commits.
     const attempt = await this.posts.transaction(async (m) => {
-      const { channels, problems } = await this.checkTargets(projectId, targets, true, m);
-      const limited = channels.every((c) => this.fitsEveryPost(c.platform))
-        ? []
-        : this.limitProblems(
-            channels,
-            post.text,
-            await this.posts.mediaOfPost(m, postScope(access), postId),
-          );
-      problems.push(...limited);
+      const check = await this.checks.check(
+        m,
+        projectId,
+        { refs: targets, text: post.text, mediaIds: [], publishing: true },
+        {
+          targets: true,
+          media: false,
+          storedMedia: (n) => this.posts.mediaOfPost(n, scope, postId),
+        },
+      );
+      const problems = problemsOf(check);
       if (problems.length > 0) throw refusal(problems);
-      return this.posts.startPublication(m, postScope(access), postId, channels, PUBLISHABLE_FROM);
+      return this.posts.startPublication(m, scope, postId, check.channels, PUBLISHABLE_FROM);
     });
     if (attempt === null) throw invalidState(post); // it changed state meanwhile
     // A scheduled post published early loses its delayed job (the attempt before this one).
@@ -370,31 +299,25 @@ export class PostsService {
       if (locked.updated_at !== post.updated_at || locked.publish_attempt !== post.publish_attempt)
         return false;
       // Checked in the transaction: the channels stay as checked until it commits.
-      const targets =
-        input.targets !== undefined || status === 'scheduled'
-          ? await this.checkTargets(projectId, refs, status === 'scheduled', m)
-          : null;
-      const media =
-        input.media_ids !== undefined ? await this.checkMedia(projectId, input.media_ids, m) : null;
-      const problems = [...(targets?.problems ?? []), ...(media?.problems ?? [])];
-      // The platforms' limits, on the post as it would become.
-      const platforms = refs.map((ref) => parseChannelRef(ref.channel_ref)?.platform ?? '');
-      if (!platforms.every((platform) => this.fitsEveryPost(platform))) {
-        const limited =
-          targets?.channels ?? (await this.checkTargets(projectId, refs, false, m)).channels;
-        const assets = media?.assets ?? (await this.media.findForProject(projectId, mediaIds, m));
-        problems.push(...this.limitProblems(limited, text, assets));
-      }
+      const check = await this.checks.check(
+        m,
+        projectId,
+        { refs, text, mediaIds, publishing: status === 'scheduled' },
+        {
+          targets: input.targets !== undefined || status === 'scheduled',
+          media: input.media_ids !== undefined,
+        },
+      );
+      const problems = problemsOf(check);
       if (problems.length > 0) throw refusal(problems);
-      const channels = targets?.channels ?? null;
       await this.posts.updatePost(m, scope, postId, {
         text: input.text ?? null,
         status,
         scheduledAt: reschedule ? (schedule?.iso ?? null) : undefined,
         publishAttempt: attempt,
       });
-      if (input.targets !== undefined && channels)
-        await this.posts.replaceTargets(m, scope, postId, channels);
+      if (input.targets !== undefined)
+        await this.posts.replaceTargets(m, scope, postId, check.channels);
       if (input.media_ids !== undefined) await this.posts.replaceMedia(m, scope, postId, mediaIds);
       return true;
     });
@@ -429,94 +352,6 @@ export class PostsService {
     if (!post) throw postNotFound();
     return post;
   }
-
-  /**
-   * The post's targets under the rules of post-rules.ts: the project's channels among them, in
-   * ref order, locked until the transaction `m` ends, and every problem found.
-   */
-  private async checkTargets(
-    projectId: number,
-    targets: readonly PostTargetDto[],
-    publishing: boolean,
-    m: EntityManager,
-  ): Promise<{ channels: ResolvedChannel[]; problems: PostProblem[] }> {
-    const refs = targets.map((t) => t.channel_ref);
-    const parsed = refs.map(parseChannelRef).filter((r): r is ChannelRefParts => r !== null);
-    const found = await this.posts.findChannels(m, projectId, parsed);
-    // A ref that parses is exactly its channel's toChannelRef(), so the refs themselves are keys.
-    const byRef = new Map(
-      found.map((c) => [toChannelRef(c.platform, c.account_id, c.channel_id), c]),
-    );
-    return {
-      channels: refs.flatMap((ref) => byRef.get(ref) ?? []),
-      problems: targetProblems(refs, found, publishing),
-    };
-  }
-
-  /**
-   * The media ids' problems (post-rules.ts). Read in the transaction `m`, on its connection: a
-   * request that holds one never waits for a second from the pool.
-   */
-  private async checkMedia(
-    projectId: number,
-    ids: readonly number[],
-    m: EntityManager,
-  ): Promise<{ assets: MediaToCheck[]; problems: PostProblem[] }> {
-    const assets = await this.media.findForProject(projectId, ids, m);
-    return { assets, problems: mediaProblems(ids, new Set(assets.map((asset) => asset.id))) };
-  }
-
-  /** The targets' platforms' limits on this text and media (post-rules.ts). */
-  private limitProblems(
-    channels: readonly ResolvedChannel[],
-    text: string,
-    media: readonly MediaToCheck[],
-  ): PostProblem[] {
-    const targets: LimitedTarget[] = channels.flatMap((channel) => {
-      const platform = this.platforms.get(channel.platform);
-      if (!platform) return [];
-      const ref = toChannelRef(channel.platform, channel.account_id, channel.channel_id);
-      return [{ ref, platform, limits: channel.limits ?? platform.limits }];
-    });
-    return limitProblems(targets, text, media);
-  }
-
-  /**
-   * Whether no post the body's rules let through can break the platform's limits (post-rules.ts).
-   */
-  private fitsEveryPost(platformName: string): boolean {
-    let fits = this.fitting.get(platformName);
-    if (fits === undefined) {
-      const platform = this.platforms.get(platformName);
-      fits = platform ? fitsEveryPost(platform) : true;
-      this.fitting.set(platformName, fits);
-    }
-    return fits;
-  }
-}
-
-/** How the create body is checked (createValidationPipe's options), for the dry run. */
-const CREATE_BODY_RULES = { whitelist: true, forbidNonWhitelisted: true, stopAtFirstError: false };
-
-/** The refs of a targets list that are strings; the DTO's problems name the rest. */
-function wellFormedRefs(targets: unknown): PostTargetDto[] {
-  if (!Array.isArray(targets)) return [];
-  const refs = targets
-    .map((t: unknown) => (t as { channel_ref?: unknown } | null)?.channel_ref)
-    .filter(
-      (ref): ref is string => typeof ref === 'string' && ref.length <= MAX_CHANNEL_REF_LENGTH,
-    );
-  return [...new Set(refs)].map((channel_ref) => ({ channel_ref }));
-}
-
-/** The media ids that are positive database ids; the DTO's problems name the rest. */
-function wellFormedIds(ids: unknown): number[] {
-  if (!Array.isArray(ids)) return [];
-  return [
-    ...new Set(
-      ids.filter((id): id is number => Number.isInteger(id) && id >= 1 && id <= MAX_DB_ID),
-    ),
-  ];
 }
 
 /** The fields of an update; an update that names none of them is refused. */

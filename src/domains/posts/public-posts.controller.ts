@@ -27,6 +27,7 @@ import {
 import { PublishPostDto } from './dto/publish-post.dto';
 import { UpdatePostDto } from './dto/update-post.dto';
 import { POST_NOT_FOUND } from './posts.repository';
+import { PostDryRun } from './post-dry-run';
 import { PostsService } from './posts.service';
 
 const PostIdPipe = new ParseIdPipe(POST_NOT_FOUND.code, POST_NOT_FOUND.message);
@@ -48,7 +49,10 @@ const PUBLISHING_BODY = {
   'rate_limit_exceeded',
 )
 export class PublicPostsController {
-  constructor(private readonly posts: PostsService) {}
+  constructor(
+    private readonly posts: PostsService,
+    private readonly dryRun: PostDryRun,
+  ) {}
 
   @Post()
   @Idempotent()
@@ -105,7 +109,7 @@ export class PublicPostsController {
     @CurrentProject() project: ProjectAccess,
     @Body() body: unknown,
   ): Promise<PostValidationDto> {
-    return this.posts.validate(project, body);
+    return this.dryRun.check(project, body);
   }
 
   @Get()

@@ -1,4 +1,4 @@
-import type { NewPost } from '../../../src/domains/posts/posts.repository';
+import type { NewPost } from '../../../src/domains/posts/post-rows';
 import type { Factory, SignedInUser, TestChannel, TestProject } from './factories';
 import type { TestApp } from '../test-app';
 

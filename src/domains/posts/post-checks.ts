@@ -1,0 +1,158 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { type ChannelRefParts, parseChannelRef, toChannelRef } from '../channels/channel-ref';
+import type { MediaAsset } from '../media/media-asset.entity';
+import { MediaService } from '../media/media.service';
+import type { MediaToCheck } from '../platforms/platform';
+import { PlatformRegistry } from '../platforms/platform-registry';
+import type { PostTargetDto } from './dto/create-post.dto';
+import {
+  fitsEveryPost,
+  limitProblems,
+  type LimitedTarget,
+  mediaProblems,
+  type PostProblem,
+  targetProblems,
+} from './post-rules';
+import { PostsRepository } from './posts.repository';
+import type { ResolvedChannel } from './post-rows';
+
+/** A post as it would be stored: what the rules of post-rules.ts are checked on. */
+export interface PostDraft {
+  refs: readonly PostTargetDto[];
+  text: string;
+  mediaIds: readonly number[];
+  /** Scheduled or published now: its targets' accounts must be connected. */
+  publishing: boolean;
+}
+
+/**
+ * Which parts are new, and checked as such: a part the post already had (an update's stored
+ * targets, publish's stored media) is only measured against the platforms' limits, read by
+ * `storedMedia` where given.
+ */
+export interface CheckedParts {
+  targets: boolean;
+  media: boolean;
+  storedMedia?: (m: EntityManager) => Promise<MediaToCheck[]>;
+}
+
+export interface PostCheck {
+  /** The project's channels among the refs, in ref order, locked until the transaction ends. */
+  channels: ResolvedChannel[];
+  /** The media measured against the limits: the assets found among the ids, or the stored media. */
+  assets: MediaToCheck[];
+  /** The project's media assets among the ids, when they were read. */
+  found: MediaAsset[];
+  /** The targets' and the media's problems. */
+  problems: PostProblem[];
+  /** The platforms' limits broken by the text and media. */
+  limits: PostProblem[];
+}
+
+/** Every problem of a check: the post is refused when there is one. */
+export function problemsOf(check: PostCheck): PostProblem[] {
+  return [...check.problems, ...check.limits];
+}
+
+const ALL_NEW: CheckedParts = { targets: true, media: true };
+
+/**
+ * The rules of a post (docs/api-rules.md#post-rules), for create, the dry run, update and publish
+ * alike. Read in the caller's transaction, on its connection, with the channels locked, so the
+ * write that follows sees what the checks saw.
+ */
+@Injectable()
+export class PostChecks {
+  /** Per platform: whether its limits can refuse no post that passed the body's rules. */
+  private readonly fitting = new Map<string, boolean>();
+
+  constructor(
+    private readonly posts: PostsRepository,
+    private readonly media: MediaService,
+    private readonly platforms: PlatformRegistry,
+  ) {}
+
+  /**
+   * Create's fast path: a post whose refs all parse, to platforms whose limits no well-formed body
+   * can break, needs no check before its insert, which checks the targets and media itself.
+   */
+  insertChecksEnough(refs: readonly PostTargetDto[]): boolean {
+    return refs.every((ref) => {
+      const parsed = parseChannelRef(ref.channel_ref);
+      return parsed !== null && this.fitsEveryPost(parsed.platform);
+    });
+  }
+
+  async check(
+    m: EntityManager,
+    projectId: number,
+    draft: PostDraft,
+    parts: CheckedParts = ALL_NEW,
+  ): Promise<PostCheck> {
+    const problems: PostProblem[] = [];
+    const limited = !draft.refs.every((ref) =>
+      this.fitsEveryPost(parseChannelRef(ref.channel_ref)?.platform ?? ''),
+    );
+    let channels: ResolvedChannel[] = [];
+    if (parts.targets || limited) {
+      const targets = await this.targets(m, projectId, draft.refs, draft.publishing);
+      channels = targets.channels;
+      if (parts.targets) problems.push(...targets.problems);
+    }
+    let assets: MediaToCheck[] = [];
+    let found: MediaAsset[] = [];
+    if (parts.storedMedia) {
+      if (limited) assets = await parts.storedMedia(m);
+    } else if (parts.media || limited) {
+      assets = found = await this.media.findForProject(projectId, draft.mediaIds, m);
+      const ids = new Set(found.map((asset) => asset.id));
+      if (parts.media) problems.push(...mediaProblems(draft.mediaIds, ids));
+    }
+    const limits = limited ? this.limitProblems(channels, draft.text, assets) : [];
+    return { channels, assets, found, problems, limits };
+  }
+
+  private async targets(
+    m: EntityManager,
+    projectId: number,
+    targets: readonly PostTargetDto[],
+    publishing: boolean,
+  ): Promise<{ channels: ResolvedChannel[]; problems: PostProblem[] }> {
+    const refs = targets.map((t) => t.channel_ref);
+    const parsed = refs.map(parseChannelRef).filter((r): r is ChannelRefParts => r !== null);
+    const found = await this.posts.findChannels(m, projectId, parsed);
+    // A ref that parses is exactly its channel's toChannelRef(), so the refs themselves are keys.
+    const byRef = new Map(
+      found.map((c) => [toChannelRef(c.platform, c.account_id, c.channel_id), c]),
+    );
+    return {
+      channels: refs.flatMap((ref) => byRef.get(ref) ?? []),
+      problems: targetProblems(refs, found, publishing),
+    };
+  }
+
+  private limitProblems(
+    channels: readonly ResolvedChannel[],
+    text: string,
+    media: readonly MediaToCheck[],
+  ): PostProblem[] {
+    const targets: LimitedTarget[] = channels.flatMap((channel) => {
+      const platform = this.platforms.get(channel.platform);
+      if (!platform) return [];
+      const ref = toChannelRef(channel.platform, channel.account_id, channel.channel_id);
+      return [{ ref, platform, limits: channel.limits ?? platform.limits }];
+    });
+    return limitProblems(targets, text, media);
+  }
+
+  private fitsEveryPost(platformName: string): boolean {
+    let fits = this.fitting.get(platformName);
+    if (fits === undefined) {
+      const platform = this.platforms.get(platformName);
+      fits = platform ? fitsEveryPost(platform) : true;
+      this.fitting.set(platformName, fits);
+    }
+    return fits;
+  }
+}

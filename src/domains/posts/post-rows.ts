@@ -1,0 +1,101 @@
+import type { DbTimestamp } from '../../infrastructure/database/timestamps';
+import type { ChannelRefParts } from '../channels/channel-ref';
+import type { MediaType } from '../media/media-asset.entity';
+import type { PlatformLimits, SentMessage } from '../platforms/platform-answers';
+import type { PostStatus, TargetStatus } from './post-state';
+
+/** A post row as the queries below return it (snake_case, timestamps as the database's text). */
+export interface PostRow {
+  id: number;
+  project_id: number;
+  created_by_user_id: number | null;
+  text: string;
+  status: PostStatus;
+  scheduled_at: DbTimestamp | null;
+  published_at: DbTimestamp | null;
+  publish_attempt: number;
+  created_at: DbTimestamp;
+  updated_at: DbTimestamp;
+  test: boolean;
+}
+
+export interface TargetRow {
+  id: number;
+  post_id: number;
+  channel_id: number | null;
+  platform: string;
+  account_id: number;
+  chat_id: string;
+  position: number;
+  status: TargetStatus;
+  error_code: string | null;
+  error_message: string | null;
+  message_ids: number[];
+  messages: SentMessage[];
+  steps_done: number;
+  published_at: DbTimestamp | null;
+}
+
+/** Where a page of the list ends: the last post's sort key. */
+export interface PostKey {
+  createdAt: DbTimestamp;
+  id: number;
+}
+
+/** A channel of the project that a `channel_ref` names, with its account's state. */
+export interface ResolvedChannel {
+  id: number;
+  platform: string;
+  account_id: number;
+  channel_id: string;
+  needs_reconnect: boolean;
+  /** The account's own limits; null where its platform's apply. */
+  limits: PlatformLimits | null;
+}
+
+export interface MediaRow {
+  id: number;
+  type: MediaType;
+  filename: string;
+  mime_type: string;
+  size_bytes: number;
+  storage_path: string;
+}
+
+/** A media asset of a post, in album order (what the post object shows of it). */
+export interface PostMediaRow {
+  id: number;
+  type: MediaType;
+  mime_type: string;
+  storage_path: string;
+}
+
+/**
+ * Which posts a caller may reach: one project's, and of one kind, test or live
+ * (docs/api-rules.md#test-mode). Every query that finds a post by id or lists posts takes it, so
+ * the kinds never mix.
+ */
+export interface PostScope {
+  projectId: number;
+  test: boolean;
+}
+
+export interface PostWithDetails extends PostRow {
+  targets: TargetRow[];
+  media_ids: number[];
+  media: PostMediaRow[];
+}
+
+/** A post to insert: its targets as channel refs, its media as asset ids, both still unchecked. */
+export interface NewPost {
+  scope: PostScope;
+  userId: number;
+  text: string;
+  status: PostStatus;
+  scheduledAt: string | null;
+  publishAttempt: number;
+  refs: ChannelRefParts[];
+  mediaIds: number[];
+  /** No target's account may need reconnecting (a post to be published or scheduled). */
+  requireConnected: boolean;
+}
