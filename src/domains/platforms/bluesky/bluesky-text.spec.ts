@@ -3,7 +3,7 @@ import { BLUESKY_IMAGE_MAX_BYTES, BLUESKY_LIMITS, textFacets } from './bluesky-t
 
 describe('Bluesky text and limits', () => {
   it("takes images as large as the lexicon's maxSize of an embedded image", () => {
-    const image = lexicons.getDefOrThrow('app.bsky.embed.images#image') as {
+    const image = lexicons.getDefOrThrow('app.bsky.embed.images#image') as unknown as {
       properties: { image: { maxSize: number } };
     };
     expect(BLUESKY_IMAGE_MAX_BYTES).toBe(image.properties.image.maxSize);
