@@ -5,7 +5,7 @@ import { User } from '../users/user.entity';
 
 export type MediaType = 'image' | 'video';
 
-/** The longest alt text a medium takes, in characters (Mastodon's limit for a description). */
+/** The longest alt text a medium takes, in characters (as long as the platforms' descriptions go). */
 export const MAX_ALT_TEXT_LENGTH = 1500;
 
 /** A stored file of a project (docs/api-rules.md#media); posts refer to it by id in `media_ids`. */

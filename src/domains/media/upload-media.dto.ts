@@ -40,7 +40,7 @@ export class UploadByUrlDto {
 export function AltTextProperty(): PropertyDecorator {
   return (target, key) => {
     ApiPropertyOptional({
-      description: `What the image shows, for readers who cannot see it (at most ${MAX_ALT_TEXT_LENGTH} characters); sent as the image's description where the platform takes one (Bluesky \`alt\`, Mastodon \`description\`, Discord the attachment's \`description\`)`,
+      description: `What the image shows, for readers who cannot see it (at most ${MAX_ALT_TEXT_LENGTH} characters); sent as the image's description by every platform that takes one (docs/integrating.md#media-rules)`,
       example: 'A lighthouse at dusk, its beam over a calm sea',
       maxLength: MAX_ALT_TEXT_LENGTH,
       type: String,

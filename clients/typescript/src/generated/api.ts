@@ -255,14 +255,14 @@ export interface UploadByUrlDto {
   url: string;
   /** Name to keep; sanitized and cut to 255 bytes. Default: the last path segment of the final URL, else `file.<ext>` */
   filename?: string;
-  /** What the image shows, for readers who cannot see it (at most 1500 characters); sent as the image's description where the platform takes one (Bluesky `alt`, Mastodon `description`, Discord the attachment's `description`) */
+  /** What the image shows, for readers who cannot see it (at most 1500 characters); sent as the image's description by every platform that takes one (docs/integrating.md#media-rules) */
   alt_text?: string | null;
 }
 
 export interface UploadFileFormDto {
   /** Exactly one file: JPEG, PNG, GIF, WebP, MP4 or QuickTime, at most 52,428,800 bytes. The type is read from the bytes. */
   files: Blob;
-  /** What the image shows, for readers who cannot see it (at most 1500 characters); sent as the image's description where the platform takes one (Bluesky `alt`, Mastodon `description`, Discord the attachment's `description`) */
+  /** What the image shows, for readers who cannot see it (at most 1500 characters); sent as the image's description by every platform that takes one (docs/integrating.md#media-rules) */
   alt_text?: string | null;
 }
 
