@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: checks that Chromium is there, installs dependencies when they are
-# missing or stale, checks that PostgreSQL and Redis answer, then runs every unit and end-to-end
-# test. Each test file creates and migrates a database of its own, so nothing else needs setting up.
+# missing or stale (the service's, and Bluesky's reference PDS for its spec), checks that PostgreSQL
+# and Redis answer, then runs every unit and end-to-end test. Each test file creates and migrates a
+# database of its own, so nothing else needs setting up.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,6 +25,8 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   npm ci --no-audit --no-fund
   echo "$want" > "$stamp"
 fi
+# Bluesky's reference PDS for its spec, in test/support/pds (a no-op when it is current).
+bash scripts/install-pds.sh
 
 export TEST_ADMIN_DATABASE_URL="${TEST_ADMIN_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres}"
 export TEST_REDIS_URL="${TEST_REDIS_URL:-redis://127.0.0.1:6379}"

@@ -93,6 +93,7 @@ describe.each(MEDIA_DRIVERS)(
           filename: `holiday-${name}.txt`,
           mime_type: mime,
           size_bytes: bytes.length,
+          alt_text: null,
           url: `http://herald.test/media/${asset.storage_path}`,
           storage_path: expect.stringMatching(
             new RegExp(`^projects/${project.id}/\\d{4}/\\d{2}/[0-9a-f]{32}\\.${ext}$`),

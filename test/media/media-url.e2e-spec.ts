@@ -183,6 +183,7 @@ describe.each(MEDIA_DRIVERS)(
           filename: 'cover.png',
           mime_type: 'image/png',
           size_bytes: PNG.length,
+          alt_text: null,
           url: `http://herald.test/media/${asset.storage_path}`,
           storage_path: expect.stringMatching(
             new RegExp(`^projects/${project.id}/\\d{4}/\\d{2}/[0-9a-f]{32}\\.png$`),

@@ -130,7 +130,7 @@ describe('Bluesky', () => {
           text_max_bytes: 3000,
           media_max: 4,
           media_kinds: ['image'],
-          media_max_bytes: { image: 1_000_000 },
+          media_max_bytes: { image: 2_000_000 },
         },
       });
     });
@@ -271,7 +271,7 @@ describe('Bluesky', () => {
       expect(rows[0].delivery_key).toBe(input.rkey);
     });
 
-    it('posts images as uploaded blobs embedded with alt text, in album order', async () => {
+    it('posts images as uploaded blobs embedded with their alt text and aspect ratio, in album order', async () => {
       const one = await upload('sample.png');
       const two = await upload('sample.jpg');
       const postId = await publish(main, { text: 'Two pictures', media_ids: [one, two] });
@@ -287,7 +287,8 @@ describe('Bluesky', () => {
         $type: 'app.bsky.embed.images',
         images: [
           {
-            alt: 'sample.png',
+            alt: '',
+            aspectRatio: { width: 64, height: 48 },
             image: {
               $type: 'blob',
               ref: { $link: expect.stringMatching(/^bafkrei/) },
@@ -296,7 +297,8 @@ describe('Bluesky', () => {
             },
           },
           {
-            alt: 'sample.jpg',
+            alt: '',
+            aspectRatio: { width: 64, height: 48 },
             image: {
               $type: 'blob',
               ref: { $link: expect.stringMatching(/^bafkrei/) },
@@ -357,19 +359,19 @@ describe('Bluesky', () => {
       await create({ text: '漢'.repeat(300) }).expect(201);
     });
 
-    it('takes an image of exactly 1,000,000 bytes and refuses one byte more', async () => {
-      const exact = await upload('exact.png', pngOf(1_000_000));
-      const over = await upload('over.png', pngOf(1_000_001));
+    it('takes an image of exactly 2,000,000 bytes and refuses one byte more', async () => {
+      const exact = await upload('exact.png', pngOf(2_000_000));
+      const over = await upload('over.png', pngOf(2_000_001));
       await create({ text: 'Exact', media_ids: [exact] }).expect(201);
       const res = await create({ text: 'Over', media_ids: [over] }).expect(400);
       expect(res.body.error).toMatchObject({
         code: 'media_too_large',
-        message: `Bluesky takes image files of at most 1000000 bytes; media ${over} (over.png) has 1000001`,
+        message: `Bluesky takes image files of at most 2000000 bytes; media ${over} (over.png) has 2000001`,
       });
       // It reaches the service intact when published.
       const postId = await publish(main, { text: 'A big one', media_ids: [exact] });
       expect((await waitForPostStatus(t, postId)).status).toBe('published');
-      expect(bsky.callsOf('repo.uploadBlob').at(-1)?.bytes?.length).toBe(1_000_000);
+      expect(bsky.callsOf('repo.uploadBlob').at(-1)?.bytes?.length).toBe(2_000_000);
     });
 
     it('refuses a video and a fifth image at create, PATCH and publish', async () => {
@@ -440,13 +442,13 @@ describe('Bluesky', () => {
             code: 'text_too_long',
             message: 'Bluesky takes at most 300 characters of text; this text has 301',
             field: 'text',
-            channel_ref: null,
+            channel_ref: main.ref,
           },
           {
             code: 'media_not_supported',
             message: `Bluesky does not take videos (media ${video})`,
             field: 'media_ids',
-            channel_ref: null,
+            channel_ref: main.ref,
           },
         ],
         targets: [{ channel_ref: main.ref, platform: 'bluesky', messages: 1 }],
@@ -460,14 +462,17 @@ describe('Bluesky', () => {
   });
 
   describe('sessions', () => {
-    it('renews an expired session with refreshSession, never a new session', async () => {
+    it('renews an expired session with refreshSession (no body, as its lexicon has no input), never a new session', async () => {
       const own = await connect();
       const created = bsky.sessionsCreated;
       const refreshes = bsky.callsOf('server.refreshSession').length;
       bsky.expireAccess(own.account);
       const postId = await publish(own, { text: 'After expiry' });
       expect((await waitForPostStatus(t, postId)).status).toBe('published');
-      expect(bsky.callsOf('server.refreshSession').length - refreshes).toBe(1);
+      const renewals = bsky.callsOf('server.refreshSession').slice(refreshes);
+      expect(renewals).toHaveLength(1);
+      expect(renewals[0]).toMatchObject({ contentType: null, json: null });
+      expect(renewals[0].bytes).toEqual(Buffer.alloc(0));
       expect(bsky.sessionsCreated).toBe(created);
       expect(bsky.recordsOf(own.did)).toHaveLength(1);
     });
@@ -562,6 +567,31 @@ describe('Bluesky', () => {
         ]);
       },
     );
+
+    it('a record key already taken (the PDS answers 500): read at once, published, no try spent', async () => {
+      const own = await connect();
+      const draft = await api('post', '/posts')
+        .send({ text: 'Made before', targets: [{ channel_ref: own.ref }] })
+        .expect(201);
+      const { rows } = await t.db.query(
+        'SELECT delivery_key FROM post_targets WHERE post_id = $1',
+        [draft.body.id],
+      );
+      const uri = bsky.putRecord(own.did, rows[0].delivery_key as string);
+      await api('post', `/posts/${draft.body.id}/publish`).send({}).expect(202);
+      expect((await waitForPostStatus(t, draft.body.id as number)).status).toBe('published');
+      const creates = bsky.callsOf('repo.createRecord').filter((c) => c.json?.repo === own.did);
+      expect(creates).toHaveLength(1);
+      const reads = bsky.callsOf('repo.getRecord').filter((c) => c.params.repo === own.did);
+      expect(reads).toHaveLength(1);
+      const target = await t.db.query('SELECT failures FROM post_targets WHERE post_id = $1', [
+        draft.body.id,
+      ]);
+      expect(target.rows[0].failures).toBe(0);
+      expect((await post(draft.body.id as number)).targets[0].messages).toEqual([
+        { id: uri, url: expect.stringContaining('/post/') },
+      ]);
+    });
 
     it('waits out a 429 until ratelimit-reset, then posts once', async () => {
       const own = await connect();

@@ -193,6 +193,23 @@ describe('Discord', () => {
       });
     });
 
+    it("sends the image's alt text as the attachment's description", async () => {
+      const target = await channel();
+      const described = await api('post', '/media')
+        .field('alt_text', 'A lighthouse at dusk')
+        .attach('files', fixture('sample.png'), 'IMG_2034.png')
+        .expect(201);
+      const postId = await publish(target, {
+        text: 'Described',
+        media_ids: [described.body.items[0].id],
+      });
+      expect((await waitForPostStatus(t, postId)).status).toBe('published');
+      const send = sends().at(-1)!;
+      expect(send.json?.attachments).toEqual([
+        { id: 0, filename: 'IMG_2034.png', description: 'A lighthouse at dusk' },
+      ]);
+    });
+
     it('one image: multipart with payload_json and files[0], the bytes as stored', async () => {
       const target = await channel();
       const media = await upload('sample.png');

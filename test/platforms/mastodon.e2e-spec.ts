@@ -283,6 +283,25 @@ describe('Mastodon', () => {
       expect(status.mediaIds).toHaveLength(1);
     });
 
+    it("sends the image's alt text as the medium's description", async () => {
+      const to = await connect();
+      const described = await api('post', '/media')
+        .field('alt_text', 'A lighthouse at dusk')
+        .attach('files', fixture('sample.png'), 'IMG_2034.png')
+        .expect(201);
+      const plain = await upload('sample.jpg');
+      const postId = await publish(to, {
+        text: 'Described',
+        media_ids: [described.body.items[0].id, plain],
+      });
+      expect((await waitForPostStatus(t, postId)).status).toBe('published');
+      const uploads = mastodon.callsOf('upload_media', to.token);
+      expect(uploads.map((u) => u.body.description ?? null)).toEqual([
+        'A lighthouse at dusk',
+        null,
+      ]);
+    });
+
     it('an album: four images uploaded in order and attached in that order', async () => {
       const to = await connect();
       const names = ['sample.png', 'sample.jpg', 'sample.gif', 'sample.webp'];

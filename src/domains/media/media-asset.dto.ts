@@ -11,6 +11,15 @@ export class MediaAssetDto {
   @ApiProperty({ example: 'sunset.jpg' })
   filename!: string;
 
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'A lighthouse at dusk, its beam over a calm sea',
+    description:
+      'What the image shows, for readers who cannot see it; null when none was given. Sent as its description by every platform that takes one',
+  })
+  alt_text!: string | null;
+
   @ApiProperty({ example: 'image/jpeg', description: 'From the file’s bytes' })
   mime_type!: string;
 

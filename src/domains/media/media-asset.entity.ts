@@ -5,6 +5,9 @@ import { User } from '../users/user.entity';
 
 export type MediaType = 'image' | 'video';
 
+/** The longest alt text a medium takes, in characters (as long as the platforms' descriptions go). */
+export const MAX_ALT_TEXT_LENGTH = 1500;
+
 /** A stored file of a project (docs/api-rules.md#media); posts refer to it by id in `media_ids`. */
 @Entity('media_assets')
 export class MediaAsset {
@@ -38,6 +41,10 @@ export class MediaAsset {
 
   @Column({ type: 'varchar', length: 100 })
   mimeType!: string;
+
+  /** What the image shows, for readers who cannot see it; null when none was given. */
+  @Column({ type: 'varchar', length: MAX_ALT_TEXT_LENGTH, nullable: true })
+  altText!: string | null;
 
   @Column({ type: 'bigint', transformer: { to: (v: number) => v, from: (v: string) => Number(v) } })
   sizeBytes!: number;

@@ -13,7 +13,8 @@ import { AppError } from '../../http/errors/error-codes';
 import { createValidationPipe, validationFailed } from '../../http/errors/validation';
 import { carriesIdempotencyKey } from '../../http/idempotency/idempotency-header';
 import type { IdempotentRequest } from '../../http/idempotency/idempotency.interceptor';
-import { UploadByUrlDto } from './upload-media.dto';
+import { UploadByUrlDto, UploadFieldsDto } from './upload-media.dto';
+import { MAX_ALT_TEXT_LENGTH } from './media-asset.entity';
 import { MAX_MEDIA_BYTES } from './media-kinds';
 import { fileTooLarge } from './media-sniffer';
 import { MediaService, MediaUploadInput, StoredMediaFile } from './media.service';
@@ -82,7 +83,13 @@ export class MediaUploadInterceptor implements NestInterceptor {
     let refusal: AppError | undefined;
     const receive = multer({
       storage: new MediaStorageEngine(this.media, projectId, (error) => (refusal ??= error)),
-      limits: { files: MAX_FILES_PER_UPLOAD, fileSize: MAX_MEDIA_BYTES, fields: 0 },
+      limits: {
+        files: MAX_FILES_PER_UPLOAD,
+        fileSize: MAX_MEDIA_BYTES,
+        fields: 1,
+        // alt_text: its characters at four UTF-8 bytes at most, and one more to tell it is over.
+        fieldSize: MAX_ALT_TEXT_LENGTH * 4 + 1,
+      },
       defParamCharset: 'utf8',
     }).single(UPLOAD_FIELD);
     try {
@@ -115,7 +122,22 @@ export class MediaUploadInterceptor implements NestInterceptor {
     }
     // A request that is not run after all (an Idempotency-Key replay) leaves no file behind.
     req.discardBody = () => this.media.discardFile(stored.storagePath);
-    return { kind: 'file', file: stored, filename: req.file.originalname };
+    let fields: UploadFieldsDto;
+    try {
+      fields = (await this.validation.transform(
+        { ...(req.body as Record<string, unknown> | undefined) },
+        { type: 'body', metatype: UploadFieldsDto },
+      )) as UploadFieldsDto;
+    } catch (error) {
+      await req.discardBody();
+      throw error;
+    }
+    return {
+      kind: 'file',
+      file: stored,
+      filename: req.file.originalname,
+      altText: fields.alt_text ?? null,
+    };
   }
 
   private async readUrlBody(body: unknown): Promise<MediaUploadInput> {
@@ -126,7 +148,7 @@ export class MediaUploadInterceptor implements NestInterceptor {
       type: 'body',
       metatype: UploadByUrlDto,
     })) as UploadByUrlDto;
-    return { kind: 'url', url: dto.url, filename: dto.filename };
+    return { kind: 'url', url: dto.url, filename: dto.filename, altText: dto.alt_text ?? null };
   }
 }
 
@@ -230,7 +252,12 @@ function multipartError(error: unknown): unknown {
       case 'LIMIT_FIELD_COUNT':
         return new AppError(
           'validation_failed',
-          'Only one file in the field `files` is accepted; no other fields',
+          'Only one file in the field `files` is accepted, and `alt_text` beside it',
+        );
+      case 'LIMIT_FIELD_VALUE':
+        return new AppError(
+          'validation_failed',
+          `alt_text must be at most ${MAX_ALT_TEXT_LENGTH} characters`,
         );
       default:
         return new AppError('validation_failed', `Invalid multipart body: ${error.message}`);

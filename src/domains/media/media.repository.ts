@@ -6,7 +6,14 @@ import { MediaAsset } from './media-asset.entity';
 /** What a new asset's row holds. */
 export type NewMediaAsset = Pick<
   MediaAsset,
-  'projectId' | 'uploadedById' | 'type' | 'filename' | 'mimeType' | 'sizeBytes' | 'storagePath'
+  | 'projectId'
+  | 'uploadedById'
+  | 'type'
+  | 'filename'
+  | 'altText'
+  | 'mimeType'
+  | 'sizeBytes'
+  | 'storagePath'
 >;
 
 /** Media assets' rows, scoped by project but for the file route, which finds them by path. */

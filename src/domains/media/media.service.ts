@@ -21,8 +21,8 @@ export interface StoredMediaFile {
 
 /** What the upload route received: a stored file (multipart) or a link to fetch (JSON). */
 export type MediaUploadInput =
-  | { kind: 'file'; file: StoredMediaFile; filename: string | undefined }
-  | { kind: 'url'; url: string; filename: string | undefined };
+  | { kind: 'file'; file: StoredMediaFile; filename: string | undefined; altText: string | null }
+  | { kind: 'url'; url: string; filename: string | undefined; altText: string | null };
 
 /**
  * The media library of a project (docs/api-rules.md#media). Public API for other modules (exported
@@ -56,8 +56,9 @@ export class MediaService {
             userId,
             input.file,
             sanitizeFilename(input.filename) ?? fallbackFilename(input.file.kind.ext),
+            input.altText,
           )
-        : await this.storeFromUrl(projectId, userId, input.url, input.filename);
+        : await this.storeFromUrl(projectId, userId, input.url, input.filename, input.altText);
     return { items: [this.toDto(asset)], count: 1 };
   }
 
@@ -83,6 +84,7 @@ export class MediaService {
     uploadedById: number | null,
     url: string,
     filename?: string,
+    altText: string | null = null,
   ): Promise<MediaAsset> {
     const { body, finalUrl } = await this.fetcher.fetch(url);
     const file = await this.storeFile(projectId, body);
@@ -91,6 +93,7 @@ export class MediaService {
       uploadedById,
       file,
       filenameForDownload(filename, finalUrl, file.kind.ext),
+      altText,
     );
   }
 
@@ -123,6 +126,7 @@ export class MediaService {
       id: asset.id,
       type: asset.type,
       filename: asset.filename,
+      alt_text: asset.altText,
       mime_type: asset.mimeType,
       size_bytes: asset.sizeBytes,
       url: this.storage.publicUrl(asset.storagePath),
@@ -150,6 +154,7 @@ export class MediaService {
     uploadedById: number | null,
     file: StoredMediaFile,
     filename: string,
+    altText: string | null = null,
   ): Promise<MediaAsset> {
     try {
       return await this.assets.insert({
@@ -157,6 +162,7 @@ export class MediaService {
         uploadedById,
         type: file.kind.type,
         filename,
+        altText,
         mimeType: file.kind.mimeType,
         sizeBytes: file.sizeBytes,
         storagePath: file.storagePath,

@@ -116,6 +116,8 @@ export interface OutgoingMedia {
   type: MediaType;
   mimeType: string;
   filename: string;
+  /** What the image shows, for those who cannot see it; null when the uploader gave none. */
+  altText: string | null;
   storagePath: string;
   sizeBytes: number;
 }

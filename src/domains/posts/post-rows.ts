@@ -67,6 +67,7 @@ export interface PostMediaRow {
   id: number;
   type: MediaType;
   mime_type: string;
+  alt_text: string | null;
   storage_path: string;
 }
 

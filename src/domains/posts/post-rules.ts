@@ -89,9 +89,9 @@ export interface LimitedTarget {
 
 /**
  * What each target's platform takes (`text_too_long`, `too_many_media`, `media_not_supported`,
- * `media_too_large`), each message naming the platform and its limit. Targets under the same
- * limits are checked once; where they differ (accounts on instances with their own limits), each
- * problem names the first target it is about.
+ * `media_too_large`), each message naming the platform and its limit, and each problem naming the
+ * target it comes from in `channel_ref`. Targets under the same limits are checked once, and their
+ * problems name the first of them.
  */
 export function limitProblems(
   targets: readonly LimitedTarget[],
@@ -103,14 +103,12 @@ export function limitProblems(
     const key = `${target.platform.name}:${JSON.stringify(target.limits)}`;
     groups.set(key, [...(groups.get(key) ?? []), target]);
   }
-  return [...groups.values()].flatMap(([first]) =>
-    limitsOfOne(first, groups.size > 1 ? first.ref : null, text, media),
-  );
+  return [...groups.values()].flatMap(([first]) => limitsOfOne(first, first.ref, text, media));
 }
 
 function limitsOfOne(
   { platform, limits }: LimitedTarget,
-  channelRef: string | null,
+  channelRef: string,
   text: string,
   media: readonly MediaToCheck[],
 ): PostProblem[] {

@@ -15,8 +15,20 @@ const post: PostWithDetails = {
   test: true,
   media_ids: [5, 4],
   media: [
-    { id: 5, type: 'video', mime_type: 'video/mp4', storage_path: 'projects/3/2026/11/b.mp4' },
-    { id: 4, type: 'image', mime_type: 'image/png', storage_path: 'projects/3/2026/11/a.png' },
+    {
+      id: 5,
+      type: 'video',
+      mime_type: 'video/mp4',
+      alt_text: null,
+      storage_path: 'projects/3/2026/11/b.mp4',
+    },
+    {
+      id: 4,
+      type: 'image',
+      mime_type: 'image/png',
+      alt_text: 'A',
+      storage_path: 'projects/3/2026/11/a.png',
+    },
   ],
   targets: [
     {
@@ -134,12 +146,14 @@ describe('posts mappers', () => {
           id: 5,
           type: 'video',
           mime_type: 'video/mp4',
+          alt_text: null,
           url: 'https://h.test/media/projects/3/2026/11/b.mp4',
         },
         {
           id: 4,
           type: 'image',
           mime_type: 'image/png',
+          alt_text: 'A',
           url: 'https://h.test/media/projects/3/2026/11/a.png',
         },
       ],

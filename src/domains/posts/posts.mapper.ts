@@ -65,6 +65,7 @@ export function toPostMedia(media: PostMediaRow, mediaUrl: MediaUrl): PostMediaD
     id: media.id,
     type: media.type,
     mime_type: media.mime_type,
+    alt_text: media.alt_text,
     url: mediaUrl(media.storage_path),
   };
 }

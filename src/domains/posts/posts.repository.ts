@@ -263,7 +263,7 @@ export class PostsRepository {
         [ids],
       ) as Promise<TargetRow[]>,
       this.db.query(
-        `SELECT pm.post_id, m.id, m.type, m.mime_type, m.storage_path
+        `SELECT pm.post_id, m.id, m.type, m.mime_type, m.alt_text, m.storage_path
            FROM post_media pm JOIN media_assets m ON m.id = pm.media_asset_id
           WHERE pm.post_id = ANY($1::int[])
           ORDER BY pm.post_id, pm.position`,
@@ -273,7 +273,13 @@ export class PostsRepository {
     return posts.map((post) => {
       const album = media
         .filter((m) => m.post_id === post.id)
-        .map(({ id, type, mime_type, storage_path }) => ({ id, type, mime_type, storage_path }));
+        .map(({ id, type, mime_type, alt_text, storage_path }) => ({
+          id,
+          type,
+          mime_type,
+          alt_text,
+          storage_path,
+        }));
       return {
         ...post,
         targets: targets.filter((t) => t.post_id === post.id),

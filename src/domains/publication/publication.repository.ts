@@ -51,6 +51,7 @@ export interface DeliveryMedia {
   type: MediaType;
   mime_type: string;
   filename: string;
+  alt_text: string | null;
   storage_path: string;
   size_bytes: number;
 }
@@ -156,7 +157,7 @@ export class PublicationRepository {
                    LEFT JOIN channels ch ON ch.id = t.channel_id
                   WHERE t.post_id = c.id AND t.status = 'pending') x), '[]') AS targets,
               coalesce((SELECT json_agg(y ORDER BY y.position) FROM (
-                 SELECT pm.position, m.type, m.mime_type, m.filename, m.storage_path, m.size_bytes
+                 SELECT pm.position, m.type, m.mime_type, m.filename, m.alt_text, m.storage_path, m.size_bytes
                    FROM post_media pm JOIN media_assets m ON m.id = pm.media_asset_id
                   WHERE pm.post_id = c.id) y), '[]') AS media
          FROM claimed c`,

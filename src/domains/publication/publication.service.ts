@@ -96,6 +96,7 @@ function toOutgoing(media: DeliveryMedia): OutgoingMedia {
     type: media.type,
     mimeType: media.mime_type,
     filename: media.filename,
+    altText: media.alt_text,
     storagePath: media.storage_path,
     sizeBytes: Number(media.size_bytes),
   };

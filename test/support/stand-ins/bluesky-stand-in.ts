@@ -45,12 +45,22 @@ interface Session {
 export const WRITE_POINTS_PER_HOUR = 5000;
 const CREATE_POINTS = 3;
 
+/** The blob upload limit the reference PDS announces (describeServer's blobUploadLimit). */
+const BLOB_UPLOAD_LIMIT = 5_242_880;
+/** The lexicon's maxSize of an embedded image, which createRecord enforces. */
+const EMBED_IMAGE_MAX_BYTES = 2_000_000;
+/** Procedures whose lexicon has no input: the PDS refuses any body on them. */
+const NO_INPUT = new Set(['com.atproto.server.refreshSession']);
+
 /**
- * A local AT Protocol service (PDS) speaking XRPC as bsky.social does, for the calls Herald makes:
- * createSession, refreshSession (the refresh token is spent: a second use is ExpiredToken),
- * uploadBlob (at most 1,000,000 bytes), createRecord (an rkey already taken is refused),
- * getRecord (RecordNotFound). Errors are `{error, message}`; answers carry `ratelimit-*` headers
- * and a write over the hourly points is 429 RateLimitExceeded with `ratelimit-reset`.
+ * A local AT Protocol service (PDS) speaking XRPC as the reference PDS does, for the calls Herald
+ * makes: createSession, refreshSession (no body taken; a spent refresh token still renews within
+ * its grace period, to the same next token), uploadBlob, createRecord (another account's repo is
+ * 401; a taken rkey is a 500, as the PDS's database refuses it; an embedded image over the
+ * lexicon's 2,000,000 bytes is refused), getRecord (public; RecordNotFound), resolveHandle.
+ * Errors are `{error, message}`; answers carry `ratelimit-*` headers and a write over the hourly
+ * points is 429 RateLimitExceeded with `ratelimit-reset`. Blob and record CIDs are real CIDs, as
+ * the lexicon-driven client checks them.
  */
 export class BlueskyStandIn {
   readonly calls: XrpcRecord[] = [];
@@ -63,6 +73,8 @@ export class BlueskyStandIn {
   private readonly accounts = new Map<string, Account>();
   private readonly sessions = new Map<string, Session>();
   private readonly refreshTokens = new Map<string, Session>();
+  /** A used refresh token's successor, which every reuse in its grace period renews to. */
+  private readonly nextRefresh = new Map<string, string>();
   private readonly scripts = new Map<string, XrpcScript[]>();
   private readonly hanging = new Set<ServerResponse>();
   /** Write points spent per DID in the current hour (and when it resets, in seconds). */
@@ -71,6 +83,8 @@ export class BlueskyStandIn {
   private latency = { ms: 0, jitterMs: 0 };
   private server?: Server;
   sessionsCreated = 0;
+  /** Refreshes that renewed a session. */
+  refreshes = 0;
   rateLimited = 0;
 
   get url(): string {
@@ -115,6 +129,13 @@ export class BlueskyStandIn {
       if (session.did === account.did) this.sessions.delete(token);
   }
 
+  /** A record made outside Herald (an earlier try, another client) at this record key. */
+  putRecord(did: string, rkey: string, value: Record<string, unknown> = {}): string {
+    const uri = `at://${did}/app.bsky.feed.post/${rkey}`;
+    this.records.set(uri, { uri, cid: cidOf(DAG_CBOR_CODEC, Buffer.from(uri)), value });
+    return uri;
+  }
+
   script(nsid: string, ...answers: XrpcScript[]): void {
     this.scripts.set(nsid, [...(this.scripts.get(nsid) ?? []), ...answers]);
   }
@@ -157,6 +178,13 @@ export class BlueskyStandIn {
     this.calls.push(call);
     const delay = this.latency.ms + (Math.random() * 2 - 1) * this.latency.jitterMs;
     if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+    if (NO_INPUT.has(nsid) && (raw.length > 0 || contentType !== null)) {
+      this.send(res, 400, {
+        error: 'InvalidRequest',
+        message: 'A request body was provided when none was expected',
+      });
+      return;
+    }
     const script = this.scripts.get(nsid)?.shift();
     if (script?.status) {
       const body = { error: script.error ?? 'InternalServerError', message: script.message ?? '' };
@@ -184,6 +212,10 @@ export class BlueskyStandIn {
         return this.createSession(call);
       case 'com.atproto.server.refreshSession':
         return this.refreshSession(call);
+      case 'com.atproto.repo.getRecord':
+        return this.getRecord(call);
+      case 'com.atproto.identity.resolveHandle':
+        return this.resolveHandle(call);
     }
     const session = call.token ? this.sessions.get(call.token) : undefined;
     if (!call.token) return err(401, 'AuthenticationRequired', 'Authentication Required');
@@ -193,8 +225,6 @@ export class BlueskyStandIn {
         return this.uploadBlob(call);
       case 'com.atproto.repo.createRecord':
         return this.createRecord(call, session);
-      case 'com.atproto.repo.getRecord':
-        return this.getRecord(call);
     }
     return err(501, 'MethodNotImplemented', 'Method Not Implemented');
   }
@@ -214,18 +244,21 @@ export class BlueskyStandIn {
   private refreshSession(call: XrpcRecord) {
     const session = call.token ? this.refreshTokens.get(call.token) : undefined;
     if (!session) return err(400, 'ExpiredToken', 'Token has been revoked');
-    // A refresh token is spent once; its access token ends with it.
-    this.refreshTokens.delete(session.refreshJwt);
-    this.sessions.delete(session.accessJwt);
+    this.refreshes++;
     const account = this.accounts.get(session.did)!;
-    return { status: 200, body: this.open(account) };
+    // Used once, a refresh token stays good for its grace period, and always renews to the same
+    // next refresh token; the access tokens already issued stay good until they expire.
+    const next =
+      this.nextRefresh.get(session.refreshJwt) ?? `refresh.${randomBytes(12).toString('hex')}`;
+    this.nextRefresh.set(session.refreshJwt, next);
+    return { status: 200, body: this.open(account, next) };
   }
 
-  private open(account: Account) {
+  private open(account: Account, refreshJwt = `refresh.${randomBytes(12).toString('hex')}`) {
     const session: Session = {
       did: account.did,
       accessJwt: `access.${randomBytes(12).toString('hex')}`,
-      refreshJwt: `refresh.${randomBytes(12).toString('hex')}`,
+      refreshJwt,
     };
     this.sessions.set(session.accessJwt, session);
     this.refreshTokens.set(session.refreshJwt, session);
@@ -234,13 +267,13 @@ export class BlueskyStandIn {
 
   private uploadBlob(call: XrpcRecord) {
     const bytes = call.bytes ?? Buffer.alloc(0);
-    if (bytes.length > 1_000_000)
+    if (bytes.length > BLOB_UPLOAD_LIMIT)
       return err(
         400,
         'BlobTooLarge',
-        'This file is too large. It is 1.0MB but the maximum size is 1.0MB.',
+        'This file is too large. It is 5.3MB but the maximum size is 5.2MB.',
       );
-    const link = `bafkrei${createHash('sha256').update(bytes).digest('hex').slice(0, 52)}`;
+    const link = cidOf(RAW_CODEC, bytes);
     const mimeType = call.contentType ?? '*/*';
     this.blobs.set(link, { bytes, mimeType });
     return {
@@ -257,7 +290,7 @@ export class BlueskyStandIn {
       record?: Record<string, unknown>;
     };
     if (input.repo !== session.did)
-      return err(400, 'InvalidRequest', 'Repo does not match the authenticated account');
+      return err(401, 'AuthenticationRequired', 'Authentication Required');
     if (
       !input.rkey ||
       !/^[234567abcdefghij][234567abcdefghijklmnopqrstuvwxyz]{12}$/.test(input.rkey)
@@ -270,11 +303,18 @@ export class BlueskyStandIn {
         'InvalidRequest',
         'Invalid app.bsky.feed.post record: Record/text must not be longer than 300 graphemes',
       );
+    const embed = input.record?.embed as { images?: { image?: { size?: number } }[] } | undefined;
+    if ((embed?.images ?? []).some((i) => (i.image?.size ?? 0) > EMBED_IMAGE_MAX_BYTES))
+      return err(
+        400,
+        'InvalidRequest',
+        `Invalid app.bsky.feed.post record: Record/embed/images/0/image cannot be over ${EMBED_IMAGE_MAX_BYTES} bytes`,
+      );
     const limited = this.spend(session.did, CREATE_POINTS);
     if (limited) return limited;
     const uri = `at://${session.did}/${input.collection}/${input.rkey}`;
-    if (this.records.has(uri)) return err(400, 'InvalidRequest', `Record already exists at ${uri}`);
-    const cid = `bafyrei${createHash('sha256').update(uri).digest('hex').slice(0, 52)}`;
+    if (this.records.has(uri)) return err(500, 'InternalServerError', 'Internal Server Error');
+    const cid = cidOf(DAG_CBOR_CODEC, Buffer.from(JSON.stringify(input.record ?? {})));
     this.records.set(uri, { uri, cid, value: input.record ?? {} });
     return { status: 200, body: { uri, cid, validationStatus: 'valid' } };
   }
@@ -285,6 +325,13 @@ export class BlueskyStandIn {
     const found = this.records.get(uri);
     if (!found) return err(400, 'RecordNotFound', `Could not locate record: ${uri}`);
     return { status: 200, body: { uri, cid: found.cid, value: found.value } };
+  }
+
+  private resolveHandle(call: XrpcRecord) {
+    const account = this.accounts.get(call.params.handle ?? '');
+    if (!account || account.handle !== call.params.handle)
+      return err(400, 'InvalidRequest', 'Unable to resolve handle');
+    return { status: 200, body: { did: account.did } };
   }
 
   /** Spends write points; a 429 answer when the hour's points are gone. */
@@ -320,6 +367,29 @@ export class BlueskyStandIn {
     res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
     res.end(JSON.stringify(body));
   }
+}
+
+const RAW_CODEC = 0x55;
+const DAG_CBOR_CODEC = 0x71;
+const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
+
+/** A CIDv1 (sha-256) of `bytes` in the codec given, as base32 text ("b…"), as a PDS makes them. */
+function cidOf(codec: number, bytes: Buffer): string {
+  const digest = createHash('sha256').update(bytes).digest();
+  const binary = Buffer.concat([Buffer.from([0x01, codec, 0x12, 0x20]), digest]);
+  let out = 'b';
+  let bits = 0;
+  let value = 0;
+  for (const byte of binary) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      out += BASE32[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  if (bits > 0) out += BASE32[(value << (5 - bits)) & 31];
+  return out;
 }
 
 function err(status: number, error: string, message: string) {

@@ -76,6 +76,8 @@ export interface MediaAssetDto {
   /** From the file’s bytes */
   type: 'image' | 'video';
   filename: string;
+  /** What the image shows, for readers who cannot see it; null when none was given. Sent as its description by every platform that takes one */
+  alt_text: string | null;
   /** From the file’s bytes */
   mime_type: string;
   size_bytes: number;
@@ -198,6 +200,8 @@ export interface PostMediaDto {
   id: number;
   type: 'image' | 'video';
   mime_type: string;
+  /** What the image shows, for readers who cannot see it; null when none was given */
+  alt_text: string | null;
   url: string;
 }
 
@@ -251,11 +255,15 @@ export interface UploadByUrlDto {
   url: string;
   /** Name to keep; sanitized and cut to 255 bytes. Default: the last path segment of the final URL, else `file.<ext>` */
   filename?: string;
+  /** What the image shows, for readers who cannot see it (at most 1500 characters); sent as the image's description by every platform that takes one (docs/integrating.md#media-rules) */
+  alt_text?: string | null;
 }
 
 export interface UploadFileFormDto {
   /** Exactly one file: JPEG, PNG, GIF, WebP, MP4 or QuickTime, at most 52,428,800 bytes. The type is read from the bytes. */
   files: Blob;
+  /** What the image shows, for readers who cannot see it (at most 1500 characters); sent as the image's description by every platform that takes one (docs/integrating.md#media-rules) */
+  alt_text?: string | null;
 }
 
 export interface MediaAssetListDto {

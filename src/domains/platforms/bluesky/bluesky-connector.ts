@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppError } from '../../../http/errors/error-codes';
+import { platformRateLimited } from '../platform-rate-limit';
 import {
   HostUnresolvedError,
   OutboundDispatchers,
@@ -93,11 +94,16 @@ export class BlueskyConnector implements PlatformConnector {
     };
   }
 
-  /** The service's refusals as Herald's: a 4xx other than 429 is a refusal, the rest unavailability. */
+  /**
+   * The service's refusals as Herald's: a 429 is the caller's rate limit (its reset kept), another
+   * 4xx a refusal, the rest unavailability.
+   */
   private async check<T>(call: () => Promise<T>): Promise<T> {
     try {
       return await call();
     } catch (error) {
+      if (error instanceof XrpcError && error.status === 429)
+        throw platformRateLimited('Bluesky', error.retryAfterMs);
       if (error instanceof XrpcError && error.status < 500 && error.status !== 429)
         throw new AppError(
           'bluesky_rejected',

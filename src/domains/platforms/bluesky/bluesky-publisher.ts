@@ -1,3 +1,4 @@
+import { type BlobRef } from '@atproto/api';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Readable } from 'node:stream';
 import type { AppConfig } from '../../../infrastructure/config/config';
@@ -13,6 +14,7 @@ import {
   type PlatformPublisher,
   type SendTarget,
 } from '../platform';
+import { imageDimensions } from '../../media/image-dimensions';
 import { openStoredStream } from '../stored-file';
 import {
   type BlueskyCredentials,
@@ -20,22 +22,23 @@ import {
   readCredentials,
 } from './bluesky-credentials';
 import { BlueskySessions, isAuthFailure } from './bluesky-sessions';
-import { linkFacets } from './bluesky-text';
-import { BlueskyXrpc, XrpcError, XrpcTransportError } from './bluesky-xrpc';
+import { textFacets } from './bluesky-text';
+import { BlueskyXrpc, XrpcError, type XrpcTarget, XrpcTransportError } from './bluesky-xrpc';
 
 const POST_COLLECTION = 'app.bsky.feed.post';
 
-interface BlobRef {
-  $type: 'blob';
-  ref: { $link: string };
-  mimeType: string;
-  size: number;
+/** One image of the embed, as `app.bsky.embed.images#image` has it. */
+interface EmbeddedImage {
+  alt: string;
+  image: BlobRef;
+  aspectRatio?: { width: number; height: number };
 }
 
 /**
  * One record per post: its images uploaded with uploadBlob, then createRecord with the record key
- * chosen when the target was stored, link facets in UTF-8 bytes and the images as an embed. A send
- * that may have arrived before reads that record first: found means delivered.
+ * chosen when the target was stored, link, tag and mention facets in UTF-8 bytes and the images
+ * as an embed (the media's alt text, never its file name, and its own aspect ratio). A send that
+ * may have arrived before reads that record first: found means delivered.
  */
 @Injectable()
 export class BlueskyPublisher implements PlatformPublisher {
@@ -75,16 +78,15 @@ export class BlueskyPublisher implements PlatformPublisher {
     target: SendTarget,
     step: DeliveryStep,
   ): Promise<PlatformMessage[]> {
-    const call = { service: credentials.service, token: session.accessJwt };
+    const call: XrpcTarget = { service: credentials.service, token: session.accessJwt };
     if (target.retry) {
-      const found = await this.existing(call, target);
+      const found = await this.existing(credentials.service, target);
       if (found) return [found];
     }
-    const images: { alt: string; image: BlobRef }[] = [];
-    for (const medium of step.media)
-      images.push({ alt: medium.filename, image: await this.upload(call, medium) });
+    const images: EmbeddedImage[] = [];
+    for (const medium of step.media) images.push(await this.upload(call, medium));
     const text = step.text ?? '';
-    const facets = linkFacets(text);
+    const facets = await textFacets(text, (handle) => this.resolve(credentials.service, handle));
     const record = {
       $type: POST_COLLECTION,
       text,
@@ -93,34 +95,38 @@ export class BlueskyPublisher implements PlatformPublisher {
       ...(images.length > 0 ? { embed: { $type: 'app.bsky.embed.images', images } } : {}),
     };
     try {
-      const created = await this.xrpc.call<{ uri: string; cid: string }>({
-        ...call,
-        nsid: 'com.atproto.repo.createRecord',
-        json: { repo: target.chatId, collection: POST_COLLECTION, rkey: target.tid, record },
-        timeoutMs: this.config.publication.sendTimeoutMs,
-      });
+      const created = await this.xrpc.call(
+        { ...call, timeoutMs: this.config.publication.sendTimeoutMs },
+        (c, o) =>
+          c.com.atproto.repo.createRecord(
+            { repo: target.chatId, collection: POST_COLLECTION, rkey: target.tid, record },
+            o,
+          ),
+      );
       return [{ id: created.uri }];
     } catch (error) {
-      // The record key is taken: an earlier try made the record after all.
-      if (error instanceof XrpcError && error.status === 400 && /exist/i.test(error.description)) {
-        const found = await this.existing(call, target);
+      // Whatever the refusal says (the PDS answers a taken key with a 500), the record may be
+      // there from an earlier try: read it at once rather than back off and try again.
+      if (error instanceof XrpcError) {
+        const found = await this.existing(credentials.service, target).catch(() => null);
         if (found) return [found];
       }
       throw error;
     }
   }
 
-  /** The record an earlier try made, or null when there is none. */
+  /** The record an earlier try made, or null when there is none (a public read: no token). */
   private async existing(
-    call: { service: string | null; token: string },
+    service: string | null,
     target: SendTarget,
   ): Promise<PlatformMessage | null> {
     try {
-      const record = await this.xrpc.call<{ uri: string }>({
-        ...call,
-        nsid: 'com.atproto.repo.getRecord',
-        params: { repo: target.chatId, collection: POST_COLLECTION, rkey: target.tid },
-      });
+      const record = await this.xrpc.call({ service }, (c, o) =>
+        c.com.atproto.repo.getRecord(
+          { repo: target.chatId, collection: POST_COLLECTION, rkey: target.tid },
+          o,
+        ),
+      );
       return { id: record.uri };
     } catch (error) {
       if (error instanceof XrpcError && error.status === 400 && error.error === 'RecordNotFound')
@@ -129,23 +135,44 @@ export class BlueskyPublisher implements PlatformPublisher {
     }
   }
 
-  private async upload(
-    call: { service: string | null; token: string },
-    medium: OutgoingMedia,
-  ): Promise<BlobRef> {
-    const opened: Readable[] = [];
+  /** The DID of a mentioned handle, asked of the account's own service; null when it has none. */
+  private async resolve(service: string | null, handle: string): Promise<string | null> {
     try {
-      const body = await openStoredStream(this.storage, medium, opened);
-      const answer = await this.xrpc.call<{ blob: BlobRef }>({
-        ...call,
-        nsid: 'com.atproto.repo.uploadBlob',
-        bytes: { body, contentType: medium.mimeType, length: medium.sizeBytes },
-        timeoutMs: this.config.publication.sendTimeoutMs,
-      });
-      return answer.blob;
+      const answer = await this.xrpc.call({ service }, (c, o) =>
+        c.com.atproto.identity.resolveHandle({ handle }, o),
+      );
+      return answer.did;
+    } catch (error) {
+      if (error instanceof XrpcError && error.status < 500) return null;
+      throw error;
+    }
+  }
+
+  /**
+   * Uploads one image and describes it for the embed. Read whole (at most the lexicon's 2,000,000
+   * bytes) so its aspect ratio comes from its own header and the upload has a known length.
+   */
+  private async upload(call: XrpcTarget, medium: OutgoingMedia): Promise<EmbeddedImage> {
+    const opened: Readable[] = [];
+    let bytes: Buffer;
+    try {
+      const chunks: Buffer[] = [];
+      for await (const chunk of await openStoredStream(this.storage, medium, opened))
+        chunks.push(chunk as Buffer);
+      bytes = Buffer.concat(chunks);
     } finally {
       for (const stream of opened) stream.destroy();
     }
+    const answer = await this.xrpc.call(
+      { ...call, timeoutMs: this.config.publication.sendTimeoutMs },
+      (c, o) => c.com.atproto.repo.uploadBlob(bytes, { ...o, encoding: medium.mimeType }),
+    );
+    const size = imageDimensions(bytes);
+    return {
+      alt: medium.altText ?? '',
+      image: answer.blob,
+      ...(size ? { aspectRatio: size } : {}),
+    };
   }
 }
 

@@ -68,13 +68,11 @@ export class BlueskySessions {
   ): Promise<BlueskySession> {
     if (stored) {
       try {
+        // The lexicon gives refreshSession no input: the client sends no body.
         return tokens(
-          await this.xrpc.call<SessionAnswer>({
-            service: credentials.service,
-            nsid: 'com.atproto.server.refreshSession',
-            token: stored.refreshJwt,
-            json: {},
-          }),
+          await this.xrpc.call({ service: credentials.service, token: stored.refreshJwt }, (c, o) =>
+            c.com.atproto.server.refreshSession(undefined, o),
+          ),
         );
       } catch (error) {
         if (!isAuthFailure(error)) throw error;
@@ -101,11 +99,12 @@ export function createSession(
   xrpc: BlueskyXrpc,
   credentials: BlueskyCredentials,
 ): Promise<SessionAnswer> {
-  return xrpc.call<SessionAnswer>({
-    service: credentials.service,
-    nsid: 'com.atproto.server.createSession',
-    json: { identifier: credentials.identifier, password: credentials.appPassword },
-  });
+  return xrpc.call({ service: credentials.service }, (c, o) =>
+    c.com.atproto.server.createSession(
+      { identifier: credentials.identifier, password: credentials.appPassword },
+      o,
+    ),
+  );
 }
 
 function tokens(answer: SessionAnswer): BlueskySession {

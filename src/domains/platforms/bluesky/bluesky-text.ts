@@ -1,9 +1,13 @@
 import { RichText } from '@atproto/api';
 import type { PlatformChannel, PlatformLimits } from '../platform-answers';
 
+/** The lexicon's `maxSize` of an embedded image ("formerly limited to 1 MB"). */
+export const BLUESKY_IMAGE_MAX_BYTES = 2_000_000;
+
 /**
  * What a post may hold on Bluesky: 300 graphemes and 3000 UTF-8 bytes of text, up to 4 images of
- * at most 1,000,000 bytes each; no video.
+ * at most 2,000,000 bytes each (the `maxSize` of `app.bsky.embed.images#image.image` in the
+ * lexicon, which the PDS enforces); no video.
  */
 export const BLUESKY_LIMITS: PlatformLimits = {
   text_max: 300,
@@ -11,7 +15,7 @@ export const BLUESKY_LIMITS: PlatformLimits = {
   text_max_bytes: 3000,
   media_max: 4,
   media_kinds: ['image'],
-  media_max_bytes: { image: 1_000_000 },
+  media_max_bytes: { image: BLUESKY_IMAGE_MAX_BYTES },
 };
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
@@ -23,35 +27,51 @@ export function graphemeLength(text: string): number {
   return count;
 }
 
-/** A link facet: where the link is in the text, in UTF-8 bytes, and where it goes. */
-export interface LinkFacet {
+/** A rich-text feature: a link, a tag, or a mention of an account by its DID. */
+export type FacetFeature =
+  | { $type: 'app.bsky.richtext.facet#link'; uri: string }
+  | { $type: 'app.bsky.richtext.facet#tag'; tag: string }
+  | { $type: 'app.bsky.richtext.facet#mention'; did: string };
+
+/** Where a feature is in the text, in UTF-8 bytes, and what it is. */
+export interface Facet {
   index: { byteStart: number; byteEnd: number };
-  features: { $type: 'app.bsky.richtext.facet#link'; uri: string }[];
+  features: FacetFeature[];
 }
 
 /**
- * A facet for every http(s) link in the text, its offsets in UTF-8 bytes, found as Bluesky's own
- * apps find them (RichText). Mentions and tags are left as plain text: they would need the
- * network to resolve.
+ * The facets of a post's text, found as Bluesky's own apps find them (RichText), offsets in UTF-8
+ * bytes, in the order of the text: every http(s) link, every `#tag`, and every `@handle` that
+ * `resolve` turns into a DID (one that does not resolve stays plain text).
  */
-export function linkFacets(text: string): LinkFacet[] {
+export async function textFacets(
+  text: string,
+  resolve: (handle: string) => Promise<string | null>,
+): Promise<Facet[]> {
   const rich = new RichText({ text });
   rich.detectFacetsWithoutResolution();
-  return (rich.facets ?? []).flatMap((facet) => {
-    const links = facet.features.filter(
-      (feature): feature is { $type: 'app.bsky.richtext.facet#link'; uri: string } =>
-        feature.$type === 'app.bsky.richtext.facet#link' &&
-        typeof (feature as { uri?: unknown }).uri === 'string' &&
-        /^https?:\/\//i.test((feature as { uri: string }).uri),
-    );
-    if (links.length === 0) return [];
-    return [
-      {
+  const facets: Facet[] = [];
+  for (const facet of rich.facets ?? []) {
+    const features: FacetFeature[] = [];
+    for (const feature of facet.features as { $type: string; [field: string]: unknown }[]) {
+      if (feature.$type === 'app.bsky.richtext.facet#link') {
+        const uri = feature.uri as string;
+        if (/^https?:\/\//i.test(uri)) features.push({ $type: feature.$type, uri });
+      } else if (feature.$type === 'app.bsky.richtext.facet#tag') {
+        features.push({ $type: feature.$type, tag: feature.tag as string });
+      } else if (feature.$type === 'app.bsky.richtext.facet#mention') {
+        // Before resolution RichText holds the handle where the DID goes.
+        const did = await resolve(feature.did as string);
+        if (did) features.push({ $type: feature.$type, did });
+      }
+    }
+    if (features.length > 0)
+      facets.push({
         index: { byteStart: facet.index.byteStart, byteEnd: facet.index.byteEnd },
-        features: links.map((link) => ({ $type: link.$type, uri: link.uri })),
-      },
-    ];
-  });
+        features,
+      });
+  }
+  return facets.sort((a, b) => a.index.byteStart - b.index.byteStart);
 }
 
 /** A profile's link, by its handle. */

@@ -5,4 +5,5 @@ export const XRPC_METHODS = [
   'com.atproto.repo.uploadBlob',
   'com.atproto.repo.createRecord',
   'com.atproto.repo.getRecord',
+  'com.atproto.identity.resolveHandle',
 ] as const;

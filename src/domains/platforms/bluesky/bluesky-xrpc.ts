@@ -1,13 +1,20 @@
 import { Injectable, Optional } from '@nestjs/common';
-import { type Dispatcher, request } from 'undici';
+import { AtpBaseClient, XRPCError } from '@atproto/api';
+import { type Dispatcher, fetch } from 'undici';
 import type { AppConfig } from '../../../infrastructure/config/config';
 import { InjectConfig } from '../../../infrastructure/config/config.module';
 import { Metrics, type PlatformCallOutcome } from '../../../infrastructure/metrics/metrics.service';
-import { OutboundDispatchers } from '../../../infrastructure/outbound/outbound-dispatchers';
+import { AppError } from '../../../http/errors/error-codes';
+import {
+  HostUnresolvedError,
+  OutboundDispatchers,
+} from '../../../infrastructure/outbound/outbound-dispatchers';
 import { blueskySettings } from './bluesky-settings';
 
 /** Default wait for one XRPC call. */
 const XRPC_TIMEOUT_MS = 15_000;
+/** Clients kept, one per service; the oldest goes first (each parses the lexicons once). */
+const MAX_CLIENTS = 64;
 
 /**
  * The service answered, and said no: the HTTP status and XRPC's `{error, message}` body
@@ -39,127 +46,137 @@ export class XrpcTransportError extends Error {
   }
 }
 
-/** One XRPC call: a query (GET with params) or a procedure (POST with a JSON or byte body). */
-export interface XrpcCall {
+/** Where a call goes and with what: the account's service and a token of its session. */
+export interface XrpcTarget {
   /** The account's service; null for the operator's (BLUESKY_SERVICE_URL). */
   service: string | null;
-  nsid: string;
   /** Bearer token: an access or a refresh JWT. */
   token?: string;
-  params?: Record<string, string>;
-  json?: unknown;
-  bytes?: { body: NodeJS.ReadableStream | Buffer; contentType: string; length: number };
   timeoutMs?: number;
 }
 
+/** What a call of the lexicon-driven client takes beside its params and input. */
+export interface XrpcCallOptions {
+  headers: Record<string, string>;
+  signal: AbortSignal;
+}
+
 /**
- * A thin XRPC client for the few AT Protocol calls Herald makes. Written here rather than taken from
- * @atproto/api's agent: that agent keeps its session in memory per process and renews it on its
- * own, while Herald keeps one session per account sealed in the database for every worker, and
- * every call to an address a user gave must go through the outbound rules. A user-given service
- * is checked at every call; the operator's is not.
+ * The AT Protocol calls Herald makes, through `@atproto/api`'s lexicon-driven base client: each
+ * method's HTTP method, query parameters, input and its encoding come from its lexicon (a procedure
+ * without input is sent without a body), and each answer is checked against its output schema.
+ * Herald supplies only the transport, a `fetchHandler` that sends to the service's address as the
+ * outbound rules checked it (a user-given service is checked at every call; the operator's is not)
+ * with the token of the account's one shared session (kept sealed in the database, renewed by
+ * BlueskySessions), never the agent's own per-process session.
  */
 @Injectable()
 export class BlueskyXrpc {
+  private readonly clients = new Map<string, AtpBaseClient>();
+
   constructor(
     @InjectConfig() private readonly config: AppConfig,
     private readonly outbound: OutboundDispatchers,
     @Optional() private readonly metrics?: Metrics,
   ) {}
 
-  async call<T>(call: XrpcCall): Promise<T> {
+  /**
+   * Runs one call on the client of `target.service`, with its token and time limit: Herald's
+   * XrpcError for the service's refusals, XrpcTransportError when no answer came.
+   */
+  async call<T>(
+    target: XrpcTarget,
+    send: (client: AtpBaseClient, options: XrpcCallOptions) => Promise<{ data: T }>,
+  ): Promise<T> {
+    const options: XrpcCallOptions = {
+      headers: target.token ? { authorization: `Bearer ${target.token}` } : {},
+      signal: AbortSignal.timeout(target.timeoutMs ?? XRPC_TIMEOUT_MS),
+    };
+    try {
+      return (await send(this.clientOf(target.service), options)).data;
+    } catch (error) {
+      throw fromClientError(error);
+    }
+  }
+
+  private clientOf(service: string | null): AtpBaseClient {
+    const key = service ?? '';
+    let client = this.clients.get(key);
+    if (client) {
+      this.clients.delete(key);
+    } else {
+      client = new AtpBaseClient((path, init) => this.fetch(service, path, init));
+      if (this.clients.size >= MAX_CLIENTS) this.clients.delete(this.clients.keys().next().value!);
+    }
+    this.clients.set(key, client);
+    return client;
+  }
+
+  /** The client's transport: `path` is `/xrpc/<nsid>?<params>`, the rest the lexicon decided. */
+  private async fetch(service: string | null, path: string, init: RequestInit): Promise<Response> {
+    const nsid = new URL(path, 'http://xrpc').pathname.replace(/^\/xrpc\//, '');
     const started = performance.now();
     let outcome: PlatformCallOutcome = 'ok';
     try {
-      return await this.send<T>(call);
-    } catch (error) {
-      outcome = error instanceof XrpcError ? 'api_error' : 'transport_error';
-      throw error;
-    } finally {
-      const seconds = (performance.now() - started) / 1000;
-      this.metrics?.platformCall('bluesky', call.nsid, outcome, seconds);
-    }
-  }
-
-  private async send<T>(call: XrpcCall): Promise<T> {
-    const base = call.service ?? blueskySettings(this.config).serviceUrl;
-    const dispatcher = call.service
-      ? await this.outbound.for(call.service, 'be a Bluesky service')
-      : undefined;
-    const url = new URL(`${base.replace(/\/+$/, '')}/xrpc/${call.nsid}`);
-    for (const [name, value] of Object.entries(call.params ?? {}))
-      url.searchParams.set(name, value);
-    const headers: Record<string, string> = {};
-    if (call.token) headers.authorization = `Bearer ${call.token}`;
-    let body: string | Buffer | NodeJS.ReadableStream | undefined;
-    if (call.json !== undefined) {
-      headers['content-type'] = 'application/json';
-      body = JSON.stringify(call.json);
-    } else if (call.bytes) {
-      headers['content-type'] = call.bytes.contentType;
-      headers['content-length'] = String(call.bytes.length);
-      body = call.bytes.body;
-    }
-    const abort = new AbortController();
-    const timer = setTimeout(
-      () => abort.abort(new DOMException('The call timed out', 'TimeoutError')),
-      call.timeoutMs ?? XRPC_TIMEOUT_MS,
-    );
-    try {
-      let response: Dispatcher.ResponseData;
+      const base = (service ?? blueskySettings(this.config).serviceUrl).replace(/\/+$/, '');
+      const dispatcher: Dispatcher | undefined = service
+        ? await this.outbound.for(service, 'be a Bluesky service')
+        : undefined;
+      let response: Awaited<ReturnType<typeof fetch>>;
       try {
-        response = await request(url, {
-          method: body === undefined ? 'GET' : 'POST',
-          headers,
-          body: body as Dispatcher.DispatchOptions['body'],
-          signal: abort.signal,
+        response = await fetch(`${base}${path}`, {
+          ...(init as Parameters<typeof fetch>[1]),
+          // A redirect would leave the checked address.
+          redirect: 'error',
           ...(dispatcher ? { dispatcher } : {}),
         });
       } catch (error) {
-        throw transportError(call.nsid, error);
+        throw transportError(nsid, error);
       }
-      return await readAnswer<T>(response, call.nsid);
+      if (response.status < 200 || response.status >= 300) outcome = 'api_error';
+      // The body is read here, so that a connection lost while reading is a transport failure.
+      let body: ArrayBuffer;
+      try {
+        body = await response.arrayBuffer();
+      } catch (error) {
+        throw transportError(nsid, error);
+      }
+      return new Response(body.byteLength > 0 ? body : null, {
+        status: response.status,
+        headers: response.headers as unknown as Headers,
+      });
+    } catch (error) {
+      outcome = 'transport_error';
+      throw error;
     } finally {
-      clearTimeout(timer);
+      this.metrics?.platformCall('bluesky', nsid, outcome, (performance.now() - started) / 1000);
     }
   }
 }
 
-async function readAnswer<T>(response: Dispatcher.ResponseData, nsid: string): Promise<T> {
-  let text: string;
-  try {
-    text = await response.body.text();
-  } catch (error) {
-    throw transportError(nsid, error);
-  }
-  let parsed: unknown;
-  try {
-    parsed = text === '' ? {} : JSON.parse(text);
-  } catch {
-    parsed = null;
-  }
-  if (response.statusCode >= 200 && response.statusCode < 300) {
-    if (parsed === null)
-      throw new XrpcError(response.statusCode, 'InvalidResponse', 'The answer is not JSON');
-    return parsed as T;
-  }
-  const failure = (parsed ?? {}) as { error?: unknown; message?: unknown };
-  const reset = Number(header(response, 'ratelimit-reset'));
+/** The client's failures as Herald's: the service's answer, or no answer at all. */
+function fromClientError(error: unknown): unknown {
+  if (!(error instanceof XRPCError)) return error;
+  // The transport's own failures (no answer, an address refused) come back wrapped.
+  const cause = (error as { cause?: unknown }).cause;
+  if (
+    cause instanceof XrpcTransportError ||
+    cause instanceof HostUnresolvedError ||
+    cause instanceof AppError
+  )
+    return cause;
+  const status = error.status;
+  const reset = Number(error.headers?.['ratelimit-reset']);
   const retryAfterMs =
-    response.statusCode === 429 && Number.isFinite(reset) && reset > 0
+    status === 429 && Number.isFinite(reset) && reset > 0
       ? Math.max(0, reset * 1000 - Date.now())
       : null;
-  throw new XrpcError(
-    response.statusCode,
-    typeof failure.error === 'string' ? failure.error : `HTTP ${response.statusCode}`,
-    typeof failure.message === 'string' ? failure.message : `HTTP ${response.statusCode}`,
+  return new XrpcError(
+    status,
+    error.error ?? `HTTP ${status}`,
+    error.message || `HTTP ${status}`,
     retryAfterMs,
   );
-}
-
-function header(response: Dispatcher.ResponseData, name: string): string | undefined {
-  const value = response.headers[name];
-  return Array.isArray(value) ? value[0] : value;
 }
 
 /** A failed request: sent unless the connection was refused or the name did not resolve. */

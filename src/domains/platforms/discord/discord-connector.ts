@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { ChannelType, type APIChannel, type APIUser } from 'discord-api-types/v10';
 import { AppError } from '../../../http/errors/error-codes';
+import { platformRateLimited } from '../platform-rate-limit';
 import type {
   ConnectedAccount,
   ConnectFields,
@@ -79,13 +80,16 @@ export class DiscordConnector implements PlatformConnector {
   }
 
   /**
-   * Discord's refusals as Herald's: a 4xx other than 429 is a refusal with Discord's message (a
-   * refused token, an unknown channel, a channel the bot may not see), the rest unavailability.
+   * Discord's refusals as Herald's: a 429 is the caller's rate limit (its reset kept), another 4xx
+   * a refusal with Discord's message (a refused token, an unknown channel, a channel the bot may
+   * not see), the rest unavailability.
    */
   private async check<T>(call: () => Promise<T>): Promise<T> {
     try {
       return await call();
     } catch (error) {
+      if (error instanceof DiscordApiError && error.status === 429)
+        throw platformRateLimited('Discord', error.retryAfterMs);
       if (error instanceof DiscordApiError && error.status < 500 && error.status !== 429)
         throw new AppError(
           'discord_rejected',

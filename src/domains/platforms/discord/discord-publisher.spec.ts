@@ -5,6 +5,7 @@ const medium = (name: string, type: 'image' | 'video' = 'image'): OutgoingMedia 
   type,
   mimeType: type === 'image' ? 'image/png' : 'video/mp4',
   filename: name,
+  altText: null,
   storagePath: `projects/1/2026/11/${name}`,
   sizeBytes: 10,
 });

@@ -15,6 +15,9 @@ import type {
 import { openStoredFile } from '../stored-file';
 import { DiscordApi, toDeliveryError } from './discord-api';
 
+/** The longest attachment description Discord takes, in characters; longer alt text is cut. */
+const DISCORD_DESCRIPTION_MAX = 1024;
+
 /**
  * One message per target: the text in `content` and every medium as an attachment, uploaded from
  * storage. The target's key is the message's nonce with `enforce_nonce`, so a send tried again
@@ -59,6 +62,9 @@ export class DiscordPublisher implements PlatformPublisher {
         body.attachments = step.media.map((medium, index) => ({
           id: index,
           filename: medium.filename,
+          ...(medium.altText
+            ? { description: medium.altText.slice(0, DISCORD_DESCRIPTION_MAX) }
+            : {}),
         }));
         for (const medium of step.media) files.push(await this.file(medium, opened));
       }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AppError } from '../../../http/errors/error-codes';
+import { platformRateLimited } from '../platform-rate-limit';
 import { HostUnresolvedError } from '../../../infrastructure/outbound/outbound-dispatchers';
 import { parseOutboundUrl } from '../../../infrastructure/outbound/pinned-address';
 import type {
@@ -91,8 +92,8 @@ export class MastodonConnector implements PlatformConnector {
   }
 
   /**
-   * Mastodon's refusals as Herald's: a 4xx other than 429 is a refusal (its message kept), the
-   * rest unavailability. The outbound address rules' own refusals go through as they are.
+   * Mastodon's refusals as Herald's: a 429 is the caller's rate limit (its reset kept), another 4xx
+   * a refusal (its message kept), the rest unavailability. The outbound address rules' own refusals go through as they are.
    */
   private async check<T>(call: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const abort = new AbortController();
@@ -103,6 +104,8 @@ export class MastodonConnector implements PlatformConnector {
     try {
       return await call(abort.signal);
     } catch (error) {
+      if (error instanceof MastodonApiError && error.status === 429)
+        throw platformRateLimited('Mastodon', error.retryAfterMs);
       if (error instanceof MastodonApiError && error.status < 500 && error.status !== 429) {
         throw new AppError('mastodon_rejected', `Mastodon rejected the request: ${error.reason}`);
       }

@@ -31,6 +31,7 @@ const medium = (name: string, bytes: Buffer, type: 'image' | 'video'): OutgoingM
   type,
   mimeType: type === 'image' ? 'image/png' : 'video/mp4',
   filename: name,
+  altText: null,
   storagePath: `projects/1/2026/11/${name}`,
   sizeBytes: bytes.length,
 });

@@ -93,6 +93,7 @@ export class MastodonPublisher implements PlatformPublisher {
     try {
       const form = new FormData();
       form.append('file', await openStoredFile(this.storage, medium, opened));
+      if (medium.altText) form.append('description', medium.altText);
       const uploaded = await this.api.uploadMedia(credentials, form, signal);
       if (uploaded.status === 202)
         await this.untilProcessed(credentials, uploaded.body.id, medium, signal);

@@ -12,6 +12,7 @@ const photo = (n: number): OutgoingMedia => ({
   type: 'image',
   mimeType: 'image/png',
   filename: `${n}.png`,
+  altText: null,
   storagePath: `p/${n}.png`,
   sizeBytes: 10,
 });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AppError } from '../../../http/errors/error-codes';
+import { platformRateLimited } from '../platform-rate-limit';
 import type {
   ConnectedAccount,
   ConnectFields,
@@ -61,11 +62,19 @@ export class TelegramConnector implements PlatformConnector {
     };
   }
 
-  /** Telegram's refusals as Herald's: a 4xx other than 429 is a refusal, the rest unavailability. */
+  /**
+   * Telegram's refusals as Herald's: a 429 is the caller's rate limit (its retry_after kept),
+   * another 4xx a refusal, the rest unavailability.
+   */
   private async check<T>(call: () => Promise<T>): Promise<T> {
     try {
       return await call();
     } catch (error) {
+      if (error instanceof TelegramApiError && error.errorCode === 429)
+        throw platformRateLimited(
+          'Telegram',
+          error.retryAfterSeconds === null ? null : error.retryAfterSeconds * 1000,
+        );
       if (error instanceof TelegramApiError && error.errorCode < 500 && error.errorCode !== 429) {
         throw new AppError(
           'telegram_rejected',

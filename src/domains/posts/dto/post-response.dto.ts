@@ -90,6 +90,13 @@ export class PostMediaDto {
   @ApiProperty() id!: number;
   @ApiProperty({ enum: ['image', 'video'] }) type!: string;
   @ApiProperty({ example: 'image/jpeg' }) mime_type!: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'A lighthouse at dusk, its beam over a calm sea',
+    description: 'What the image shows, for readers who cannot see it; null when none was given',
+  })
+  alt_text!: string | null;
   @ApiProperty({ example: 'https://herald.example.com/media/projects/1/2026/11/abc.jpg' })
   url!: string;
 }
