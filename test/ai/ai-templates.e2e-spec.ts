@@ -109,6 +109,7 @@ describe('AI generation and post templates', () => {
         type: 'image',
         filename: expect.stringMatching(/\.png$/),
         mime_type: 'image/png',
+        alt_text: null,
         size_bytes: STAND_IN_PNG.length,
         url: `http://herald.test/media/${res.body.storage_path}`,
         storage_path: expect.stringMatching(new RegExp(`^projects/${project.id}/\\d{4}/\\d{2}/`)),

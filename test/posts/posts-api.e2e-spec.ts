@@ -123,8 +123,8 @@ describe('Posts API for integrators: the post object', () => {
         project_id: project.id,
         media_ids: [mp4.id, png.id],
         media: [
-          { id: mp4.id, type: 'video', mime_type: 'video/mp4', url: mp4.url },
-          { id: png.id, type: 'image', mime_type: 'image/png', url: png.url },
+          { id: mp4.id, type: 'video', mime_type: 'video/mp4', alt_text: null, url: mp4.url },
+          { id: png.id, type: 'image', mime_type: 'image/png', alt_text: null, url: png.url },
         ],
         targets: [
           {
