@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
+import { sourceFiles } from '../../test/support/source-files';
 
 /**
  * No file of src/ requires, through the files it requires, itself. In a cycle one file runs
@@ -11,14 +12,6 @@ import ts from 'typescript';
  * function, after every file has loaded.
  */
 const SRC = resolve(__dirname, '..');
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') ? [path] : [];
-  });
-}
 
 /**
  * The src/ files that `file`'s emitted JavaScript requires as it loads: the requires at the top
@@ -76,7 +69,7 @@ function cycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
 
 describe('import cycles', () => {
   it('none in src/, but between TypeORM entities', () => {
-    const files = sourceFiles(SRC);
+    const files = sourceFiles(SRC, false);
     const known = new Set(files);
     const graph = new Map(files.map((file) => [file, requiredBy(file, known)]));
     const name = (file: string) => relative(SRC, file).split(sep).join('/');

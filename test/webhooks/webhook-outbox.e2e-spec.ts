@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { Statement } from '../../src/infrastructure/database/prepared';
 import { PublicationRepository } from '../../src/domains/publication/publication.repository';
@@ -7,16 +7,9 @@ import { publishNow } from '../support/publication';
 import { TelegramStandIn } from '../support/stand-ins/telegram-stand-in';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import { sourceFiles } from '../support/source-files';
 
 const SRC = join(__dirname, '..', '..', 'src');
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') ? [path] : [];
-  });
-}
 
 /** PublicationRepository's statements that write webhook events, by name. */
 function outboxStatements(): string[] {
@@ -96,7 +89,7 @@ describe('The webhook outbox inside the publication statements', () => {
 
   it('are the statements this spec runs, and no other file writes events inline', () => {
     expect(outboxStatements()).toEqual(['FINISH', 'FLAG_NEEDS_RECONNECT', 'STEP_SENT']);
-    const users = sourceFiles(SRC)
+    const users = sourceFiles(SRC, false)
       .filter((file) => /EventOutbox\(/.test(readFileSync(file, 'utf8')))
       .map((file) => relative(SRC, file));
     expect(users.sort()).toEqual([

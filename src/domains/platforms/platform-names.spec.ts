@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { PLATFORM_NAMES } from './platforms';
+import { sourceFiles } from '../../../test/support/source-files';
 
 /**
  * Nothing outside a platform's folder names a platform: the generic code learns them from their
@@ -9,14 +10,6 @@ import { PLATFORM_NAMES } from './platforms';
  */
 const SRC = join(__dirname, '..', '..');
 const REGISTRATION = 'domains/platforms/platforms.ts';
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
-  });
-}
 
 describe('platform names', () => {
   const files = sourceFiles(SRC).map((path) => relative(SRC, path).split(sep).join('/'));
