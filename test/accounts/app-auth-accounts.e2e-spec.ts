@@ -206,6 +206,52 @@ describe('Application API: sessions, projects, Telegram accounts', () => {
       expect(res.body.error.code).toBe('telegram_unavailable');
     });
 
+    it("answers Telegram's 429 at getMe and getChat as 429 rate_limit_exceeded with its retry_after, storing nothing", async () => {
+      const counts = async () =>
+        (
+          await t.db.query(
+            `SELECT (SELECT count(*) FROM accounts WHERE project_id = $1)::int AS accounts,
+                    (SELECT count(*) FROM channels c JOIN accounts a ON a.id = c.account_id
+                      WHERE a.project_id = $1)::int AS channels`,
+            [project.id],
+          )
+        ).rows[0] as { accounts: number; channels: number };
+      const account = await make.telegramAccount(owner, project);
+      const before = await counts();
+      telegram.script('getMe', {
+        status: 429,
+        description: 'Too Many Requests: retry after 7',
+        retryAfter: 7,
+      });
+      const connect = await t.http
+        .post('/api/accounts')
+        .set('Authorization', owner.auth)
+        .send({ project_id: project.id, platform: 'telegram', bot_token: telegram.addBot() })
+        .expect(429);
+      expect(connect.body.error).toEqual({
+        code: 'rate_limit_exceeded',
+        message: 'Telegram is limiting requests for this account; try again in 7 s',
+      });
+      expect(connect.headers['retry-after']).toBe('7');
+
+      telegram.addChat({
+        id: -1001555000999,
+        type: 'channel',
+        title: 'Later',
+        username: 'later_news',
+      });
+      telegram.script('getChat', { status: 429, description: 'Too Many Requests' });
+      const add = await t.http
+        .post(`/api/accounts/${account.id}/channels`)
+        .set('Authorization', owner.auth)
+        .send({ chat: '@later_news' })
+        .expect(429);
+      expect(add.body.error.code).toBe('rate_limit_exceeded');
+      // No retry_after in the answer: the caller is told a minute.
+      expect(add.headers['retry-after']).toBe('60');
+      expect(await counts()).toEqual(before);
+    });
+
     it('adds a channel by @username checked with getChat, keeping the numeric id as text; twice is 409', async () => {
       const account = await make.telegramAccount(owner, project);
       telegram.addChat({

@@ -210,6 +210,7 @@ describe('Hostile input', () => {
       const keys = await t.http.get('/api/api-keys').set('Authorization', owner.auth).expect(200);
       const keyId = (keys.body as { items: { id: number }[] }).items[0].id;
       const webhookId = await newWebhook(t, owner, project);
+      const mediaId = await make.media(project, key, 'sample.png');
       const ids: Array<[RegExp, string, number]> = [
         [/./, 'projectId', project.id],
         [/^\/api\/projects\/:id/, 'id', project.id],
@@ -220,6 +221,7 @@ describe('Hostile input', () => {
         [/^\/api\/api-keys\/:id/, 'id', keyId],
         [/^\/api\/accounts\/:id/, 'id', account.id],
         [/\/webhooks\/:webhookId/, 'webhookId', webhookId],
+        [/\/media\/:mediaId/, 'mediaId', mediaId],
       ];
       realId = (path, param) => {
         const row = ids.find(([prefix, name]) => name === param && prefix.test(path));

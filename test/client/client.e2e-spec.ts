@@ -148,15 +148,19 @@ describe('@herald/client against a running Herald', () => {
     const uploaded = await herald.media.upload(project.id, {
       data: fixture('sample.png'),
       filename: 'sample.png',
+      alt_text: 'A red square',
     });
     expect(uploaded).toMatchObject({
       type: 'image',
       mime_type: 'image/png',
       filename: 'sample.png',
+      alt_text: 'A red square',
     });
     expect(uploaded.created_at).toBeInstanceOf(Date);
     const linked = await herald.media.fromUrl(project.id, { url: files.url('/sunset.png') });
-    expect(linked).toMatchObject({ type: 'image', filename: 'sunset.png' });
+    expect(linked).toMatchObject({ type: 'image', filename: 'sunset.png', alt_text: null });
+    const described = await herald.media.update(project.id, linked.id, { alt_text: 'A sunset' });
+    expect(described).toEqual({ ...linked, alt_text: 'A sunset' });
 
     const body = {
       text: 'Hello from the client',
@@ -206,7 +210,10 @@ describe('@herald/client against a running Herald', () => {
       15_000,
     );
     const post = await herald.posts.get(project.id, created.id);
-    expect(post.media.map((m) => m.id)).toEqual([uploaded.id, linked.id]);
+    expect(post.media.map((m) => [m.id, m.alt_text])).toEqual([
+      [uploaded.id, 'A red square'],
+      [linked.id, 'A sunset'],
+    ]);
     const messages = post.targets![0].message_ids.map((id) => ({
       id: String(id),
       url: `https://example.invalid/telegram/${channel.channel_id}/${id}`,

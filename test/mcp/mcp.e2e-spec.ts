@@ -118,6 +118,7 @@ describe('MCP server', () => {
           'list_projects',
           'publish_post',
           'update_post',
+          'update_media',
           'upload_media_from_url',
           'validate_post',
         ].sort(),
@@ -169,6 +170,15 @@ describe('MCP server', () => {
       });
       const mediaId = (media.structuredContent as { items: { id: number }[] }).items[0].id;
       expect(mediaId).toBeGreaterThan(0);
+      const described = await mcp.call('update_media', {
+        project_id: project.id,
+        media_id: mediaId,
+        alt_text: 'A square of red',
+      });
+      expect(described.structuredContent).toMatchObject({
+        id: mediaId,
+        alt_text: 'A square of red',
+      });
 
       const post = {
         project_id: project.id,

@@ -120,6 +120,36 @@ describe('Discord', () => {
       });
     });
 
+    it("answers Discord's 429 at connect and at adding a channel as 429 rate_limit_exceeded with Retry-After, storing nothing", async () => {
+      const count = async (table: string) =>
+        (await t.db.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n as number;
+      const before = { accounts: await count('accounts'), channels: await count('channels') };
+      world.discord.script('getCurrentUser', { status: 429, retryAfter: 2.5 });
+      const connect = await t.http
+        .post('/api/accounts')
+        .set('Authorization', owner.auth)
+        .send({ project_id: project.id, platform: 'discord', bot_token: world.discord.addBot() })
+        .expect(429);
+      expect(connect.body.error).toEqual({
+        code: 'rate_limit_exceeded',
+        message: 'Discord is limiting requests for this account; try again in 3 s',
+      });
+      expect(connect.headers['retry-after']).toBe('3');
+
+      const free = world.discord.addChannel({ name: 'later' });
+      world.discord.script('getChannel', { status: 429, retryAfter: 0.2, global: true });
+      const add = await t.http
+        .post(`/api/accounts/${account.id}/channels`)
+        .set('Authorization', owner.auth)
+        .send({ channel_id: free.id })
+        .expect(429);
+      expect(add.body.error.code).toBe('rate_limit_exceeded');
+      expect(add.headers['retry-after']).toBe('1');
+      expect({ accounts: await count('accounts'), channels: await count('channels') }).toEqual(
+        before,
+      );
+    });
+
     it('adds text and announcement channels with their links; refuses a voice or unknown channel', async () => {
       const text = await channel();
       expect(text).toMatchObject({

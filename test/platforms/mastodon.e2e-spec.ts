@@ -160,6 +160,33 @@ describe('Mastodon', () => {
       });
     });
 
+    it("answers the instance's 429 at connect as 429 rate_limit_exceeded, Retry-After from X-RateLimit-Reset, storing nothing", async () => {
+      const { token } = mastodon.addAccount('limited', 'Limited');
+      const reset = new Date(Math.ceil(Date.now() / 1000) * 1000 + 30_000);
+      mastodon.script('verify_credentials', {
+        status: 429,
+        error: 'Too many requests',
+        headers: {
+          'X-RateLimit-Limit': '300',
+          'X-RateLimit-Remaining': '0',
+          'X-RateLimit-Reset': reset.toISOString(),
+        },
+      });
+      const { rows: before } = await t.db.query('SELECT count(*)::int AS n FROM accounts');
+      const res = await connectBody({ instance_url: mastodon.url, access_token: token });
+      expect(res.status).toBe(429);
+      expect(res.body.error.code).toBe('rate_limit_exceeded');
+      expect(res.body.error.message).toMatch(
+        /^Mastodon is limiting requests for this account; try again in 3[01] s$/,
+      );
+      expect(['30', '31']).toContain(res.headers['retry-after']);
+      const { rows: after } = await t.db.query('SELECT count(*)::int AS n FROM accounts');
+      expect(after[0].n).toBe(before[0].n);
+      // The limit passed, the same token connects.
+      const again = await connectBody({ instance_url: mastodon.url, access_token: token });
+      expect(again.status).toBe(201);
+    });
+
     it('an instance that does not answer is mastodon_unavailable', async () => {
       const down = await new MastodonStandIn().start();
       const { token } = down.addAccount();
@@ -283,22 +310,25 @@ describe('Mastodon', () => {
       expect(status.mediaIds).toHaveLength(1);
     });
 
-    it("sends the image's alt text as the medium's description", async () => {
+    it("sends the image's alt text (given at upload or changed since) as the medium's description", async () => {
       const to = await connect();
       const described = await api('post', '/media')
         .field('alt_text', 'A lighthouse at dusk')
         .attach('files', fixture('sample.png'), 'IMG_2034.png')
         .expect(201);
       const plain = await upload('sample.jpg');
+      const changed = await upload('sample.webp');
+      await api('patch', `/media/${changed}`).send({ alt_text: 'Figs on a plate' }).expect(200);
       const postId = await publish(to, {
         text: 'Described',
-        media_ids: [described.body.items[0].id, plain],
+        media_ids: [described.body.items[0].id, plain, changed],
       });
       expect((await waitForPostStatus(t, postId)).status).toBe('published');
       const uploads = mastodon.callsOf('upload_media', to.token);
       expect(uploads.map((u) => u.body.description ?? null)).toEqual([
         'A lighthouse at dusk',
         null,
+        'Figs on a plate',
       ]);
     });
 

@@ -85,10 +85,10 @@ export class Herald {
   };
 
   readonly media = {
-    /** Uploads one file; Herald reads its type from the bytes. */
+    /** Uploads one file, with its alt text if given; Herald reads its type from the bytes. */
     upload: async (
       projectId: number,
-      file: { data: Buffer | Uint8Array | Blob; filename: string },
+      file: { data: Buffer | Uint8Array | Blob; filename: string; alt_text?: string },
       options: IdempotencyOption = {},
     ): Promise<MediaAsset> => {
       const blob = file.data instanceof Blob ? file.data : new Blob([new Uint8Array(file.data)]);
@@ -97,6 +97,7 @@ export class Herald {
         path: `/projects/${id(projectId)}/media`,
         form: () => {
           const form = new FormData();
+          if (file.alt_text !== undefined) form.append('alt_text', file.alt_text);
           form.append('files', blob, file.filename);
           return form;
         },
@@ -118,6 +119,13 @@ export class Herald {
       });
       return answer.items[0];
     },
+    /** Sets a stored file's alt text; `alt_text: null` removes it. */
+    update: (projectId: number, mediaId: number, body: api.UpdateMediaDto): Promise<MediaAsset> =>
+      this.call({
+        method: 'PATCH',
+        path: `/projects/${id(projectId)}/media/${id(mediaId)}`,
+        json: body,
+      }),
   };
 
   readonly posts = {

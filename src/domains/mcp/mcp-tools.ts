@@ -144,6 +144,17 @@ export const MCP_TOOLS: McpTool[] = [
     rest: 'body',
   },
   {
+    name: 'update_media',
+    description:
+      'Sets the alt text of a stored image (what it shows, for readers who cannot see it; at most 1,500 characters; ' +
+      'alt_text: null removes it). Posts not yet delivered send the new text. ' +
+      'Needs scope media:write and the permission to edit content. ' +
+      COSTS.other,
+    route: 'PATCH /projects/{projectId}/media/{mediaId}',
+    pathIds: { project_id: 'projectId', media_id: 'mediaId' },
+    rest: 'body',
+  },
+  {
     name: 'get_usage',
     description:
       'Gets the usage of the key’s user: posts created this month (live posts only), projects, active API keys. ' +

@@ -40,6 +40,16 @@ export class MediaRepository {
     });
   }
 
+  /** Sets the alt text of the project's asset `id`; null when the project has no such asset. */
+  async setAltText(
+    projectId: number,
+    id: number,
+    altText: string | null,
+  ): Promise<MediaAsset | null> {
+    const { affected } = await this.assets.update({ projectId, id }, { altText });
+    return affected ? this.assets.findOneBy({ projectId, id }) : null;
+  }
+
   /** Inserts the asset's row and reads it back with the columns the database filled in. */
   async insert(asset: NewMediaAsset): Promise<MediaAsset> {
     const inserted = await this.assets.insert(asset);

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { EntityManager } from 'typeorm';
+import { AppError } from '../../http/errors/error-codes';
 import { formatTimestamp } from '../../infrastructure/database/timestamps';
 import { STORAGE_DRIVER, type StorageDriver } from '../../infrastructure/storage/storage-driver';
 import type { MediaAssetDto, MediaAssetListDto } from './media-asset.dto';
@@ -11,6 +12,8 @@ import { MediaRepository } from './media.repository';
 import type { MediaKind } from './media-kinds';
 import { sniffMedia } from './media-sniffer';
 import { UrlFetcher } from './url-fetcher';
+
+export const MEDIA_NOT_FOUND = { code: 'media_not_found', message: 'Media not found' } as const;
 
 /** A file written to storage whose MediaAsset row does not exist yet. */
 export interface StoredMediaFile {
@@ -107,6 +110,13 @@ export class MediaService {
     const found = await this.assets.findByIds(projectId, ids, m);
     const byId = new Map(found.map((asset) => [asset.id, asset]));
     return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
+  /** Changes the alt text of one of the project's assets; 404 `media_not_found` for any other id. */
+  async setAltText(projectId: number, id: number, altText: string | null): Promise<MediaAssetDto> {
+    const asset = await this.assets.setAltText(projectId, id, altText);
+    if (!asset) throw AppError.pathResourceNotFound(MEDIA_NOT_FOUND.code, MEDIA_NOT_FOUND.message);
+    return this.toDto(asset);
   }
 
   /** What `/media/<storage_path>` needs of the asset stored there, or null when none is. */

@@ -1,8 +1,9 @@
-import { Controller, Post, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Param, Patch, Post, UseInterceptors } from '@nestjs/common';
 import {
   ApiConsumes,
   ApiCreatedResponse,
   ApiExtraModels,
+  ApiOkResponse,
   ApiOperation,
   ApiParam,
   getSchemaPath,
@@ -10,12 +11,16 @@ import {
 import { CurrentProject, PUBLIC_API_PREFIX, PublicApi } from '../../access/decorators';
 import { Principal } from '../../access/principal';
 import { ApiErrors } from '../../http/errors/api-errors.decorator';
+import { ParseIdPipe } from '../../http/errors/parse-id.pipe';
 import { Idempotent } from '../../http/idempotency/idempotent.decorator';
 import type { ProjectAccess } from '../../access/project-access';
-import { MediaAssetListDto } from './media-asset.dto';
+import { MediaAssetDto, MediaAssetListDto } from './media-asset.dto';
+import { UpdateMediaDto } from './update-media.dto';
 import { UploadByUrlDto, UploadFileFormDto } from './upload-media.dto';
 import { MediaUpload, MediaUploadInterceptor } from './media-upload.interceptor';
-import { MediaService, type MediaUploadInput } from './media.service';
+import { MEDIA_NOT_FOUND, MediaService, type MediaUploadInput } from './media.service';
+
+const MediaIdPipe = new ParseIdPipe(MEDIA_NOT_FOUND.code, MEDIA_NOT_FOUND.message);
 
 @Controller(`${PUBLIC_API_PREFIX}/projects/:projectId/media`)
 @ApiExtraModels(UploadByUrlDto, UploadFileFormDto)
@@ -70,5 +75,34 @@ export class PublicMediaController {
     @MediaUpload() input: MediaUploadInput,
   ): Promise<MediaAssetListDto> {
     return this.media.upload(project.project.id, who.user.id, input);
+  }
+
+  @Patch(':mediaId')
+  @PublicApi({ scope: 'media:write', permission: 'can_edit_content' })
+  @ApiOperation({
+    summary: 'Change the alt text of a stored file',
+    description:
+      'The body is `{ alt_text }`: a string of at most 1,500 characters, or `null` to remove it. Targets not yet delivered send the new text; what a platform already shows is not changed.',
+  })
+  @ApiParam({ name: 'projectId', type: Number })
+  @ApiParam({ name: 'mediaId', type: Number })
+  @ApiOkResponse({ type: MediaAssetDto, description: 'The MediaAsset as it now is' })
+  @ApiErrors(
+    'validation_failed',
+    'invalid_json',
+    'unauthorized',
+    'insufficient_scope',
+    'forbidden',
+    'project_not_found',
+    { pathResource: 'media_not_found' },
+    'payload_too_large',
+    'rate_limit_exceeded',
+  )
+  update(
+    @CurrentProject() project: ProjectAccess,
+    @Param('mediaId', MediaIdPipe) mediaId: number,
+    @Body() dto: UpdateMediaDto,
+  ): Promise<MediaAssetDto> {
+    return this.media.setAltText(project.project.id, mediaId, dto.alt_text);
   }
 }

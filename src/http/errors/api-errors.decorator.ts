@@ -1,6 +1,11 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiResponse } from '@nestjs/swagger';
-import { errorStatus, type ErrorCode } from './error-codes';
+import {
+  errorStatus,
+  PATH_RESOURCE_STATUS,
+  type ErrorCode,
+  type PathResourceCode,
+} from './error-codes';
 
 class ErrorDetailDto {
   @ApiProperty() field!: string;
@@ -29,11 +34,23 @@ export class ErrorResponseDto {
   @ApiProperty({ type: ErrorObjectDto }) error!: ErrorObjectDto;
 }
 
+/** A code answered for the path's own resource (`AppError.pathResourceNotFound`). */
+export interface PathResource {
+  pathResource: PathResourceCode;
+}
+
 /** Documents the error answers of a route, grouped by status, with their codes. */
-export function ApiErrors(...codes: ErrorCode[]): MethodDecorator & ClassDecorator {
+export function ApiErrors(
+  ...codes: (ErrorCode | PathResource)[]
+): MethodDecorator & ClassDecorator {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of codes)
-    byStatus.set(errorStatus(code), [...(byStatus.get(errorStatus(code)) ?? []), code]);
+  for (const entry of codes) {
+    const [code, status] =
+      typeof entry === 'string'
+        ? [entry, errorStatus(entry)]
+        : [entry.pathResource, PATH_RESOURCE_STATUS[entry.pathResource]];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
   return applyDecorators(
     ...[...byStatus].map(([status, list]) =>
       ApiResponse({

@@ -59,6 +59,13 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS | PlatformErrorCode;
 
+/**
+ * Codes that also answer for the URL's own resource: there they are 404, as every resource a path
+ * names, while in a body (a post's `media_ids`) they keep the table's status.
+ */
+export const PATH_RESOURCE_STATUS = { media_not_found: 404 } as const;
+export type PathResourceCode = keyof typeof PATH_RESOURCE_STATUS;
+
 let statuses: ReadonlyMap<string, number> | undefined;
 
 /**
@@ -109,6 +116,20 @@ export class AppError extends Error {
 
   static projectNotFound(): AppError {
     return new AppError('project_not_found', 'Project not found');
+  }
+
+  /** The resource the path names does not exist (in this project). */
+  static pathResourceNotFound(code: PathResourceCode, message: string): AppError {
+    return new PathResourceNotFound(code, message);
+  }
+}
+
+class PathResourceNotFound extends AppError {
+  override readonly status: number;
+
+  constructor(code: PathResourceCode, message: string) {
+    super(code, message);
+    this.status = PATH_RESOURCE_STATUS[code];
   }
 }
 

@@ -1,5 +1,5 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
-import { AppError, type ErrorCode } from './error-codes';
+import { AppError, PATH_RESOURCE_STATUS, type ErrorCode } from './error-codes';
 
 const POSITIVE_INT = /^[1-9]\d{0,9}$/;
 /** The largest id a PostgreSQL `integer` column holds. */
@@ -23,7 +23,13 @@ export class ParseIdPipe implements PipeTransform<unknown, number> {
 
   transform(value: unknown): number {
     const id = parseId(value);
-    if (id === null) throw new AppError(this.code, this.message);
+    if (id === null)
+      throw this.code in PATH_RESOURCE_STATUS
+        ? AppError.pathResourceNotFound(
+            this.code as keyof typeof PATH_RESOURCE_STATUS,
+            this.message,
+          )
+        : new AppError(this.code, this.message);
     return id;
   }
 }

@@ -488,10 +488,14 @@ export class MastodonStandIn {
     call.status = status;
     const general = rateHeaders(this.rateLimits.api, 0);
     const write = () => {
+      // A header given in another case replaces the general one rather than joining it.
+      const given = Object.fromEntries(
+        Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]),
+      );
       res.writeHead(status, {
         'content-type': 'application/json; charset=utf-8',
         ...general,
-        ...headers,
+        ...given,
       });
       res.end(JSON.stringify(body));
     };

@@ -271,6 +271,11 @@ export interface MediaAssetListDto {
   count: number;
 }
 
+export interface UpdateMediaDto {
+  /** What the image shows, for readers who cannot see it (at most 1500 characters); `null` removes it. Posts not yet delivered send the new text (docs/integrating.md#media-rules) */
+  alt_text: string | null;
+}
+
 export interface UsageDto {
   /** Posts the key user created since the 1st of this month, UTC */
   posts_this_month: number;
