@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { AccountsModule } from './domains/accounts/accounts.module';
+import { ConnectionsModule } from './domains/connections/connections.module';
 import { AdminModule } from './operations/admin/admin.module';
 import { AiModule } from './domains/ai/ai.module';
 import { AnalyticsModule } from './domains/analytics/analytics.module';
@@ -58,6 +59,7 @@ export class AppModule {
         ProjectsModule,
         MembersModule,
         AccountsModule,
+        ConnectionsModule,
         AiModule,
         TemplatesModule,
         ChannelsModule,

@@ -6,6 +6,7 @@ export const SCOPES = [
   'posts:write',
   'posts:publish',
   'usage:read',
+  'accounts:write',
   'webhooks:manage',
 ] as const;
 

@@ -5,10 +5,10 @@ import type { ConnectField } from '../platforms/platform-descriptor';
 import { PLATFORM_DESCRIPTORS, PLATFORM_NAMES, type PlatformName } from '../platforms/platforms';
 
 /** Long enough for any platform's credential or address; each platform checks its own shape. */
-const MAX_FIELD_LENGTH = 2048;
+export const MAX_FIELD_LENGTH = 2048;
 const MAX_CHANNEL_FIELD_LENGTH = 64;
 
-interface FieldsOf {
+export interface FieldsOf {
   displayName: string;
   fields: readonly ConnectField[];
 }
@@ -18,7 +18,11 @@ interface FieldsOf {
  * the same one, as both bots' `bot_token`), each a string the platform checks further, with its
  * OpenAPI text: "<Platform>: …. <Other platform>: …".
  */
-function declareFields(body: { prototype: object }, methods: FieldsOf[], maxLength: number): void {
+export function declareFields(
+  body: { prototype: object },
+  methods: FieldsOf[],
+  maxLength: number,
+): void {
   const fields = new Map<string, { descriptions: string[]; example?: string }>();
   for (const { displayName, fields: own } of methods) {
     for (const field of own) {

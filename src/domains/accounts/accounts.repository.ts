@@ -6,6 +6,7 @@ import { Channel } from '../channels/channel.entity';
 import type { ChannelRow } from '../channels/channels.repository';
 import type { PlatformIdentity } from '../platforms/platform';
 import { Account } from './account.entity';
+import { connectedEventOutbox } from '../webhooks/webhook-outbox';
 
 /** What connecting or reconnecting stores of an account, credentials already sealed. */
 export type AccountCredentials = Pick<
@@ -74,6 +75,42 @@ export class AccountsRepository {
         .getRepository(Account)
         .update({ id: account.id, projectId: account.projectId }, credentials);
       for (const found of channels) await this.saveChannel(account, found, m);
+    });
+  }
+
+  /**
+   * Stores an account connected through OAuth: the project's account of the same platform
+   * identity takes the new credentials (and is no longer flagged), else a new one is made; its
+   * channels follow, and the `account.connected` event is written in the same transaction.
+   */
+  connectIdentity(
+    account: NewAccount,
+    channels: PlatformIdentity[],
+  ): Promise<{ id: number; created: boolean }> {
+    return this.accounts.manager.transaction(async (m) => {
+      const accounts = m.getRepository(Account);
+      const existing = await accounts.findOne({
+        where: {
+          projectId: account.projectId,
+          platform: account.platform,
+          externalId: account.externalId,
+        },
+        order: { id: 'ASC' },
+        lock: { mode: 'pessimistic_write' },
+      });
+      let saved: Account;
+      if (existing) {
+        await accounts.update({ id: existing.id }, { ...account, projectId: existing.projectId });
+        saved = { ...existing, ...account };
+      } else saved = await accounts.save(accounts.create(account));
+      for (const found of channels) await this.saveChannel(saved, found, m);
+      await m.query(
+        `WITH changed AS (SELECT id, project_id, platform FROM accounts WHERE id = $1),
+         ${connectedEventOutbox('changed')}
+         SELECT 1`,
+        [saved.id],
+      );
+      return { id: saved.id, created: !existing };
     });
   }
 

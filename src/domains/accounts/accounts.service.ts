@@ -44,6 +44,22 @@ export class AccountsService {
     return this.view(projectId, account.id);
   }
 
+  /**
+   * An account the platform vouched for through OAuth: the project's account of that identity
+   * is updated (and no longer needs reconnecting), or a new one made.
+   */
+  async connectIdentity(
+    projectId: number,
+    platform: Account['platform'],
+    connected: ConnectedAccount,
+  ): Promise<{ account: AccountResponseDto; created: boolean }> {
+    const { id, created } = await this.repository.connectIdentity(
+      { projectId, platform, ...this.credentialsOf(connected) },
+      connected.channels ?? [],
+    );
+    return { account: await this.view(projectId, id), created };
+  }
+
   /** Replaces the credentials after the platform checked them, and clears needs_reconnect. */
   async updateCredentials(
     projectId: number,

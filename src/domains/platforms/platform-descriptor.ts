@@ -29,6 +29,12 @@ export interface ConnectMethod {
   readonly example: Readonly<Record<string, string>>;
 }
 
+/** How an account of the platform connects through OAuth: the start body's own fields. */
+export interface OAuthMethod {
+  readonly fields: readonly ConnectField[];
+  readonly example: Readonly<Record<string, string>>;
+}
+
 /** How channels are added to an account, or null where they come with it (its own timeline). */
 export interface ChannelMethod {
   readonly fields: readonly ConnectField[];
@@ -65,6 +71,8 @@ export interface PlatformDescriptor<Name extends string = string> {
   readonly errors: Readonly<Record<`${Name}_${string}`, number>>;
   readonly settings?: PlatformSettings;
   readonly connect: ConnectMethod;
+  /** Present when accounts may also connect through OAuth (`POST …/connections`). */
+  readonly oauth?: OAuthMethod;
   readonly channels: ChannelMethod | null;
   /** The API documentation's examples, and what a channel id is on the platform. */
   readonly examples: {

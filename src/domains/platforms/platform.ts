@@ -1,3 +1,4 @@
+import type { OAuthFlow } from './oauth-flow';
 import type { PlatformErrorCode } from './platforms';
 import type { MediaType } from '../media/media-asset.entity';
 import type { PlatformChannel, PlatformLimits } from './platform-answers';
@@ -109,6 +110,8 @@ export interface PlatformConnector {
   addChannel(secret: string, fields: ConnectFields): Promise<PlatformIdentity>;
   /** A placeholder account for the demo seed; publishing to it fails until real credentials are set. */
   demo(): DemoAccount;
+  /** Present on a platform whose accounts connect through OAuth (its descriptor's `oauth`). */
+  readonly oauth?: OAuthFlow;
 }
 
 /** A stored file to upload with a post. */

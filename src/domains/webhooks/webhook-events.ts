@@ -3,6 +3,7 @@ export const SUBSCRIBABLE_EVENTS = [
   'post.published',
   'post.failed',
   'channel.needs_reconnect',
+  'account.connected',
 ] as const;
 export type SubscribableEvent = (typeof SUBSCRIBABLE_EVENTS)[number];
 

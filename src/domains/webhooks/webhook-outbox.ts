@@ -65,3 +65,25 @@ export function reconnectEventOutbox(changed: string): string {
      RETURNING id, project_id, type, test),
    ${SENDS}`;
 }
+
+/**
+ * `account.connected` for every row of `changed` (accounts: `id`, `project_id`, `platform`): a
+ * connection completed through OAuth, with the account's channel refs as they now are.
+ */
+export function connectedEventOutbox(changed: string): string {
+  return `webhook_event AS (
+     INSERT INTO webhook_events (id, project_id, type, data)
+     SELECT ${NEW_EVENT_ID}, c.project_id, 'account.connected',
+            jsonb_build_object(
+              'project_id', c.project_id,
+              'account_id', c.id,
+              'platform', c.platform,
+              'channel_refs', coalesce(
+                (SELECT jsonb_agg(ch.platform || ':' || ch.account_id || ':' || ch.channel_id
+                                  ORDER BY ch.id)
+                   FROM channels ch WHERE ch.account_id = c.id), '[]'::jsonb))
+       FROM ${changed} c
+      WHERE ${subscribed('c.project_id', 'false', `'account.connected'`)}
+     RETURNING id, project_id, type, test),
+   ${SENDS}`;
+}

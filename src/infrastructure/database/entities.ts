@@ -16,6 +16,8 @@ import { WebhookDelivery } from '../../domains/webhooks/webhook-delivery.entity'
 import { WebhookEvent } from '../../domains/webhooks/webhook-event.entity';
 import { WebhookSend } from '../../domains/webhooks/webhook-send.entity';
 import { Webhook } from '../../domains/webhooks/webhook.entity';
+import { OAuthClientRow } from '../../domains/connections/oauth-client.entity';
+import { OAuthState } from '../../domains/connections/oauth-state.entity';
 
 /** Every entity, listed once for the app, the CLI data source and the tests. */
 export const ENTITIES = [
@@ -37,4 +39,6 @@ export const ENTITIES = [
   WebhookEvent,
   WebhookSend,
   WebhookDelivery,
+  OAuthState,
+  OAuthClientRow,
 ];

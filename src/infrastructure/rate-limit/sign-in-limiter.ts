@@ -18,6 +18,9 @@ export const REGISTRATION_LIMIT_MESSAGE = 'Too many registrations from this addr
 /** The `category` labels of `herald_rate_limited_total` for these refusals. */
 export const SIGN_IN_CATEGORY = 'sign_in';
 export const REGISTRATION_CATEGORY = 'registration';
+export const OAUTH_CALLBACK_CATEGORY = 'oauth_callback';
+export const OAUTH_CALLBACK_LIMIT_MESSAGE =
+  'Too many unknown connection links from this address; retry later';
 const HOUR_MS = 3_600_000;
 
 /**
@@ -68,6 +71,30 @@ export class SignInLimiter {
     const user = await check();
     if (user !== null) await this.refund(counters.map(({ key }) => key));
     return user;
+  }
+
+  /**
+   * Runs `check` (an OAuth callback's state lookup: the state, or null when it is unknown) within
+   * the request address's limit of failed guesses, counted like failed sign-ins.
+   */
+  async stateGuess<T>(request: Request, check: () => Promise<T | null>): Promise<T | null> {
+    const limits = this.config.rateLimits;
+    if (!limits.enabled) return check();
+    const key = `oauth:address:${clientAddress(request)}`;
+    const record = await this.storage.countOrPass(
+      key,
+      limits.signInWindowMs,
+      limits.signInFailuresPerAddress,
+    );
+    if (record === null) return check();
+    if (record.isBlocked) {
+      await this.refund([key]);
+      this.metrics.rateLimit(OAUTH_CALLBACK_CATEGORY);
+      throw rateLimitExceeded(OAUTH_CALLBACK_LIMIT_MESSAGE, record.msToReset);
+    }
+    const found = await check();
+    if (found !== null) await this.refund([key]);
+    return found;
   }
 
   /** Counts a registration from the request's address; throws 429 past the hourly limit. */

@@ -1,3 +1,4 @@
+import { MastodonOAuthServer } from './mastodon-oauth-server';
 import { randomBytes } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { readMultipart, type RecordedFile } from './multipart';
@@ -5,7 +6,17 @@ import { AddressInfo } from 'node:net';
 
 /** The API calls the stand-in answers, by the name a script or a recorded call uses. */
 export type MastodonRoute =
-  'verify_credentials' | 'instance' | 'upload_media' | 'get_media' | 'post_status';
+  | 'verify_credentials'
+  | 'instance'
+  | 'upload_media'
+  | 'get_media'
+  | 'post_status'
+  | 'register_app'
+  | 'authorize'
+  | 'token';
+
+/** The routes of the instance's OAuth side, served by its MastodonOAuthServer. */
+const OAUTH_ROUTES = new Set<MastodonRoute>(['register_app', 'authorize', 'token']);
 
 /** A file of a multipart request to the instance. */
 export type RecordedMastodonFile = RecordedFile;
@@ -131,6 +142,15 @@ export class MastodonStandIn {
   private latency = { ms: 0, jitterMs: 0 };
   private server?: Server;
   private nextId = 109_000_000_000_000_000n;
+
+  /** The instance's OAuth side: apps, the consent page (the test plays the user), tokens. */
+  readonly oauth = new MastodonOAuthServer((accountToken) => {
+    const account = this.accounts.get(accountToken);
+    if (!account) throw new Error('The consenting user has no account on this instance');
+    const token = randomBytes(32).toString('base64url');
+    this.accounts.set(token, account);
+    return token;
+  });
 
   get url(): string {
     const address = this.server?.address() as AddressInfo;
@@ -268,6 +288,7 @@ export class MastodonStandIn {
         scripted.headers,
       );
     }
+    if (OAUTH_ROUTES.has(route)) return this.serveOAuth(route, call, req, res);
     const served = this.serve(route, call, path);
     if (scripted?.afterServing === 'hang') return;
     if (scripted?.afterServing === 'drop') {
@@ -275,6 +296,31 @@ export class MastodonStandIn {
       return;
     }
     this.reply(res, call, served.status, served.body, served.headers);
+  }
+
+  private serveOAuth(
+    route: MastodonRoute,
+    call: RecordedMastodonCall,
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): void {
+    const query = new URL(req.url ?? '/', this.url).searchParams;
+    const answer =
+      route === 'register_app'
+        ? this.oauth.registerApp(call.body)
+        : route === 'authorize'
+          ? this.oauth.authorize(query)
+          : this.oauth.token(call.body, req.headers.authorization);
+    call.status = answer.status;
+    if (answer.location) {
+      res.writeHead(302, { location: answer.location }).end();
+      return;
+    }
+    if (answer.html !== undefined) {
+      res.writeHead(answer.status, { 'content-type': 'text/html; charset=utf-8' }).end(answer.html);
+      return;
+    }
+    this.reply(res, call, answer.status, answer.body);
   }
 
   private serve(
@@ -532,6 +578,9 @@ function routeOf(method: string, path: string): MastodonRoute | null {
   if (method === 'POST' && path === '/api/v2/media') return 'upload_media';
   if (method === 'GET' && /^\/api\/v1\/media\/\d+$/.test(path)) return 'get_media';
   if (method === 'POST' && path === '/api/v1/statuses') return 'post_status';
+  if (method === 'POST' && path === '/api/v1/apps') return 'register_app';
+  if (method === 'GET' && path === '/oauth/authorize') return 'authorize';
+  if (method === 'POST' && path === '/oauth/token') return 'token';
   return null;
 }
 
@@ -547,6 +596,8 @@ async function readBody(
   for await (const chunk of req) chunks.push(chunk as Buffer);
   const text = Buffer.concat(chunks).toString('utf8');
   if (!text) return { body: {}, files: [] };
+  if (type.startsWith('application/x-www-form-urlencoded'))
+    return { body: Object.fromEntries(new URLSearchParams(text)), files: [] };
   try {
     return { body: JSON.parse(text) as Record<string, unknown>, files: [] };
   } catch {

@@ -10,7 +10,21 @@ export const MASTODON_TIMEOUT_MS = 15_000;
 export interface MastodonCredentials {
   /** The instance's origin, e.g. `https://mastodon.social`. */
   instanceUrl: string;
+  /** Empty for the calls an application makes before it has one (registering, the code exchange). */
   accessToken: string;
+}
+
+/** An application registered on an instance (`POST /api/v1/apps`). */
+export interface MastodonApp {
+  client_id: string;
+  client_secret: string;
+}
+
+/** The token endpoint's answer (RFC 6749 §5.1). */
+export interface MastodonToken {
+  access_token: string;
+  token_type?: string;
+  scope?: string;
 }
 
 /** The fields of Mastodon's Account entity that Herald reads. */
@@ -82,7 +96,14 @@ const DEFAULT_RATE_LIMIT_WAIT_MS = 60_000;
 /** The connection never reached the instance with these. */
 const NOT_SENT_CODES = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'];
 
-type CallName = 'verify_credentials' | 'instance' | 'upload_media' | 'get_media' | 'post_status';
+type CallName =
+  | 'verify_credentials'
+  | 'instance'
+  | 'upload_media'
+  | 'get_media'
+  | 'post_status'
+  | 'register_app'
+  | 'token';
 
 interface Answer<T> {
   status: number;
@@ -161,6 +182,49 @@ export class MastodonApi {
     }).then((answer) => answer.body);
   }
 
+  /** Registers Herald as an application of the instance, for the authorization-code flow. */
+  registerApp(
+    instanceUrl: string,
+    app: { client_name: string; redirect_uris: string; scopes: string; website?: string },
+    signal: AbortSignal,
+  ) {
+    return this.call<MastodonApp>({ instanceUrl, accessToken: '' }, 'register_app', signal, {
+      method: 'POST',
+      path: '/api/v1/apps',
+      body: JSON.stringify(app),
+      headers: { 'content-type': 'application/json' },
+    }).then((answer) => answer.body);
+  }
+
+  /** `POST /oauth/token`: an authorization code (with its PKCE verifier) for an access token. */
+  exchangeCode(
+    instanceUrl: string,
+    grant: {
+      client: MastodonApp;
+      code: string;
+      redirectUri: string;
+      codeVerifier: string;
+      scope: string;
+    },
+    signal: AbortSignal,
+  ) {
+    const form = new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: grant.code,
+      redirect_uri: grant.redirectUri,
+      client_id: grant.client.client_id,
+      client_secret: grant.client.client_secret,
+      code_verifier: grant.codeVerifier,
+      scope: grant.scope,
+    });
+    return this.call<MastodonToken>({ instanceUrl, accessToken: '' }, 'token', signal, {
+      method: 'POST',
+      path: '/oauth/token',
+      body: form.toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    }).then((answer) => answer.body);
+  }
+
   private async call<T>(
     credentials: MastodonCredentials,
     name: CallName,
@@ -206,7 +270,9 @@ export class MastodonApi {
         body: init.body,
         headers: {
           accept: 'application/json',
-          authorization: `Bearer ${credentials.accessToken}`,
+          ...(credentials.accessToken
+            ? { authorization: `Bearer ${credentials.accessToken}` }
+            : {}),
           ...init.headers,
         },
         signal,

@@ -1,15 +1,20 @@
-import type { ConnectMethod } from '../platform-descriptor';
+import type { ConnectField, ConnectMethod, OAuthMethod } from '../platform-descriptor';
 
 /** An account of an instance, connected by the instance's address and an access token. */
+const INSTANCE_URL: ConnectField = {
+  name: 'instance_url',
+  description:
+    "the address of the account's instance (http or https; kept as its origin). A user's address: it must be public unless OUTBOUND_ALLOW_CIDRS lists it (else invalid_url or url_not_allowed)",
+  example: 'https://mastodon.social',
+};
+
+/** The scopes Herald asks of an instance, and that a pasted token must carry. */
+export const MASTODON_SCOPES = 'read:accounts write:statuses write:media';
+
 export const MASTODON_CONNECT: ConnectMethod = {
   mode: 'credentials',
   fields: [
-    {
-      name: 'instance_url',
-      description:
-        "the address of the account's instance (http or https; kept as its origin). A user's address: it must be public unless OUTBOUND_ALLOW_CIDRS lists it (else invalid_url or url_not_allowed)",
-      example: 'https://mastodon.social',
-    },
+    INSTANCE_URL,
     {
       name: 'access_token',
       // An OAuth bearer token's characters: it goes into the Authorization header as it is.
@@ -25,4 +30,10 @@ export const MASTODON_CONNECT: ConnectMethod = {
     instance_url: 'https://mastodon.social',
     access_token: 'your-application-access-token',
   },
+};
+
+/** Through OAuth: the user signs in on the instance, which Herald registers itself on once. */
+export const MASTODON_OAUTH: OAuthMethod = {
+  fields: [INSTANCE_URL],
+  example: { instance_url: 'https://mastodon.social' },
 };

@@ -12,6 +12,8 @@ import type {
   PlatformIdentity,
 } from '../platform';
 import { readFields } from '../connect-fields';
+import type { OAuthFlow } from '../oauth-flow';
+import { MastodonOAuth } from './mastodon-oauth';
 import { MASTODON_CONNECT } from './mastodon-connect';
 import {
   INSTANCE_USE,
@@ -35,7 +37,11 @@ export class MastodonConnector implements PlatformConnector {
   readonly platform = 'mastodon';
   readonly displayName = 'Mastodon';
 
-  constructor(private readonly api: MastodonApi) {}
+  readonly oauth: OAuthFlow;
+
+  constructor(private readonly api: MastodonApi) {
+    this.oauth = new MastodonOAuth(api, this);
+  }
 
   /**
    * The body's `instance_url` (kept as its origin, under the outbound address rules at every call)
@@ -44,10 +50,11 @@ export class MastodonConnector implements PlatformConnector {
   async connect(fields: ConnectFields): Promise<ConnectedAccount> {
     const read = readFields(fields, MASTODON_CONNECT.fields, this.displayName);
     const url = parseOutboundUrl(read.instance_url as string, INSTANCE_USE);
-    const credentials: MastodonCredentials = {
-      instanceUrl: url.origin,
-      accessToken: read.access_token as string,
-    };
+    return this.accountOf({ instanceUrl: url.origin, accessToken: read.access_token as string });
+  }
+
+  /** The account the credentials belong to, with its timeline and its instance's limits. */
+  async accountOf(credentials: MastodonCredentials): Promise<ConnectedAccount> {
     const account = await this.check((signal) => this.api.verifyCredentials(credentials, signal));
     if (typeof account?.id !== 'string' || typeof account.username !== 'string')
       throw new AppError('mastodon_rejected', 'The address does not answer as a Mastodon instance');
@@ -95,7 +102,7 @@ export class MastodonConnector implements PlatformConnector {
    * Mastodon's refusals as Herald's: a 429 is the caller's rate limit (its reset kept), another 4xx
    * a refusal (its message kept), the rest unavailability. The outbound address rules' own refusals go through as they are.
    */
-  private async check<T>(call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  async check<T>(call: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const abort = new AbortController();
     const timer = setTimeout(
       () => abort.abort(new DOMException('The call timed out', 'TimeoutError')),

@@ -1,0 +1,52 @@
+import type { ConnectedAccount, ConnectFields } from './platform';
+
+/** An OAuth client Herald registered with an authorization server, its secret in clear. */
+export interface OAuthClient {
+  clientId: string;
+  clientSecret: string;
+}
+
+/**
+ * The clients Herald registered on servers that register clients on request (a Mastodon
+ * instance), kept sealed by the connections module; keyed by the server's origin.
+ */
+export interface OAuthClients {
+  find(platform: string, issuer: string, redirectUri: string): Promise<OAuthClient | null>;
+  /** Keeps `client` unless one was kept meanwhile, and answers the one kept. */
+  keep(
+    platform: string,
+    issuer: string,
+    redirectUri: string,
+    client: OAuthClient,
+  ): Promise<OAuthClient>;
+}
+
+/** What the callback needs of the start, kept with the state (never a secret). */
+export type OAuthContext = Readonly<Record<string, string>>;
+
+export interface OAuthStart {
+  /** The start body's fields beyond `platform` and `redirect_url`, as the platform declares them. */
+  fields: ConnectFields;
+  redirectUri: string;
+  state: string;
+  /** PKCE S256 challenge of the start's verifier. */
+  codeChallenge: string;
+  clients: OAuthClients;
+}
+
+export interface OAuthFinish {
+  code: string;
+  redirectUri: string;
+  codeVerifier: string;
+  context: OAuthContext;
+  clients: OAuthClients;
+}
+
+/**
+ * A platform's half of the authorization-code flow: where to send the user, then the account a
+ * code stands for. Its refusals are Herald's errors, as the connector's are.
+ */
+export interface OAuthFlow {
+  authorize(start: OAuthStart): Promise<{ url: string; context: OAuthContext }>;
+  finish(finish: OAuthFinish): Promise<ConnectedAccount>;
+}
