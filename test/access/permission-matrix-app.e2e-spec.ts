@@ -1,3 +1,4 @@
+import { MastodonStandIn } from '../support/stand-ins/mastodon-stand-in';
 import { PERMISSION_FLAGS, PERMISSION_MESSAGES } from '../../src/access/permissions';
 import { AiStandIn } from '../support/stand-ins/ai-stand-in';
 import { SignedInUser } from '../support/factories/factories';
@@ -22,7 +23,9 @@ describe('Permission matrix: every guarded application route × every kind of ca
 
   beforeAll(async () => {
     w.ai = await new AiStandIn().start();
+    w.mastodon = await new MastodonStandIn().start();
     world = await startWithTelegram({
+      OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
       AI_API_BASE_URL: w.ai.url,
       TELEGRAM_CHAT_MESSAGES_PER_MINUTE: '100000',
       MEDIA_FETCH_ALLOW_CIDRS: '127.0.0.1/32',
@@ -52,6 +55,7 @@ describe('Permission matrix: every guarded application route × every kind of ca
   afterAll(async () => {
     await world?.close();
     await w.ai?.stop();
+    await w.mastodon?.stop();
   });
 
   const cells = ROUTES.flatMap((r) =>

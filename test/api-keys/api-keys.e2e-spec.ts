@@ -64,6 +64,7 @@ describe('API keys and the public API guards', () => {
         'posts:write',
         'posts:publish',
         'usage:read',
+        'accounts:write',
         'webhooks:manage',
       ]);
     });

@@ -54,8 +54,11 @@ function send(t: TestApp, method: string, url: string): Test {
 }
 
 /** Path parameters of a route, e.g. `['projectId', 'postId']`; a wildcard (`*path`) is not one. */
+/** A path parameter that names a platform, not a row: the OAuth callback's. */
+const PLATFORM_PARAM = 'platform';
+
 function idParams(path: string): string[] {
-  return [...path.matchAll(/:(\w+)/g)].map((m) => m[1]);
+  return [...path.matchAll(/:(\w+)/g)].map((m) => m[1]).filter((p) => p !== PLATFORM_PARAM);
 }
 
 /** Odd spellings of a real id: each must be the resource's 404, never that row. */
@@ -244,7 +247,11 @@ describe('Hostile input', () => {
       return route.path
         .replace(/\*\w+/, 'projects/x.jpg')
         .replace(/:(\w+)/g, (_match, param: string) =>
-          param === override?.param ? override.value : String(realId(route.path, param)),
+          param === override?.param
+            ? override.value
+            : param === PLATFORM_PARAM
+              ? 'mastodon'
+              : String(realId(route.path, param)),
         );
     }
 

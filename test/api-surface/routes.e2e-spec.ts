@@ -92,7 +92,7 @@ describe('Route declarations and guard order', () => {
     const open = routes.filter((r) => r.kind === 'public').map((r) => r.name.split(' (')[0]);
     for (const name of open)
       expect(name).toMatch(
-        /^(GET \/health\/|POST \/api\/auth\/(register|login)|GET \/media\/|GET \/metrics$|(GET|POST) \/admin\/(login|logout)$)/,
+        /^(GET \/health\/|POST \/api\/auth\/(register|login)|GET \/media\/|GET \/metrics$|(GET|POST) \/admin\/(login|logout)$|GET \/api\/oauth\/:platform\/callback$)/,
       );
   });
 

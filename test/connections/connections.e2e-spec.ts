@@ -300,6 +300,12 @@ describe('Connecting accounts through OAuth (Mastodon)', () => {
     await callback(await consent(started.body.authorize_url as string)).expect(200);
     expect(await accountRows(mine.project.id)).toHaveLength(1);
     expect(await accountRows(theirs.project.id)).toEqual([]);
+    // No endpoint subscribed to account.connected: no event is written.
+    const { rows } = await t.db.query(
+      'SELECT count(*)::int AS n FROM webhook_events WHERE project_id = $1',
+      [mine.project.id],
+    );
+    expect(rows[0].n).toBe(0);
   });
 
   describe('who may start one, and with what', () => {

@@ -44,7 +44,7 @@ export class ConnectionStartedDto {
     description:
       'Send the user here (their browser): they sign in on the platform and allow Herald. Single use.',
     example:
-      'https://mastodon.social/oauth/authorize?response_type=code&client_id=…&redirect_uri=…&scope=read%3Aaccounts+write%3Astatuses+write%3Amedia&state=…&code_challenge=…&code_challenge_method=S256',
+      'https://social.example/oauth/authorize?response_type=code&client_id=…&redirect_uri=…&scope=…&state=…&code_challenge=…&code_challenge_method=S256',
   })
   authorize_url!: string;
 

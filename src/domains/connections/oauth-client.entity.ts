@@ -11,7 +11,7 @@ export class OAuthClientRow {
   @Column({ type: 'varchar', length: 32 })
   platform!: string;
 
-  /** The server's origin (a Mastodon instance's). */
+  /** The server's origin (an instance's, where each instance is its own server). */
   @Column({ type: 'varchar', length: 2048 })
   issuer!: string;
 

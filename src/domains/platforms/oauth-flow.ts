@@ -7,8 +7,8 @@ export interface OAuthClient {
 }
 
 /**
- * The clients Herald registered on servers that register clients on request (a Mastodon
- * instance), kept sealed by the connections module; keyed by the server's origin.
+ * The clients Herald registered on servers that register clients on request (each instance of
+ * a federated platform), kept sealed by the connections module; keyed by the server's origin.
  */
 export interface OAuthClients {
   find(platform: string, issuer: string, redirectUri: string): Promise<OAuthClient | null>;

@@ -1,3 +1,4 @@
+import type { MastodonStandIn } from '../../support/stand-ins/mastodon-stand-in';
 import { Reflector } from '@nestjs/core';
 
 import type { Test } from 'supertest';
@@ -75,6 +76,8 @@ export interface World {
   make: Factory;
   telegram: TelegramStandIn;
   ai: AiStandIn;
+  /** An instance where connections through OAuth start. */
+  mastodon: MastodonStandIn;
   owner: SignedInUser;
   project: TestProject;
   accountId: number;
@@ -206,6 +209,22 @@ export const ROUTES: RouteCase[] = [
       )) as unknown as [{ count: number }];
       expect(body.count).toBe(count);
       expect(body.items[0]).toHaveProperty('role_title');
+    },
+  }),
+  route({
+    name: 'POST /api/projects/:id/connections',
+    flag: 'can_manage_accounts',
+    status: 201,
+    notFound: 'project_not_found',
+    target: async () => null,
+    request: (w) =>
+      w.t.http
+        .post(`/api/projects/${w.project.id}/connections`)
+        .send({ platform: 'mastodon', instance_url: w.mastodon.url }),
+    state: (w) =>
+      rows(w, 'SELECT count(*)::int AS n FROM oauth_states WHERE project_id = $1', [w.project.id]),
+    effect: async (w, _target, body) => {
+      expect(new URL(body.authorize_url as string).origin).toBe(w.mastodon.url);
     },
   }),
   route({
