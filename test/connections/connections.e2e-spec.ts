@@ -1,4 +1,6 @@
 import { request } from 'undici';
+import type { AddressInfo } from 'node:net';
+import { Herald, HeraldError } from '../../clients/typescript/src';
 import type { SignedInUser, TestProject } from '../support/factories/factories';
 import { startWithMastodon, MastodonWorld } from '../support/factories/mastodon-world';
 import { addMember, allFlagsBut } from '../support/factories/team';
@@ -400,5 +402,34 @@ describe('Connecting accounts through OAuth (Mastodon)', () => {
     } finally {
       await limited.close();
     }
+  });
+
+  it('the TypeScript client starts one with a live key, and a test key is refused', async () => {
+    await t.app.listen(0, '127.0.0.1');
+    const { port } = t.app.getHttpServer().address() as AddressInfo;
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const own = await world.make.owner('Client connection');
+    const { token } = mastodon.addAccount('client_made', 'Client Made');
+    mastodon.oauth.signIn(token);
+    const herald = new Herald({ apiKey: own.key, baseUrl });
+    const started = await herald.connections.start(own.project.id, {
+      platform: 'mastodon',
+      instance_url: mastodon.url,
+    });
+    expect(started.expires_at).toBeInstanceOf(Date);
+    await callback(await consent(started.authorize_url)).expect(200);
+    expect(await accountRows(own.project.id)).toEqual([
+      expect.objectContaining({ title: 'Client Made' }),
+    ]);
+    const test = new Herald({
+      apiKey: await world.make.apiKey(own.owner, { mode: 'test' }),
+      baseUrl,
+      retries: 0,
+    });
+    const refused = await test.connections
+      .start(own.project.id, { platform: 'mastodon', instance_url: mastodon.url })
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(HeraldError);
+    expect(refused).toMatchObject({ status: 403, code: 'forbidden' });
   });
 });

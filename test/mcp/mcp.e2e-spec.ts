@@ -117,6 +117,7 @@ describe('MCP server', () => {
           'list_posts',
           'list_projects',
           'publish_post',
+          'start_connection',
           'update_post',
           'update_media',
           'upload_media_from_url',

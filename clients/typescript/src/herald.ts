@@ -6,6 +6,7 @@ import type * as api from './generated/api';
 export type Project = api.PublicProjectDto;
 export type Channel = api.ChannelListItemDto;
 export type MediaAsset = api.MediaAssetDto;
+export type ConnectionStarted = api.ConnectionStartedDto;
 export type CreatePost = api.CreatePostDto;
 export type CreatedPost = api.PostCreatedDto;
 export type UpdatePost = api.UpdatePostDto;
@@ -125,6 +126,21 @@ export class Herald {
         method: 'PATCH',
         path: `/projects/${id(projectId)}/media/${id(mediaId)}`,
         json: body,
+      }),
+  };
+
+  readonly connections = {
+    /**
+     * Starts connecting an account through OAuth: hand `authorize_url` to the person whose
+     * account it is (single use, 10 minutes). Needs a live key with `accounts:write`.
+     */
+    start: (projectId: number, body: api.StartConnectionDto): Promise<ConnectionStarted> =>
+      this.call({
+        method: 'POST',
+        path: `/projects/${id(projectId)}/connections`,
+        json: body,
+        // A start sent twice only hands out a second link; the first one expires unused.
+        retrySafe: true,
       }),
   };
 

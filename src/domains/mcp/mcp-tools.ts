@@ -37,6 +37,11 @@ const COSTS = {
   upload: 'Counts against the API key’s "upload" rate limit.',
 };
 
+/** The platforms that connect through OAuth, with the start's own fields of each. */
+const OAUTH_PLATFORMS_TEXT = PLATFORM_DESCRIPTORS.flatMap(({ name, oauth }) =>
+  oauth ? [`platform ${name}${oauth.fields.map((f) => ` with ${f.name}`).join('')}`] : [],
+).join('; ');
+
 export const MCP_TOOLS: McpTool[] = [
   {
     name: 'list_projects',
@@ -140,6 +145,19 @@ export const MCP_TOOLS: McpTool[] = [
       'Needs scope media:write and the permission to edit content. ' +
       COSTS.upload,
     route: 'POST /projects/{projectId}/media',
+    pathIds: PROJECT,
+    rest: 'body',
+  },
+  {
+    name: 'start_connection',
+    description:
+      `Starts connecting a social account to the project through OAuth (${OAUTH_PLATFORMS_TEXT}). ` +
+      'Answers authorize_url, a single-use link valid for ' +
+      '10 minutes: give it to the person whose account it is; once they allow Herald there, the account joins the project ' +
+      '(follow with list_channels). redirect_url (http or https) is where their browser goes at the end. ' +
+      'Needs scope accounts:write, the permission to manage accounts, and a live key. ' +
+      COSTS.other,
+    route: 'POST /projects/{projectId}/connections',
     pathIds: PROJECT,
     rest: 'body',
   },

@@ -70,6 +70,21 @@ export interface ChannelListItemDto {
   limits: ChannelLimitsDto;
 }
 
+export interface StartConnectionDto {
+  platform: 'mastodon';
+  /** Absolute http(s) URL the browser is sent to when the connection is over, with `status=connected&account_id=<id>` or `status=error&error=<code>` added to its query. Without it, Herald shows a small page saying what happened. */
+  redirect_url?: string;
+  /** Mastodon: the address of the account's instance (http or https; kept as its origin). A user's address: it must be public unless OUTBOUND_ALLOW_CIDRS lists it (else invalid_url or url_not_allowed) */
+  instance_url?: string;
+}
+
+export interface ConnectionStartedDto {
+  /** Send the user here (their browser): they sign in on the platform and allow Herald. Single use. */
+  authorize_url: string;
+  /** UTC; after it the link no longer connects anything (10 minutes) */
+  expires_at: Date;
+}
+
 export interface MediaAssetDto {
   /** Use it in `media_ids` of a post */
   id: number;
@@ -288,13 +303,13 @@ export interface UsageDto {
 export interface CreateWebhookDto {
   /** An absolute http(s) URL without credentials; its host must not be local or private. */
   url: string;
-  events: Array<'post.published' | 'post.failed' | 'channel.needs_reconnect'>;
+  events: Array<'post.published' | 'post.failed' | 'channel.needs_reconnect' | 'account.connected'>;
 }
 
 export interface WebhookCreatedDto {
   id: number;
   url: string;
-  events: Array<'post.published' | 'post.failed' | 'channel.needs_reconnect'>;
+  events: Array<'post.published' | 'post.failed' | 'channel.needs_reconnect' | 'account.connected'>;
   /** False once deliveries kept failing; see disabled_reason */
   enabled: boolean;
   disabled_reason: string | null;
@@ -308,7 +323,7 @@ export interface WebhookCreatedDto {
 export interface WebhookDto {
   id: number;
   url: string;
-  events: Array<'post.published' | 'post.failed' | 'channel.needs_reconnect'>;
+  events: Array<'post.published' | 'post.failed' | 'channel.needs_reconnect' | 'account.connected'>;
   /** False once deliveries kept failing; see disabled_reason */
   enabled: boolean;
   disabled_reason: string | null;
@@ -326,7 +341,7 @@ export interface WebhookDeliveryDto {
   id: number;
   /** The webhook-id header; the same on every attempt of the event */
   event_id: string;
-  event_type: 'post.published' | 'post.failed' | 'channel.needs_reconnect' | 'webhook.test';
+  event_type: 'post.published' | 'post.failed' | 'channel.needs_reconnect' | 'account.connected' | 'webhook.test';
   /** 1 for the first attempt */
   attempt: number;
   status_code: number | null;

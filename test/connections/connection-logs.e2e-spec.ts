@@ -1,0 +1,112 @@
+import { request } from 'undici';
+import { dropTestDatabase } from '../support/databases';
+import { freePort } from '../support/free-port';
+import { heraldReady, HeraldProcess, spawnHerald, stopHerald } from '../support/herald-process';
+import { MastodonStandIn } from '../support/stand-ins/mastodon-stand-in';
+import { createMigratedDatabase, TEST_APP_SECRET, TEST_REDIS_URL } from '../support/test-app';
+
+/**
+ * The callback is reached with a code and a state in its query, and trades them for tokens: none
+ * of them may reach a log line. Herald runs as a process with its most talkative log level, and
+ * every line it writes through connections that succeed, fail and are replayed is read.
+ */
+describe('Connections leave no code, state or token in the logs', () => {
+  let database: { name: string; url: string };
+  let mastodon: MastodonStandIn;
+  let herald: HeraldProcess;
+
+  beforeAll(async () => {
+    database = await createMigratedDatabase();
+    mastodon = await new MastodonStandIn().start();
+    const port = await freePort();
+    herald = spawnHerald('all', port, {
+      DATABASE_URL: database.url,
+      REDIS_URL: TEST_REDIS_URL,
+      REDIS_KEY_PREFIX: `herald-oauth-logs-${process.pid}-${Date.now()}`,
+      APP_SECRET: TEST_APP_SECRET,
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+      OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
+      LOG_LEVEL: 'trace',
+    });
+    await heraldReady(herald, 120_000);
+  }, 180_000);
+
+  afterAll(async () => {
+    if (herald) await stopHerald(herald);
+    await mastodon?.stop();
+    if (database) await dropTestDatabase(database.name);
+  });
+
+  const json = async (method: 'GET' | 'POST', path: string, body?: object, auth?: string) => {
+    const res = await request(`${herald.base}${path}`, {
+      method,
+      headers: {
+        'content-type': 'application/json',
+        ...(auth ? { authorization: auth } : {}),
+      },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    return { status: res.statusCode, body: (await res.body.json()) as Record<string, unknown> };
+  };
+  /** A browser request that does not follow redirects. */
+  const browse = async (url: string) => {
+    const res = await request(url, { method: 'GET' });
+    await res.body.dump();
+    return { status: res.statusCode, location: String(res.headers.location ?? '') };
+  };
+
+  it('through a connection, a refused code and a replay', async () => {
+    const registered = await json('POST', '/api/auth/register', {
+      email: 'logs@example.com',
+      password: 'correct horse battery',
+      name: 'Logs',
+    });
+    const auth = `Bearer ${registered.body.token as string}`;
+    const project = await json('POST', '/api/projects', { name: 'Logs' }, auth);
+    const start = () =>
+      json(
+        'POST',
+        `/api/projects/${project.body.id as number}/connections`,
+        {
+          platform: 'mastodon',
+          instance_url: mastodon.url,
+          redirect_url: 'https://app.example.com/done',
+        },
+        auth,
+      );
+    const { token } = mastodon.addAccount('logged', 'Logged');
+    mastodon.oauth.signIn(token);
+    const secrets: string[] = [];
+
+    const started = await start();
+    expect(started.status).toBe(201);
+    const consent = await browse(started.body.authorize_url as string);
+    const back = new URL(consent.location);
+    secrets.push(back.searchParams.get('code')!, back.searchParams.get('state')!);
+    secrets.push(new URL(started.body.authorize_url as string).searchParams.get('code_challenge')!);
+    const done = await browse(consent.location);
+    expect(done.location).toMatch(/status=connected/);
+    expect((await browse(consent.location)).status).toBe(400);
+
+    const refused = await start();
+    const consentAgain = await browse(refused.body.authorize_url as string);
+    const forged = new URL(consentAgain.location);
+    secrets.push(forged.searchParams.get('state')!);
+    forged.searchParams.set('code', 'forged-code-never-logged');
+    secrets.push('forged-code-never-logged');
+    expect((await browse(forged.toString())).location).toMatch(/error=mastodon_rejected/);
+
+    const [app] = mastodon.oauth.apps;
+    secrets.push(app.clientSecret);
+    const used = mastodon.callsOf('verify_credentials').at(-1)!;
+    secrets.push(String(used.headers.authorization).replace('Bearer ', ''));
+    const tokenCalls = mastodon.callsOf('token');
+    for (const call of tokenCalls) secrets.push(String(call.body.code_verifier));
+
+    expect(herald.logs).toContain('/api/oauth/mastodon/callback');
+    for (const secret of secrets) {
+      expect(secret.length).toBeGreaterThan(10);
+      expect({ secret, logged: herald.logs.includes(secret) }).toEqual({ secret, logged: false });
+    }
+  }, 60_000);
+});
