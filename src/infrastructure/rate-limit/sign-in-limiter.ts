@@ -15,21 +15,11 @@ import {
 
 export const SIGN_IN_LIMIT_MESSAGE = 'Too many failed sign-ins; retry later';
 export const REGISTRATION_LIMIT_MESSAGE = 'Too many registrations from this address; retry later';
-/** The `category` labels of `herald_rate_limited_total` for these refusals. */
 export const SIGN_IN_CATEGORY = 'sign_in';
 export const REGISTRATION_CATEGORY = 'registration';
 const HOUR_MS = 3_600_000;
 
-/**
- * Limits on password guessing, shared by every instance through Redis: failed sign-ins are
- * counted per account and per client address in a fixed window, and once either count is full,
- * every sign-in to that account or from that address is refused with 429, the right password
- * too, until the window ends. Registrations are counted per address and hour.
- *
- * An attempt takes its place in both counts before the password is checked and gives it back
- * when the password was right, so attempts sent at the same moment never get past the limit.
- * A Redis that does not answer lets sign-in through, as the other limits do.
- */
+/** Counted before the check and refunded on success, so concurrent guesses never pass the limit. */
 @Injectable()
 export class SignInLimiter {
   constructor(
@@ -38,10 +28,7 @@ export class SignInLimiter {
     private readonly metrics: Metrics,
   ) {}
 
-  /**
-   * Runs `check` (a password check answering the user, or null when wrong) within the limits of
-   * `account` (an email) and the request's address; throws 429 when either is full.
-   */
+  /** `check` answers the user, or null when wrong; throws 429 when either count is full. */
   async attempt<T>(
     request: Request,
     account: string,
@@ -70,7 +57,6 @@ export class SignInLimiter {
     return user;
   }
 
-  /** Counts a registration from the request's address; throws 429 past the hourly limit. */
   async registration(request: Request): Promise<void> {
     const limits = this.config.rateLimits;
     if (!limits.enabled) return;
@@ -90,7 +76,7 @@ export class SignInLimiter {
   }
 }
 
-/** The account's email, normalised and hashed: Redis keys never carry an address in clear. */
+/** Hashed: Redis keys never carry an address in clear. */
 function accountKey(email: string): string {
   return createHash('sha256').update(normalizeEmail(email)).digest('base64url');
 }
