@@ -304,8 +304,8 @@ describe('Public posts API', () => {
     beforeAll(async () => {
       listProject = await make.project(owner, 'List');
       const account = await make.telegramAccount(owner, listProject);
-      const a = await make.channel(owner, account.id, -1005550001);
-      const b = await make.channel(owner, account.id, -1005550002);
+      const a = await make.channel(owner, account.id, { chatId: -1005550001 });
+      const b = await make.channel(owner, account.id, { chatId: -1005550002 });
       for (let i = 1; i <= 25; i++) {
         await call('post', '/posts', key, listProject.id)
           .send({
