@@ -245,16 +245,26 @@ describe('Public posts API', () => {
     });
 
     it('400 mixed_platforms when targets span two platforms', async () => {
+      // A platform Herald does not register has no API path: its rows are written by hand, in a
+      // project of their own so that the shared project's channel list stays readable.
+      const mixed = await make.project(owner, 'Mixed platforms');
+      const telegramChannel = await make.channel(
+        owner,
+        (await make.telegramAccount(owner, mixed)).id,
+      );
       const { rows } = await t.db.query(
         `WITH a AS (INSERT INTO accounts (project_id, platform, external_id, title, credentials_encrypted)
                     VALUES ($1, 'vk', '1', 'VK', 'x') RETURNING id)
          INSERT INTO channels (project_id, account_id, platform, channel_id, title)
          SELECT $1, id, 'vk', '555', 'VK wall' FROM a RETURNING account_id`,
-        [project.id],
+        [mixed.id],
       );
-      const res = await create({
+      const res = await call('post', '/posts', key, mixed.id).send({
         text: 'x',
-        targets: [{ channel_ref: channel.id }, { channel_ref: `vk:${rows[0].account_id}:555` }],
+        targets: [
+          { channel_ref: telegramChannel.id },
+          { channel_ref: `vk:${rows[0].account_id}:555` },
+        ],
       });
       expectError(res, 400, 'mixed_platforms');
     });
