@@ -272,7 +272,7 @@ describe('Public posts API', () => {
     it('400 channel_needs_reconnect when scheduling or publishing to it; a draft is fine', async () => {
       const account = await make.telegramAccount(owner, project);
       const stale = await make.channel(owner, account.id);
-      await t.db.query('UPDATE accounts SET needs_reconnect = true WHERE id = $1', [account.id]);
+      await make.refuseAccount(project, key, stale);
       const targets = [{ channel_ref: stale.id }];
       expectError(
         await create({ text: 'x', targets, publish_now: true }),
@@ -467,7 +467,7 @@ describe('Public posts API', () => {
     it('400 channel_needs_reconnect when a target’s account needs reconnecting', async () => {
       const account = await make.telegramAccount(owner, project);
       const stale = await make.channel(owner, account.id);
-      await t.db.query('UPDATE accounts SET needs_reconnect = true WHERE id = $1', [account.id]);
+      await make.refuseAccount(project, key, stale);
       const post = (await create({ text: 'Stale' }).expect(201)).body;
       expectError(
         await call('post', `/posts/${post.id}/publish`).send({

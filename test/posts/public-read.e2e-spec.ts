@@ -136,8 +136,8 @@ describe('Public read API: projects, channels, usage', () => {
 
     it('reports needs_reconnect from the account', async () => {
       const account = await make.telegramAccount(admin, project);
-      await make.channel(admin, account.id);
-      await t.db.query('UPDATE accounts SET needs_reconnect = true WHERE id = $1', [account.id]);
+      const channel = await make.channel(admin, account.id);
+      await make.refuseAccount(project, key, channel);
       const res = await get(`/projects/${project.id}/channels`).expect(200);
       const mine = res.body.items.filter(
         (c: { account_id: number }) => c.account_id === account.id,
