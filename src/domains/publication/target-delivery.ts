@@ -51,13 +51,14 @@ export interface DeliveryRun {
   publisher: PlatformPublisher | null;
   messageUrl: (channel: PlatformChannel, messageId: string) => string | null;
   steps: DeliveryStep[] | null;
+  /** Opened from the account's sealed credentials at the run's first pass; never logged. */
+  credentials?: string;
 }
 
 /** Every way a target can go, each rule against posting twice (docs/architecture.md). */
 @Injectable()
 export class TargetDelivery {
   private readonly logger = new Logger(TargetDelivery.name);
-  private readonly credentials = new WeakMap<DeliveryRun, string>();
 
   constructor(
     private readonly repo: PublicationRepository,
@@ -167,9 +168,9 @@ export class TargetDelivery {
   ): Promise<DeliveryState> {
     const { target } = run;
     const markedByClaim = state.first && target.marked;
-    if (!this.credentials.has(run)) {
+    if (run.credentials === undefined) {
       try {
-        this.credentials.set(run, this.secrets.open(target.credentials_encrypted));
+        run.credentials = this.secrets.open(target.credentials_encrypted);
       } catch (error) {
         // Nothing was sent: the claim's mark must not read as a send of unknown outcome later.
         if (markedByClaim) await this.gate.release(target.id);
@@ -205,7 +206,7 @@ export class TargetDelivery {
     let sent: PlatformMessage[];
     try {
       sent = await run.publisher!.send(
-        this.credentials.get(run)!,
+        run.credentials!,
         sendTarget(run.target, state.step, state.retry),
         steps[state.step],
       );
