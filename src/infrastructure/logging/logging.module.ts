@@ -6,7 +6,7 @@ import { APP_CONFIG } from '../config/config.module';
 
 export const ROOT_LOGGER = Symbol('ROOT_LOGGER');
 
-/** The `api` role batches log writes, a syscall each (docs/performance.md#batched-log-lines). */
+/** `api` log lines leave in batches of this many bytes (docs/performance.md#batched-log-lines). */
 export const LOG_BATCH_BYTES = 8192;
 export const LOG_FLUSH_INTERVAL_MS = 200;
 

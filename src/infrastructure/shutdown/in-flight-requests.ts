@@ -54,7 +54,7 @@ export class InFlightRequests implements OnModuleDestroy {
     if (this.running.delete(res) && this.running.size === 0) this.idle?.();
   }
 
-  /** Once, on the response prototype (docs/performance.md#express-prototypes). */
+  /** Each answer ends with end(): hooked once (docs/performance.md#express-prototypes). */
   private watchAnswersEnding(): void {
     const responses = this.adapterHost.httpAdapter.getInstance<Express>().response;
     const end = responses.end as (this: Response, ...args: unknown[]) => Response;
