@@ -59,7 +59,7 @@ export interface PlatformDescriptor<Name extends string = string> {
   /** Labelled by method (a closed set, else `other`) and outcome. */
   readonly callMetric: { name: string; help: string; methods: readonly string[] };
   readonly logMasks: readonly { pattern: RegExp; replacement: string }[];
-  /** Required lazily: the registration list is imported nearly everywhere (a cycle). */
+  /** Required lazily: importing it with the registration list would make an import cycle. */
   readonly nest: () => PlatformNest;
 }
 

@@ -23,7 +23,7 @@ class StoredFile extends File {
   }
 }
 
-/** Added to `opened`, destroyed by the caller after the request; no storage is transient. */
+/** Added to `opened` for the caller to destroy; unreachable storage is a transient failure. */
 export async function openStoredStream(
   storage: StorageDriver | undefined,
   medium: OutgoingMedia,
