@@ -56,6 +56,8 @@ export interface ChannelOptions {
   discord?: Partial<DiscordStandInChannel>;
 }
 
+let counter = 0;
+
 /** A stand-in's new account, as the fields of `POST /api/accounts` a user would send. */
 const CONNECT: { [P in StandInPlatform]: (standIn: PlatformStandIns[P]) => Connect } = {
   telegram: (telegram) => botToken(telegram.addBot()),
@@ -90,8 +92,6 @@ interface Connect {
 function botToken(token: string): Connect {
   return { token, fields: { bot_token: token } };
 }
-
-let counter = 0;
 
 /**
  * Builds test data through the paths users take: the HTTP API and the CLI. Every method asserts
@@ -218,17 +218,16 @@ export class Factory {
     accountId: number,
     options: ChannelOptions = {},
   ): Promise<C> {
-    const platform = options.platform ?? 'telegram';
-    const body =
-      platform === 'discord'
-        ? ADD_CHANNEL.discord(this.standIn('discord'), options)
-        : ADD_CHANNEL.telegram(this.standIn('telegram'), options);
     const res = await this.t.http
       .post(`/api/accounts/${accountId}/channels`)
       .set('Authorization', owner.auth)
-      .send(body)
+      .send(this.channelBody(options.platform ?? 'telegram', options))
       .expect(201);
     return res.body as C;
+  }
+
+  private channelBody<P extends keyof typeof ADD_CHANNEL>(platform: P, options: ChannelOptions) {
+    return ADD_CHANNEL[platform](this.standIn(platform), options);
   }
 
   /**
