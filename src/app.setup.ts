@@ -19,7 +19,7 @@ import { McpService } from './domains/mcp/mcp.service';
 import { buildOpenApiDocuments, serveOpenApi } from './http/openapi/openapi';
 import { InFlightRequests } from './infrastructure/shutdown/in-flight-requests';
 
-/** Builds the HTTP application exactly as production runs it; tests call this too. */
+/** Exactly as production runs it; tests call this too. */
 export async function createHttpApp(config: AppConfig): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(
     AppModule.forRoot(config),
@@ -38,18 +38,15 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   const errorLogger = new NestLogger('Errors');
   if (config.ops.httpMetrics) app.use(httpMetrics(app.get(Metrics)));
   app.use(requestLogger(app.get<PinoInstance>(ROOT_LOGGER)));
-  // From here on a request counts as in flight, and once stopping began it is refused.
   app.use(app.get(InFlightRequests).middleware());
   // Body errors are held on the request and raised by RequestInputGuard, after the other guards.
   app.use(jsonBody());
   app.get(QueueBoard).mount(app);
-  // Anything another middleware fails with happens before Nest's filters; same shape.
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
     sendError(res, toAppError(error, errorLogger));
   });
   app.useGlobalPipes(createValidationPipe());
   const documents = buildOpenApiDocuments(app, config);
-  // The MCP tools' input schemas are the documented inputs of their REST routes.
   app.get(McpService).describeTools(documents.full);
   serveOpenApi(app, documents);
 }

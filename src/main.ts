@@ -15,10 +15,9 @@ import { startMetricsServer } from './operations/monitoring/metrics-server';
 import { Metrics } from './infrastructure/metrics/metrics.service';
 import { stopOnSignals } from './infrastructure/shutdown/stop-on-signals';
 
-/** What a role builds: the application, how it starts serving, and what stops before it closes. */
 interface Role {
   app: INestApplicationContext;
-  /** Starts serving; answers the line that says so. */
+  /** Answers the line that says so. */
   serve(): Promise<string>;
   closeFirst?: () => Promise<void>;
 }
@@ -41,7 +40,7 @@ async function bootstrap(): Promise<void> {
   logger.log(await role.serve());
 }
 
-/** `api` and `all`: the HTTP API (an `all` process also consumes the queues). */
+/** `api` and `all` (an `all` process also consumes the queues). */
 async function httpServer(config: AppConfig): Promise<Role> {
   const app = await createHttpApp(config);
   return {
@@ -53,10 +52,7 @@ async function httpServer(config: AppConfig): Promise<Role> {
   };
 }
 
-/**
- * A worker consumes the queues and serves no API; with METRICS_TOKEN set, Prometheus scrapes it
- * on METRICS_PORT.
- */
+/** Serves no API; with METRICS_TOKEN set, Prometheus scrapes it on METRICS_PORT. */
 async function worker(config: AppConfig): Promise<Role> {
   const context = await NestFactory.createApplicationContext(AppModule.forRoot(config), {
     bufferLogs: true,

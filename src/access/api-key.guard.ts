@@ -6,10 +6,7 @@ import { AuthFailureLimiter } from '../infrastructure/rate-limit/auth-failure-li
 import type { HeraldRequest } from './principal';
 import { routeRules, undeclaredRoute } from './route-metadata';
 
-/**
- * Public API routes: `Authorization: Bearer hrld_live_…` or `hrld_test_…`. The first of the
- * checks (docs/api-rules.md#order-of-checks).
- */
+/** `Bearer hrld_live_…` or `hrld_test_…`, the first check (docs/api-rules.md#order-of-checks). */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(
@@ -18,7 +15,6 @@ export class ApiKeyGuard implements CanActivate {
     private readonly authFailures: AuthFailureLimiter,
   ) {}
 
-  /** Synchronous when there is nothing to check: Nest awaits only a promise. */
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const kind = routeRules(this.reflector, context).authKind;
     if (kind === undefined) throw undeclaredRoute();
@@ -27,8 +23,7 @@ export class ApiKeyGuard implements CanActivate {
   }
 
   private async authenticate(request: HeraldRequest): Promise<boolean> {
-    // Failed authentications are limited per client address: 429 once over the limit. A valid
-    // key always passes, so clients behind one address (a NAT) never lock each other out.
+    // Limited per address, but a valid key always passes: clients behind one NAT never lock out.
     try {
       request.principal = await this.apiKeys.authenticate(
         bearerToken(request.headers.authorization),

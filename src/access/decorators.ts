@@ -12,12 +12,7 @@ import type { ProjectAccess } from './project-access';
 import { RateLimitCategory, type RateLimitCategoryName } from './rate-limit-category';
 import type { Scope } from './scopes';
 
-/*
- * A route states its whole access rule in one decorator, one per API surface: `@PublicApi`
- * (API keys), `@AppApi` (sessions) or `@OpenRoute` (nobody signed in). The global guards read
- * what it declares (route-metadata.ts) in the order of docs/api-rules.md#order-of-checks; a
- * route that declares none of them is refused.
- */
+// One decorator per API surface states a route's access rule; a route declaring none is refused.
 
 export type AuthKind = 'api_key' | 'session' | 'public';
 export const AUTH_KIND = 'herald:auth-kind';
@@ -26,70 +21,48 @@ export const PUBLIC_API_PREFIX = 'api/public/v1';
 export const PUBLIC_API_TAG = 'Public API';
 export const APP_API_TAG = 'Application API';
 
-/**
- * Where a route's project comes from. By default: path `:projectId`, then query `project_id`,
- * then body `project_id`. `param` alone names another path parameter holding the project id; with
- * `resource` (`'account'`, `'post'`, …), the parameter holds that resource's id and its project is
- * looked up by the provider marked `@LooksUpProjectOf` for it (project-lookups.ts).
- */
+/** Default: path `:projectId`, query, body `project_id`; `resource` uses project-lookups.ts. */
 export interface ProjectSource {
   param?: string;
   resource?: string;
 }
 
 export interface PermissionRequirement {
-  /** The flag the member must hold; null when membership alone is enough. */
+  /** Null when membership alone is enough. */
   flag: PermissionFlag | null;
   source: ProjectSource;
 }
 
-/** Extra requirements a route has when its JSON body sets one of `fields` (e.g. `scheduled_at`). */
+/** Extra requirements when the JSON body sets one of `fields` (e.g. `scheduled_at`). */
 export interface BodyFieldRequirement {
   fields: string[];
-  /** Checked by ScopeGuard with the route's own scopes (before the project). */
   scopes?: Scope[];
-  /** Checked by PermissionGuard after the route's own flag (before validation). */
   flag?: PermissionFlag;
 }
 
-/** The rule of a public API route, checked against the caller's API key. */
 export type PublicApiRule =
   | {
-      /** The scope the key must hold. */
       scope: Scope;
-      /**
-       * The member flag the key's owner needs in the route's project (null: membership alone).
-       * Left out, the route acts on no single project (the key's projects, its usage).
-       */
+      /** Null: membership alone; left out, the route acts on no single project. */
       permission?: PermissionFlag | null;
       project?: ProjectSource;
-      /** The counter the route is counted in (docs/api-rules.md#rate-limits); `other` if left out. */
+      /** `other` if left out (docs/api-rules.md#rate-limits). */
       rateLimit?: RateLimitCategoryName;
-      /** e.g. a create that also schedules or publishes needs the publish rights. */
       whenBodySets?: BodyFieldRequirement;
     }
   | {
-      /**
-       * The body names an operation of another route (the MCP endpoint's tool calls): only the key
-       * and the rate limit are checked for the request, and a body for which this holds is then
-       * checked only as its operation, with that route's rules (the tool requests its route in-process), counted in that
-       * route's category, not twice. Any other body (a protocol message, an unreadable one) needs
-       * no scope or project and is counted in the route's own category.
-       */
+      /** Tool calls: key and rate limit only here; each body checked and counted as its route. */
       rulesPerOperation: (body: unknown) => boolean;
     };
 
-/** The rule of an application API route, checked against the caller's session. */
 export type AppApiRule =
   | {
-      /** The member flag the user needs in the route's project (null: membership alone). */
+      /** Null: membership alone. */
       permission: PermissionFlag | null;
       project?: ProjectSource;
       whenBodySets?: Omit<BodyFieldRequirement, 'scopes'>;
     }
-  /** Open to any signed-in user: the route checks no project. */
   | { anySignedInUser: true }
-  /** For administrators only (creating API keys). */
   | { adminOnly: true };
 
 export const ScopeMetadata = Reflector.createDecorator<Scope[]>();
@@ -101,19 +74,15 @@ export const AdminOnlyMetadata = Reflector.createDecorator<true>();
 
 type RouteDecorator = ClassDecorator & MethodDecorator;
 
-/** The scopes an API key needs for the route (all of them); ScopeGuard checks them. */
+/** All of them are needed. */
 export const RequireScope = (...scopes: Scope[]): RouteDecorator => ScopeMetadata(scopes);
 
-/**
- * The member flag the route needs in its project (null: membership alone); PermissionGuard
- * resolves the project from `source` and checks the flag. The project's owner always passes.
- */
+/** Null: membership alone; the project's owner always passes. */
 export const RequirePermission = (
   flag: PermissionFlag | null,
   source: ProjectSource = {},
 ): RouteDecorator => PermissionMetadata({ flag, source });
 
-/** A public API route: Bearer API key, its scope, the project's flag and a rate-limit counter. */
 export function PublicApi(rule: PublicApiRule): RouteDecorator {
   const decorators = [
     SetMetadata(AUTH_KIND, 'api_key'),
@@ -133,7 +102,6 @@ export function PublicApi(rule: PublicApiRule): RouteDecorator {
   return applyDecorators(...decorators);
 }
 
-/** An application API route: Bearer session token, then the project's flag or who may call it. */
 export function AppApi(rule: AppApiRule): RouteDecorator {
   const decorators = [
     SetMetadata(AUTH_KIND, 'session'),
@@ -149,7 +117,6 @@ export function AppApi(rule: AppApiRule): RouteDecorator {
   return applyDecorators(...decorators);
 }
 
-/** No authentication at all (health, metrics behind their own token, sign-in, served media). */
 export const OpenRoute = (): RouteDecorator => SetMetadata(AUTH_KIND, 'public');
 
 /** A field counts as set when present and neither null nor false. */
@@ -159,7 +126,7 @@ export function bodySetsAny(body: unknown, fields: readonly string[]): boolean {
   return fields.some((f) => record[f] !== undefined && record[f] !== null && record[f] !== false);
 }
 
-/** The project the route acts on, resolved and checked by PermissionGuard. */
+/** Resolved and checked by PermissionGuard. */
 export const CurrentProject = createParamDecorator(
   (_data: unknown, ctx: ExecutionContext): ProjectAccess => {
     const access = ctx.switchToHttp().getRequest<HeraldRequest>().projectAccess;

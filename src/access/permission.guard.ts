@@ -9,12 +9,7 @@ import { parseId } from '../http/errors/parse-id.pipe';
 import { validationFailed } from '../http/errors/validation';
 import { ProjectsService } from '../domains/projects/projects.service';
 
-/**
- * The project and flag checks (docs/api-rules.md#order-of-checks): resolves the route's project,
- * lets the owner through, otherwise checks the member's flag. Not a member (or no such project):
- * 404 project_not_found. Missing flag: 403 forbidden with the flag's message. Application routes
- * must declare a permission, any signed-in user or administrators only.
- */
+/** Owner passes, else the member's flag (403); not a member or no such project: 404. */
 @Injectable()
 export class PermissionGuard implements CanActivate {
   constructor(
@@ -56,7 +51,6 @@ export class PermissionGuard implements CanActivate {
       throw AppError.forbidden(requirement.flag);
     if (extra?.flag && bodySetsAny(request.body, extra.fields) && !access.permissions[extra.flag])
       throw AppError.forbidden(extra.flag);
-    // A test key's requests read and write test posts only.
     request.projectAccess = principal.apiKey?.mode === 'test' ? { ...access, test: true } : access;
     return true;
   }

@@ -1,7 +1,4 @@
-/**
- * The nine member permission flags (docs/api-rules.md#roles-and-member-flags), in their usual
- * order.
- */
+/** docs/api-rules.md#roles-and-member-flags, in their usual order. */
 export const PERMISSION_FLAGS = [
   'can_view_content',
   'can_edit_content',
@@ -21,7 +18,6 @@ export type MemberRole = 'editor' | 'observer';
 export type ProjectRole = 'owner' | MemberRole;
 export const MEMBER_ROLES: readonly MemberRole[] = ['editor', 'observer'];
 
-/** Role rank for "within the actor's own role": editor > observer. */
 export const ROLE_RANK: Record<MemberRole, number> = { editor: 2, observer: 1 };
 
 export const ROLE_TITLES: Record<MemberRole, string> = {
@@ -29,7 +25,6 @@ export const ROLE_TITLES: Record<MemberRole, string> = {
   observer: 'Наблюдатель',
 };
 
-/** One message per flag, wherever it is missing, on both APIs. */
 export const PERMISSION_MESSAGES: Record<PermissionFlag, string> = {
   can_view_content: 'Недостаточно прав для просмотра контента',
   can_edit_content: 'Недостаточно прав для редактирования контента',
@@ -48,7 +43,6 @@ function permissions(on: readonly PermissionFlag[]): Permissions {
   ) as Permissions;
 }
 
-/** The flags a member gets by role unless others are set. */
 export const DEFAULT_PERMISSIONS: Record<MemberRole, Permissions> = {
   editor: permissions([
     'can_view_content',

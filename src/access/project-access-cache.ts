@@ -5,21 +5,9 @@ import { Metrics } from '../infrastructure/metrics/metrics.service';
 import { InvalidatedCache, CacheInvalidation } from '../infrastructure/redis/cache-invalidation';
 import type { ProjectAccess } from './project-access';
 
-/** Users' accesses held at most; past it the oldest makes room. */
 export const PROJECT_ACCESS_CACHE_MAX_ENTRIES = 10_000;
 
-/**
- * Users' access to projects (the project's row and the member's role and flags) as PermissionGuard
- * last read them in this process, so that a project-scoped request reads it once per
- * `API_KEY_CACHE_MS` instead of at every request: a post created with a remembered key and access
- * makes one database round trip, its own. Correct as long as changes are onMessage (InvalidatedCache):
- * every change of a project's settings or members is announced with the project's id, and every
- * process forgets all it remembers of that project. Only accesses are remembered, never their
- * absence: a user just added to a project is let in at once.
- *
- * Entries are frozen: one object serves many requests, and a change would be a bug. Saves a round
- * trip per project-scoped request (docs/performance.md#project-access-cache).
- */
+/** PermissionGuard's reads for up to `API_KEY_CACHE_MS`, kept true by invalidations. */
 @Injectable()
 export class ProjectAccessCache {
   private readonly memory: InvalidatedCache<ProjectAccess>;
@@ -43,7 +31,7 @@ export class ProjectAccessCache {
     return this.memory.get(`${projectId}:${userId}`);
   }
 
-  /** Taken before reading the database; `put` stores the access only if nothing was onMessage since. */
+  /** Taken before reading the database; `put` stores only if nothing was invalidated since. */
   version(): number {
     return this.memory.version();
   }
@@ -54,7 +42,7 @@ export class ProjectAccessCache {
     this.memory.put(version, `${access.project.id}:${userId}`, Object.freeze(access));
   }
 
-  /** After a change to the project or its members is stored: forgotten here and everywhere. */
+  /** Forgotten here and in every other process. */
   changed(projectId: number): Promise<void> {
     return this.memory.changed(String(projectId), `Change of project ${projectId}`);
   }

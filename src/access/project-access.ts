@@ -6,9 +6,6 @@ export interface ProjectAccess {
   project: Project;
   role: ProjectRole;
   permissions: Permissions;
-  /**
-   * The caller works in test mode (a test API key), so it sees and makes test posts only;
-   * sessions and live keys work with live posts.
-   */
+  /** A test key sees and makes test posts only; sessions and live keys work with live posts. */
   test: boolean;
 }

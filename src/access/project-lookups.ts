@@ -3,28 +3,21 @@ import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import type { ErrorCode } from '../http/errors/error-codes';
 import { PermissionMetadata, type PermissionRequirement } from './decorators';
 
-/** Answers which project a resource belongs to: a domain's repository. */
+/** A domain's repository answering which project a resource belongs to. */
 export interface ProjectLookup {
-  /** The project that owns the resource with this id, or null when there is none. */
+  /** Null when there is none. */
   projectOf(id: number): Promise<number | null>;
 }
 
-/** The resource a provider looks projects up for, and the answer when it finds none. */
 export interface ResourceLookup {
   resource: string;
   notFound: { code: ErrorCode; message: string };
 }
 
-/**
- * On the provider that answers `projectOf` for a resource that routes name by a path id (an
- * account, a post, a template): `@LooksUpProjectOf({ resource: 'account', notFound })`.
- */
+/** `@LooksUpProjectOf({ resource: 'account', notFound })`, for resources routes name by id. */
 export const LooksUpProjectOf = DiscoveryService.createDecorator<ResourceLookup>();
 
-/**
- * Every resource's project lookup, found once at start among the providers; the application does
- * not start when a route declares a resource that no provider looks up, or when two do.
- */
+/** Found once at start; a declared resource without exactly one lookup stops the application. */
 @Injectable()
 export class ProjectLookups implements OnModuleInit {
   private readonly byResource = new Map<string, { lookup: ProjectLookup } & ResourceLookup>();
@@ -54,7 +47,6 @@ export class ProjectLookups implements OnModuleInit {
     }
   }
 
-  /** The lookup of a resource that a route declared (checked at start). */
   get(resource: string): { lookup: ProjectLookup } & ResourceLookup {
     const found = this.byResource.get(resource);
     if (!found) throw new Error(`No project lookup for ${resource}`);

@@ -5,13 +5,11 @@ import type { RateLimitConfig } from '../infrastructure/config/config';
 export const RATE_LIMIT_CATEGORIES = ['upload', 'create_post', 'publish', 'other'] as const;
 export type RateLimitCategoryName = (typeof RATE_LIMIT_CATEGORIES)[number];
 
-/** A public route that names no category is counted as `other` (projects, channels, post list, usage). */
 export const DEFAULT_RATE_LIMIT_CATEGORY: RateLimitCategoryName = 'other';
 
-/** The category a public API route is counted in; on a method or a controller. */
+/** On a method or a controller. */
 export const RateLimitCategory = Reflector.createDecorator<RateLimitCategoryName>();
 
-/** Requests allowed per window for each category, from configuration. */
 export function categoryLimits(config: RateLimitConfig): Record<RateLimitCategoryName, number> {
   return {
     upload: config.upload,

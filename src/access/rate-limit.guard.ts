@@ -23,10 +23,8 @@ export const RATE_LIMIT_MESSAGE =
   'Too many requests for this API key; retry after the window resets';
 export const APP_RATE_LIMIT_MESSAGE =
   'Too many requests for this user; retry after the window resets';
-/** The `category` label of `herald_rate_limited_total` for the application API. */
 export const APP_RATE_LIMIT_CATEGORY = 'application';
 
-/** The X-RateLimit-* headers of one window. */
 export function rateLimitHeaders(limit: number, record: RateLimitRecord): Record<string, string> {
   return {
     'X-RateLimit-Limit': String(limit),
@@ -35,10 +33,7 @@ export function rateLimitHeaders(limit: number, record: RateLimitRecord): Record
   };
 }
 
-/**
- * Puts a counted window's headers on the answer; past the limit, counts the refusal in
- * `herald_rate_limited_total` under `category` and throws the 429 with `message`.
- */
+/** Past the limit, counts the refusal under `category` and throws the 429 with `message`. */
 export function enforceWindow(
   res: Response,
   metrics: Metrics,
@@ -52,16 +47,7 @@ export function enforceWindow(
   throw rateLimitExceeded(message, record.msToReset);
 }
 
-/**
- * Second of the checks (after the key, before scopes): one counter per API key and category,
- * shared by every instance through Redis. Extends @nestjs/throttler's guard and
- * replaces what does not fit: the tracker is the key's public part, never the IP; the counter is
- * per category, not per route; headers carry no throttler suffix, `X-RateLimit-Reset` is an
- * epoch, and the 429 carries the headers too.
- *
- * The application API has one counter per signed-in user (APP_RATE_LIMIT_PER_MINUTE), with the
- * same headers and answer; it runs after the session guard, which names the user.
- */
+/** Per API key and category through Redis, with our own tracker, counters and headers. */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
   constructor(
@@ -105,14 +91,13 @@ export class RateLimitGuard extends ThrottlerGuard {
     });
   }
 
-  /** One atomic Redis script per request, then the headers, then 429 past the limit. */
   private async count(
     context: ExecutionContext,
     key: string,
     ttl: number,
     window: { limit: number; category: string; message: string },
   ): Promise<boolean> {
-    // Fail open (README, rate limits): the outage is logged by the storage, at most twice a minute.
+    // Fail open (docs/api-rules.md#rate-limits); the storage logs the outage.
     const record = await this.storage.countOrPass(key, ttl, window.limit);
     if (record === null) return true;
     enforceWindow(context.switchToHttp().getResponse<Response>(), this.metrics, {
@@ -131,7 +116,7 @@ export class RateLimitGuard extends ThrottlerGuard {
   }
 }
 
-/** The key's public part: the ApiKeyGuard ran first, so a request here always has one. */
+/** ApiKeyGuard ran first, so a request here always has one. */
 function trackerOf(req: Record<string, unknown>): string {
   const publicId = (req as unknown as HeraldRequest).principal?.apiKey?.publicId;
   if (!publicId) throw AppError.unauthorized();

@@ -20,10 +20,6 @@ import {
   WhenBodySetsMetadata,
 } from './decorators';
 
-/**
- * Everything the global guards (docs/api-rules.md#order-of-checks) check about a route, as its
- * decorators declare it.
- */
 export interface RouteRules {
   /** Undefined: the route declares no access rule, and is refused. */
   authKind: AuthKind | undefined;
@@ -32,21 +28,14 @@ export interface RouteRules {
   permission: PermissionRequirement | undefined;
   anySignedInUser: boolean;
   adminOnly: boolean;
-  /**
-   * Set: only the key and the rate limit are checked here; an operation runs its own route's rules.
-   */
+  /** Set: only key and rate limit are checked here; an operation runs its own route's rules. */
   rulesPerOperation: ((body: unknown) => boolean) | undefined;
   rateLimitCategory: RateLimitCategoryName;
 }
 
-/** Handler → controller class → its rules. Decorators run once, at class definition. */
 const cache = new WeakMap<object, WeakMap<object, RouteRules>>();
 
-/**
- * The route's rules, read once per route and remembered: every global guard needs some of them
- * on every request, and each read walks reflect-metadata's prototype chain for the handler and
- * its class. A method's declaration overrides its class's.
- */
+/** Read once per route (every guard needs them); a method's declaration overrides its class's. */
 export function routeRules(reflector: Reflector, context: ExecutionContext): RouteRules {
   const handler = context.getHandler();
   const controller = context.getClass();
@@ -75,7 +64,6 @@ export function routeRules(reflector: Reflector, context: ExecutionContext): Rou
   return rules;
 }
 
-/** A route that declares no access rule is a programming error, and is refused rather than opened. */
 export function undeclaredRoute(): AppError {
   return new AppError('forbidden', 'This route declares no access rule');
 }

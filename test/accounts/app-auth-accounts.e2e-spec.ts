@@ -307,13 +307,14 @@ describe('Application API: sessions, projects, Telegram accounts', () => {
     });
 
     it('replaces a token (clearing needs_reconnect) and deletes an account with its channels', async () => {
-      const account = await make.telegramAccount(owner, project);
-      await make.channel(owner, account.id);
-      await t.db.query('UPDATE accounts SET needs_reconnect = true WHERE id = $1', [account.id]);
+      const { owner: admin, project: own, key } = await make.owner('Token replaced');
+      const account = await make.telegramAccount(admin, own);
+      const channel = await make.channel(admin, account.id);
+      await make.refuseAccount(own, key, channel);
       const newToken = telegram.addBot('replacement_bot');
       const res = await t.http
         .put(`/api/accounts/${account.id}`)
-        .set('Authorization', owner.auth)
+        .set('Authorization', admin.auth)
         .send({ bot_token: newToken })
         .expect(200);
       expect(res.body).toMatchObject({
@@ -324,7 +325,7 @@ describe('Application API: sessions, projects, Telegram accounts', () => {
 
       await t.http
         .delete(`/api/accounts/${account.id}`)
-        .set('Authorization', owner.auth)
+        .set('Authorization', admin.auth)
         .expect(204);
       const { rows } = await t.db.query(
         'SELECT count(*)::int AS n FROM channels WHERE account_id = $1',
@@ -333,7 +334,7 @@ describe('Application API: sessions, projects, Telegram accounts', () => {
       expect(rows[0].n).toBe(0);
       const gone = await t.http
         .delete(`/api/accounts/${account.id}`)
-        .set('Authorization', owner.auth)
+        .set('Authorization', admin.auth)
         .expect(404);
       expect(gone.body.error.code).toBe('account_not_found');
     });

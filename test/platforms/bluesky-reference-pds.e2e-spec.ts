@@ -1,5 +1,11 @@
 import { SecretsService } from '../../src/infrastructure/config/secrets.service';
-import { Factory, SignedInUser, TestProject } from '../support/factories/factories';
+import {
+  BLUESKY_FAST,
+  type BlueskyWorld,
+  type ConnectedBluesky,
+  startWithBluesky,
+} from '../support/factories/bluesky-world';
+import { SignedInUser, TestProject } from '../support/factories/factories';
 import { fixture, pngOf } from '../support/factories/media-helpers';
 import { projectApi } from '../support/factories/project-api';
 import { targetsOf, waitForPostStatus } from '../support/publication';
@@ -8,25 +14,11 @@ import {
   ReferencePds,
   referencePdsMissing,
 } from '../support/stand-ins/reference-pds';
-import { startTestApp, TestApp } from '../support/test-app';
+import { TestApp } from '../support/test-app';
 import { waitFor } from '../support/waits';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
-const FAST = {
-  PUBLICATION_RETRY_BASE_MS: '50',
-  PUBLICATION_SWEEP_INTERVAL_MS: '300',
-  WEBHOOK_RETRY_DELAYS_MS: '600000',
-  RATE_LIMIT_CREATE_POST: '1000',
-  RATE_LIMIT_PUBLISH: '1000',
-  RATE_LIMIT_OTHER: '1000',
-  RATE_LIMIT_UPLOAD: '1000',
-};
-
-interface Connected {
-  id: number;
-  ref: string;
-  account: PdsAccount;
-}
+type Connected = ConnectedBluesky<PdsAccount>;
 
 const missing = referencePdsMissing();
 if (missing) process.stderr.write(`Skipping the reference-PDS spec: ${missing}\n`);
@@ -44,8 +36,8 @@ function pngSize(png: Buffer): { width: number; height: number } {
  */
 describeWithPds('Bluesky against the reference PDS', () => {
   let pds: ReferencePds;
+  let world: BlueskyWorld;
   let t: TestApp;
-  let make: Factory;
   let owner: SignedInUser;
   let project: TestProject;
   let key: string;
@@ -54,47 +46,23 @@ describeWithPds('Bluesky against the reference PDS', () => {
   beforeAll(async () => {
     pds = await new ReferencePds('127.0.0.3').start();
     // Webhook receivers listen on 127.0.0.2; the PDS's 127.0.0.3 is allowed as a service_url.
-    t = await startTestApp({
-      ...FAST,
+    world = await startWithBluesky(pds, 'Reference PDS', {
+      ...BLUESKY_FAST,
       BLUESKY_SERVICE_URL: pds.url,
       OUTBOUND_ALLOW_CIDRS: '127.0.0.2/32,127.0.0.3/32',
     });
-    make = new Factory(t);
-    ({ owner, project, key } = await make.owner('Reference PDS'));
+    ({ t, owner, project, key } = world);
     main = await connect();
   }, 60_000);
 
-  afterAll(async () => {
-    await t?.close();
-    await pds?.stop();
-  });
+  afterAll(() => world?.close());
 
-  const connectBody = (account: PdsAccount, extra: Record<string, unknown> = {}) => ({
-    project_id: project.id,
-    platform: 'bluesky',
-    identifier: account.handle,
-    app_password: account.appPassword,
-    ...extra,
-  });
-
-  async function connect(extra: Record<string, unknown> = {}): Promise<Connected> {
-    const account = await pds.createAccount();
-    const res = await t.http
-      .post('/api/accounts')
-      .set('Authorization', owner.auth)
-      .send(connectBody(account, extra));
-    expect(res.status).toBe(201);
-    const id = (res.body as { id: number }).id;
-    return { id, ref: `bluesky:${id}:${account.did}`, account };
-  }
-
+  const connectBody = (account: PdsAccount, extra: Record<string, unknown> = {}) =>
+    world.connectBody(account, extra);
+  const connect = async (): Promise<Connected> => world.connect(await pds.createAccount());
   const { api, upload } = projectApi(() => ({ t, project, key }));
-  const publish = async (target: Connected, body: Record<string, unknown>) => {
-    const res = await api('post', '/posts')
-      .send({ targets: [{ channel_ref: target.ref }], publish_now: true, ...body })
-      .expect(201);
-    return res.body.id as number;
-  };
+  const publish = (target: { ref: string }, body: Record<string, unknown>) =>
+    world.publish(target, body);
   const uriOf = async (postId: number) =>
     (
       (await api('get', `/posts/${postId}`).expect(200)).body as {
@@ -144,7 +112,7 @@ describeWithPds('Bluesky against the reference PDS', () => {
         .expect(201);
       expect(res.body).toMatchObject({ platform: 'bluesky', title: account.handle });
       const ref = `bluesky:${res.body.id}:${account.did}`;
-      const postId = await publish({ id: res.body.id, ref, account }, { text: 'By DID' });
+      const postId = await publish({ ref }, { text: 'By DID' });
       expect((await waitForPostStatus(t, postId)).status).toBe('published');
       expect(await pds.posts(account.did)).toHaveLength(1);
     });

@@ -1,4 +1,10 @@
 import { BlueskyStandIn } from '../support/stand-ins/bluesky-stand-in';
+import {
+  BLUESKY_FAST,
+  type BlueskyWorld,
+  type ConnectedBluesky,
+  startWithBluesky,
+} from '../support/factories/bluesky-world';
 import { Factory, SignedInUser, TestProject } from '../support/factories/factories';
 import { fixture, pngOf } from '../support/factories/media-helpers';
 import { projectApi } from '../support/factories/project-api';
@@ -8,24 +14,9 @@ import { startTestApp, TestApp } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { waitFor } from '../support/waits';
 
-const FAST = {
-  PUBLICATION_RETRY_BASE_MS: '50',
-  PUBLICATION_SEND_TIMEOUT_MS: '700',
-  PUBLICATION_SWEEP_INTERVAL_MS: '300',
-  WEBHOOK_RETRY_DELAYS_MS: '600000',
-  RATE_LIMIT_CREATE_POST: '1000',
-  RATE_LIMIT_PUBLISH: '1000',
-  RATE_LIMIT_OTHER: '1000',
-  RATE_LIMIT_UPLOAD: '1000',
-};
+const FAST = { ...BLUESKY_FAST, PUBLICATION_SEND_TIMEOUT_MS: '700' };
 
-interface Connected {
-  id: number;
-  did: string;
-  handle: string;
-  ref: string;
-  account: ReturnType<BlueskyStandIn['addAccount']>;
-}
+type Connected = ConnectedBluesky<ReturnType<BlueskyStandIn['addAccount']>>;
 
 /** A family (man, woman, girl, boy): one grapheme of 25 UTF-8 bytes. */
 const FAMILY = '👨‍👩‍👧‍👦';
@@ -38,6 +29,7 @@ const FAMILY = '👨‍👩‍👧‍👦';
  */
 describe('Bluesky', () => {
   let bsky: BlueskyStandIn;
+  let world: BlueskyWorld;
   let t: TestApp;
   let make: Factory;
   let owner: SignedInUser;
@@ -48,51 +40,20 @@ describe('Bluesky', () => {
   beforeAll(async () => {
     bsky = await new BlueskyStandIn().start();
     // Webhook receivers listen on 127.0.0.2; the stand-in's 127.0.0.1 stays a refused address.
-    t = await startTestApp({
+    world = await startWithBluesky(bsky, 'Bluesky', {
       ...FAST,
       BLUESKY_SERVICE_URL: bsky.url,
       OUTBOUND_ALLOW_CIDRS: '127.0.0.2/32',
     });
-    make = new Factory(t);
-    ({ owner, project, key } = await make.owner('Bluesky'));
+    ({ t, make, owner, project, key } = world);
     main = await connect();
   });
 
-  afterAll(async () => {
-    await t?.close();
-    await bsky?.stop();
-  });
+  afterAll(() => world?.close());
 
-  async function connect(extra: Record<string, unknown> = {}, app = t): Promise<Connected> {
-    const account = bsky.addAccount();
-    const res = await app.http
-      .post('/api/accounts')
-      .set('Authorization', owner.auth)
-      .send({
-        project_id: project.id,
-        platform: 'bluesky',
-        identifier: account.handle,
-        app_password: account.appPassword,
-        ...extra,
-      });
-    expect(res.status).toBe(201);
-    const id = (res.body as { id: number }).id;
-    return {
-      id,
-      did: account.did,
-      handle: account.handle,
-      ref: `bluesky:${id}:${account.did}`,
-      account,
-    };
-  }
-
+  const connect = (): Promise<Connected> => world.connect(bsky.addAccount());
   const { api, upload } = projectApi(() => ({ t, project, key }));
-  const publish = async (target: Connected, body: Record<string, unknown>) => {
-    const res = await api('post', '/posts')
-      .send({ targets: [{ channel_ref: target.ref }], publish_now: true, ...body })
-      .expect(201);
-    return res.body.id as number;
-  };
+  const publish = (target: Connected, body: Record<string, unknown>) => world.publish(target, body);
   const post = async (id: number) => (await api('get', `/posts/${id}`).expect(200)).body;
 
   describe('connecting', () => {

@@ -324,7 +324,7 @@ describe('Posts API for integrators: the post object', () => {
           .send({ text: 'x', targets: [{ channel_ref: stale.id }] })
           .expect(201)
       ).body.id;
-      await t.db.query('UPDATE accounts SET needs_reconnect = true WHERE id = $1', [account.id]);
+      await make.refuseAccount(project2, key, stale);
       const send = (body: object) =>
         t.http
           .patch(path(`/posts/${id}`, project2.id))

@@ -245,16 +245,26 @@ describe('Public posts API', () => {
     });
 
     it('400 mixed_platforms when targets span two platforms', async () => {
+      // A platform Herald does not register has no API path: its rows are written by hand, in a
+      // project of their own so that the shared project's channel list stays readable.
+      const mixed = await make.project(owner, 'Mixed platforms');
+      const telegramChannel = await make.channel(
+        owner,
+        (await make.telegramAccount(owner, mixed)).id,
+      );
       const { rows } = await t.db.query(
         `WITH a AS (INSERT INTO accounts (project_id, platform, external_id, title, credentials_encrypted)
                     VALUES ($1, 'vk', '1', 'VK', 'x') RETURNING id)
          INSERT INTO channels (project_id, account_id, platform, channel_id, title)
          SELECT $1, id, 'vk', '555', 'VK wall' FROM a RETURNING account_id`,
-        [project.id],
+        [mixed.id],
       );
-      const res = await create({
+      const res = await call('post', '/posts', key, mixed.id).send({
         text: 'x',
-        targets: [{ channel_ref: channel.id }, { channel_ref: `vk:${rows[0].account_id}:555` }],
+        targets: [
+          { channel_ref: telegramChannel.id },
+          { channel_ref: `vk:${rows[0].account_id}:555` },
+        ],
       });
       expectError(res, 400, 'mixed_platforms');
     });
@@ -262,7 +272,7 @@ describe('Public posts API', () => {
     it('400 channel_needs_reconnect when scheduling or publishing to it; a draft is fine', async () => {
       const account = await make.telegramAccount(owner, project);
       const stale = await make.channel(owner, account.id);
-      await t.db.query('UPDATE accounts SET needs_reconnect = true WHERE id = $1', [account.id]);
+      await make.refuseAccount(project, key, stale);
       const targets = [{ channel_ref: stale.id }];
       expectError(
         await create({ text: 'x', targets, publish_now: true }),
@@ -304,8 +314,8 @@ describe('Public posts API', () => {
     beforeAll(async () => {
       listProject = await make.project(owner, 'List');
       const account = await make.telegramAccount(owner, listProject);
-      const a = await make.channel(owner, account.id, -1005550001);
-      const b = await make.channel(owner, account.id, -1005550002);
+      const a = await make.channel(owner, account.id, { chatId: -1005550001 });
+      const b = await make.channel(owner, account.id, { chatId: -1005550002 });
       for (let i = 1; i <= 25; i++) {
         await call('post', '/posts', key, listProject.id)
           .send({
@@ -457,7 +467,7 @@ describe('Public posts API', () => {
     it('400 channel_needs_reconnect when a target’s account needs reconnecting', async () => {
       const account = await make.telegramAccount(owner, project);
       const stale = await make.channel(owner, account.id);
-      await t.db.query('UPDATE accounts SET needs_reconnect = true WHERE id = $1', [account.id]);
+      await make.refuseAccount(project, key, stale);
       const post = (await create({ text: 'Stale' }).expect(201)).body;
       expectError(
         await call('post', `/posts/${post.id}/publish`).send({

@@ -85,8 +85,8 @@ describe('Public read API: projects, channels, usage', () => {
     it('lists every channel across the project’s accounts, negative chat ids kept as text', async () => {
       const first = await make.telegramAccount(admin, project);
       const second = await make.telegramAccount(admin, project);
-      const a = await make.channel(admin, first.id, -1001234567890, 'News');
-      const b = await make.channel(admin, second.id, -1009876543210, 'Chat');
+      const a = await make.channel(admin, first.id, { chatId: -1001234567890, title: 'News' });
+      const b = await make.channel(admin, second.id, { chatId: -1009876543210, title: 'Chat' });
 
       const res = await get(`/projects/${project.id}/channels`).expect(200);
 
@@ -136,8 +136,8 @@ describe('Public read API: projects, channels, usage', () => {
 
     it('reports needs_reconnect from the account', async () => {
       const account = await make.telegramAccount(admin, project);
-      await make.channel(admin, account.id);
-      await t.db.query('UPDATE accounts SET needs_reconnect = true WHERE id = $1', [account.id]);
+      const channel = await make.channel(admin, account.id);
+      await make.refuseAccount(project, key, channel);
       const res = await get(`/projects/${project.id}/channels`).expect(200);
       const mine = res.body.items.filter(
         (c: { account_id: number }) => c.account_id === account.id,

@@ -1,11 +1,14 @@
-import { REGISTERED_PLATFORMS } from '../../src/domains/platforms/platform';
 import { RetryLater } from '../../src/domains/publication/publication.queue';
 import { PublicationService } from '../../src/domains/publication/publication.service';
-import { Factory, TestChannel, TestProject } from '../support/factories/factories';
+import { TestChannel, TestProject } from '../support/factories/factories';
 import { publishNow, targetsOf } from '../support/publication';
-import { ScriptedPlatform } from '../support/scripted-platform';
-import { TelegramStandIn } from '../support/stand-ins/telegram-stand-in';
-import { startTestApp, TestApp } from '../support/test-app';
+import {
+  resetScripted,
+  ScriptedPlatform,
+  ScriptedWorld,
+  startWithScriptedPlatform,
+} from '../support/scripted-platform';
+import { TestApp } from '../support/test-app';
 
 /**
  * The publication service on its own (docs/api-rules.md#delivery): each test creates a post
@@ -15,7 +18,7 @@ import { startTestApp, TestApp } from '../support/test-app';
 describe('PublicationService with a scripted platform', () => {
   const platform = new ScriptedPlatform();
   const sends = platform.publisher.sends;
-  let telegram: TelegramStandIn;
+  let world: ScriptedWorld;
   let t: TestApp;
   let publication: PublicationService;
   let project: TestProject;
@@ -24,25 +27,12 @@ describe('PublicationService with a scripted platform', () => {
   let channel: TestChannel;
 
   beforeAll(async () => {
-    telegram = await new TelegramStandIn().start();
-    t = await startTestApp(
-      { TELEGRAM_API_BASE_URL: telegram.url, APP_ROLE: 'api' },
-      { overrides: [{ provide: REGISTERED_PLATFORMS, useValue: [platform] }] },
-    );
+    world = await startWithScriptedPlatform(platform, 'Publication service');
+    ({ t, project, key, account, channel } = world);
     publication = t.app.get(PublicationService);
-    const make = new Factory(t, telegram);
-    const made = await make.ownerWithChannels('Publication service');
-    ({ project, key, account } = made);
-    channel = made.channels[0];
   });
-  afterAll(async () => {
-    await t?.close();
-    await telegram?.stop();
-  });
-  beforeEach(() => {
-    platform.publisher.reset();
-    platform.confirmsByKey = false;
-  });
+  afterAll(() => world?.close());
+  beforeEach(() => resetScripted(platform));
 
   const newPost = (text: string) => publishNow(t, project.id, key, channel.id, text);
 
@@ -120,8 +110,7 @@ describe('PublicationService with a scripted platform', () => {
   });
 
   it('refused credentials mark the account needs_reconnect and fail the target', async () => {
-    const make = new Factory(t, telegram);
-    const other = await make.ownerWithChannels('Refused credentials');
+    const other = await world.make.ownerWithChannels('Refused credentials');
     platform.publisher.answer({ failure: 'unauthorized', message: 'Unauthorized' });
     const postId = await publishNow(
       t,

@@ -671,9 +671,9 @@ describe('Publication pipeline', () => {
       const post = await createPost({
         text: 'Later',
         targets: [{ channel_ref: ch.id }],
-        scheduled_at: new Date(Date.now() + 700).toISOString(),
+        scheduled_at: new Date(Date.now() + 3_000).toISOString(),
       });
-      await t.db.query('UPDATE accounts SET needs_reconnect = true WHERE id = $1', [acc.id]);
+      await make.refuseAccount(project, key, ch);
       expect((await waitForPostStatus(t, post.id)).status).toBe('failed');
       expect(sends()).toHaveLength(0);
       expect((await targetsOf(t, post.id))[0].error_code).toBe('channel_needs_reconnect');

@@ -3,7 +3,6 @@ import type {
   PlatformPacing,
   ReserveRequest,
 } from '../../src/domains/platforms/platform';
-import { REGISTERED_PLATFORMS } from '../../src/domains/platforms/platform';
 import { CLOCK, type Clock } from '../../src/domains/publication/clock';
 import { PublicationRepository } from '../../src/domains/publication/publication.repository';
 import {
@@ -11,11 +10,15 @@ import {
   type DeliveryRun,
   type DeliveryState,
 } from '../../src/domains/publication/target-delivery';
-import { Factory, type TestChannel, type TestProject } from '../support/factories/factories';
+import { type TestChannel, type TestProject } from '../support/factories/factories';
 import { publishNow, targetsOf } from '../support/publication';
-import { ScriptedPlatform } from '../support/scripted-platform';
-import { TelegramStandIn } from '../support/stand-ins/telegram-stand-in';
-import { startTestApp, type TestApp } from '../support/test-app';
+import {
+  resetScripted,
+  ScriptedPlatform,
+  type ScriptedWorld,
+  startWithScriptedPlatform,
+} from '../support/scripted-platform';
+import { type TestApp } from '../support/test-app';
 
 /** A clock the test moves: a wait ends at once, with the time moved on by it. */
 class FakeClock implements Clock {
@@ -91,7 +94,7 @@ describe('Delivering one target', () => {
   platform.pacing = pacing;
   const sends = platform.publisher.sends;
   const clock = new FakeClock();
-  let telegram: TelegramStandIn;
+  let world: ScriptedWorld;
   let t: TestApp;
   let delivery: TargetDelivery;
   let repo: PublicationRepository;
@@ -101,35 +104,18 @@ describe('Delivering one target', () => {
   let channel: TestChannel;
 
   beforeAll(async () => {
-    telegram = await new TelegramStandIn().start();
-    t = await startTestApp(
-      {
-        TELEGRAM_API_BASE_URL: telegram.url,
-        APP_ROLE: 'api',
-        PUBLICATION_MAX_TRIES: '2',
-        RATE_LIMIT_CREATE_POST: '1000',
-      },
-      {
-        overrides: [
-          { provide: REGISTERED_PLATFORMS, useValue: [platform] },
-          { provide: CLOCK, useValue: clock },
-        ],
-      },
-    );
+    world = await startWithScriptedPlatform(platform, 'Target delivery', {
+      env: { PUBLICATION_MAX_TRIES: '2', RATE_LIMIT_CREATE_POST: '1000' },
+      overrides: [{ provide: CLOCK, useValue: clock }],
+    });
+    ({ t, project, key, channel } = world);
+    accountId = world.account.id;
     delivery = t.app.get(TargetDelivery);
     repo = t.app.get(PublicationRepository);
-    const made = await new Factory(t, telegram).ownerWithChannels('Target delivery');
-    ({ project, key } = made);
-    accountId = made.account.id;
-    channel = made.channels[0];
   });
-  afterAll(async () => {
-    await t?.close();
-    await telegram?.stop();
-  });
+  afterAll(() => world?.close());
   beforeEach(() => {
-    platform.publisher.reset();
-    platform.confirmsByKey = false;
+    resetScripted(platform);
     pacing.reset();
     clock.waits.length = 0;
   });

@@ -1,4 +1,5 @@
 import {
+  REGISTERED_PLATFORMS,
   DeliveryError,
   type DeliveryFailure,
   type DeliveryStep,
@@ -18,6 +19,14 @@ import {
   telegramChannelUrl,
   telegramMessageUrl,
 } from '../../src/domains/platforms/telegram/telegram-links';
+import {
+  Factory,
+  type TestAccount,
+  type TestChannel,
+  type TestProject,
+} from './factories/factories';
+import { TelegramStandIn } from './stand-ins/telegram-stand-in';
+import { startTestApp, type StartTestAppOptions, type TestApp } from './test-app';
 
 /** What the scripted publisher answers to one send: the messages made, or a failure. */
 export type Answer =
@@ -123,4 +132,62 @@ export class ScriptedPlatform implements Platform {
   listedMessageId(messageId: string): number {
     return Number(messageId);
   }
+}
+
+/** A worker-less app (APP_ROLE=api) whose one platform is `platform`, with a channel to post to. */
+export interface ScriptedWorld {
+  t: TestApp;
+  make: Factory;
+  project: TestProject;
+  key: string;
+  account: TestAccount;
+  channel: TestChannel;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the app with `platform` as the only registered platform (its accounts and channels are
+ * connected through a Telegram stand-in) and makes an owner, a key and one channel over HTTP.
+ */
+export async function startWithScriptedPlatform(
+  platform: ScriptedPlatform,
+  projectName: string,
+  options: { env?: Record<string, string>; overrides?: StartTestAppOptions['overrides'] } = {},
+): Promise<ScriptedWorld> {
+  const telegram = await new TelegramStandIn().start();
+  let t: TestApp;
+  try {
+    t = await startTestApp(
+      { TELEGRAM_API_BASE_URL: telegram.url, APP_ROLE: 'api', ...options.env },
+      {
+        overrides: [
+          { provide: REGISTERED_PLATFORMS, useValue: [platform] },
+          ...(options.overrides ?? []),
+        ],
+      },
+    );
+  } catch (error) {
+    await telegram.stop();
+    throw error;
+  }
+  const make = new Factory(t, telegram);
+  const made = await make.ownerWithChannels(projectName);
+  return {
+    t,
+    make,
+    project: made.project,
+    key: made.key,
+    account: made.account,
+    channel: made.channels[0],
+    async close() {
+      await t.close();
+      await telegram.stop();
+    },
+  };
+}
+
+/** Forgets the previous test's sends and script; the platform cannot confirm by key again. */
+export function resetScripted(platform: ScriptedPlatform): void {
+  platform.publisher.reset();
+  platform.confirmsByKey = false;
 }

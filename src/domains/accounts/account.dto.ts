@@ -13,11 +13,7 @@ export interface FieldsOf {
   fields: readonly ConnectField[];
 }
 
-/**
- * Declares on a body class every field the platforms read, once per name (two platforms may read
- * the same one, as both bots' `bot_token`), each a string the platform checks further, with its
- * OpenAPI text: "<Platform>: …. <Other platform>: …".
- */
+/** Each field the platforms read, once per name (two may share one), with its OpenAPI text. */
 export function declareFields(
   body: { prototype: object },
   methods: FieldsOf[],
@@ -43,7 +39,7 @@ export function declareFields(
   }
 }
 
-/** The credentials of an account, each platform reading its own (and refusing the others'). */
+/** Each platform reads its own fields (and refuses the others'). */
 export class AccountCredentialsDto {
   [field: string]: unknown;
 }
@@ -64,10 +60,8 @@ export class CreateAccountDto extends AccountCredentialsDto {
   platform!: PlatformName;
 }
 
-/** New credentials, the same fields as the account's platform takes at connect. */
 export class UpdateAccountDto extends AccountCredentialsDto {}
 
-/** The channel to add, on a platform whose channels are added one by one. */
 export class AddChannelDto {
   [field: string]: unknown;
 }
@@ -89,7 +83,7 @@ export class AccountResponseDto {
   @ApiProperty() created_at!: string;
 }
 
-/** Bodies the API documentation offers, one per platform, each accepted as it stands (shapes only). */
+/** One per platform, each accepted as it stands (shapes only). */
 export const CONNECT_EXAMPLES = Object.fromEntries(
   PLATFORM_DESCRIPTORS.map(({ name, connect }) => [
     name,
@@ -107,10 +101,8 @@ export const CHANNEL_EXAMPLES = Object.fromEntries(
   ),
 );
 
-/** How each platform checks its account's fields, for the connect route's description. */
 export const CONNECT_CHECKS = PLATFORM_DESCRIPTORS.map(({ connect }) => connect.checkedWith);
 
-/** How each platform checks an added channel, and the platforms whose channels come with the account. */
 export const CHANNEL_CHECKS = {
   added: PLATFORM_DESCRIPTORS.flatMap(({ channels }) => (channels ? [channels.checkedWith] : [])),
   withAccount: PLATFORM_DESCRIPTORS.flatMap(({ displayName, channels }) =>

@@ -21,7 +21,6 @@ export class Account {
   @Column({ type: 'varchar', length: 32 })
   platform!: PlatformName;
 
-  /** The account's id on the platform (the bot's user id). */
   @Column({ type: 'varchar', length: 64 })
   externalId!: string;
 
@@ -31,18 +30,18 @@ export class Account {
   @Column({ type: 'varchar', length: 255, nullable: true })
   username!: string | null;
 
-  /** AES-256-GCM sealed credentials (SecretBox), as the platform's connector keeps them; never in clear. */
+  /** AES-256-GCM sealed (SecretBox), as the platform's connector keeps them; never in clear. */
   @Column({ type: 'text' })
   credentialsEncrypted!: string;
 
   @Column({ type: 'boolean', default: false })
   needsReconnect!: boolean;
 
-  /** A session the platform opened for the account (sealed like the credentials); null if none. */
+  /** Sealed like the credentials; null if none. */
   @Column({ type: 'text', nullable: true })
   sessionEncrypted!: string | null;
 
-  /** The account's own limits where they differ per account (an instance's); null: its platform's. */
+  /** Null: its platform's. */
   @Column({ type: 'jsonb', nullable: true })
   limits!: PlatformLimits | null;
 

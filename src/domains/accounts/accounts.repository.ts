@@ -8,18 +8,16 @@ import type { PlatformIdentity } from '../platforms/platform';
 import { Account } from './account.entity';
 import { connectedEventOutbox } from '../webhooks/webhook-outbox';
 
-/** What connecting or reconnecting stores of an account, credentials already sealed. */
+/** Credentials already sealed. */
 export type AccountCredentials = Pick<
   Account,
   'externalId' | 'title' | 'username' | 'credentialsEncrypted' | 'needsReconnect'
 > &
   Partial<Pick<Account, 'limits' | 'sessionEncrypted'>>;
 
-/** A new account of a project. */
 export type NewAccount = Pick<Account, 'projectId' | 'platform'> & AccountCredentials;
 
-/** Connected accounts' rows and the channels that come with them, scoped by project. */
-/** The answer for an account that does not exist or belongs to another project. */
+/** Also the answer for an account of another project. */
 export const ACCOUNT_NOT_FOUND = {
   code: 'account_not_found',
   message: 'Account not found',
@@ -33,7 +31,7 @@ export class AccountsRepository {
     @InjectRepository(Channel) private readonly channels: Repository<Channel>,
   ) {}
 
-  /** The project an account belongs to, for access checks: not scoped by tenant by nature. */
+  /** Not scoped by tenant by nature: it answers access checks. */
   async projectOf(accountId: number): Promise<number | null> {
     const row = await this.accounts.findOne({
       where: { id: accountId },
@@ -42,17 +40,15 @@ export class AccountsRepository {
     return row?.projectId ?? null;
   }
 
-  /** The project's account, or null when it has none with this id. */
   find(projectId: number, accountId: number): Promise<Account | null> {
     return this.accounts.findOneBy({ id: accountId, projectId });
   }
 
-  /** The project's account, which must exist (it was just written). */
+  /** Must exist (it was just written). */
   get(projectId: number, accountId: number): Promise<Account> {
     return this.accounts.findOneByOrFail({ id: accountId, projectId });
   }
 
-  /** Inserts the account and the channels its platform found, in one transaction. */
   createWithChannels(account: NewAccount, channels: PlatformIdentity[]): Promise<Account> {
     return this.accounts.manager.transaction(async (m) => {
       const saved = await m.getRepository(Account).save(this.accounts.create(account));
@@ -61,10 +57,6 @@ export class AccountsRepository {
     });
   }
 
-  /**
-   * Replaces the account's credentials and refreshes the channels its platform found, in one
-   * transaction.
-   */
   async updateWithChannels(
     account: Account,
     credentials: AccountCredentials,
@@ -78,11 +70,7 @@ export class AccountsRepository {
     });
   }
 
-  /**
-   * Stores an account connected through OAuth: the project's account of the same platform
-   * identity takes the new credentials (and is no longer flagged), else a new one is made; its
-   * channels follow, and the `account.connected` event is written in the same transaction.
-   */
+  /** The project's account of the same identity is updated, else one made; the event in the same transaction. */
   connectIdentity(
     account: NewAccount,
     channels: PlatformIdentity[],
@@ -114,18 +102,17 @@ export class AccountsRepository {
     });
   }
 
-  /** Deletes the project's account and, by cascade, its channels; false when there was none. */
+  /** Its channels go by cascade; false when there was none. */
   async remove(projectId: number, accountId: number): Promise<boolean> {
     const result = await this.accounts.delete({ id: accountId, projectId });
     return !!result.affected;
   }
 
-  /** Inserts an account alone, outside any transaction (the demo seed). */
+  /** Outside any transaction (the demo seed). */
   insert(account: NewAccount): Promise<Account> {
     return this.accounts.save(this.accounts.create(account));
   }
 
-  /** Whether the account has the channel already. */
   hasChannel(account: Account, channelId: string): Promise<boolean> {
     return this.channels.existsBy({
       projectId: account.projectId,
@@ -134,15 +121,11 @@ export class AccountsRepository {
     });
   }
 
-  /** Stores a channel of the account, outside any transaction. */
   addChannel(account: Account, found: PlatformIdentity): Promise<ChannelRow> {
     return this.saveChannel(account, found, this.accounts.manager);
   }
 
-  /**
-   * Stores a channel of the account as its platform described it, in `m`'s transaction; a channel
-   * the account has already takes the platform's names and link.
-   */
+  /** A channel the account has already takes the platform's names and link. */
   private async saveChannel(
     account: Account,
     found: PlatformIdentity,

@@ -27,10 +27,7 @@ export class AccountsService {
     @Optional() private readonly platforms?: PlatformRegistry,
   ) {}
 
-  /**
-   * Connects an account: its platform checks the credentials (each platform reads its own fields
-   * of the body), and what it keeps of them is stored sealed.
-   */
+  /** Each platform checks its own fields of the body; what it keeps is stored sealed. */
   async create(
     projectId: number,
     platform: Account['platform'],
@@ -44,10 +41,7 @@ export class AccountsService {
     return this.view(projectId, account.id);
   }
 
-  /**
-   * An account the platform vouched for through OAuth: the project's account of that identity
-   * is updated (and no longer needs reconnecting), or a new one made.
-   */
+  /** Through OAuth: the project's account of that identity is updated (and unflagged), or one made. */
   async connectIdentity(
     projectId: number,
     platform: Account['platform'],
@@ -60,7 +54,7 @@ export class AccountsService {
     return { account: await this.view(projectId, id), created };
   }
 
-  /** Replaces the credentials after the platform checked them, and clears needs_reconnect. */
+  /** Clears needs_reconnect. */
   async updateCredentials(
     projectId: number,
     accountId: number,
@@ -68,7 +62,6 @@ export class AccountsService {
   ): Promise<AccountResponseDto> {
     const account = await this.find(projectId, accountId);
     const connected = await this.connectors.get(account.platform).connect(fields);
-    // The channels that come with the account follow it: their names and links as they are now.
     await this.repository.updateWithChannels(
       account,
       this.credentialsOf(connected),
@@ -81,10 +74,6 @@ export class AccountsService {
     if (!(await this.repository.remove(projectId, accountId))) throw accountNotFound();
   }
 
-  /**
-   * Adds a channel the account can post to, as its platform checked it: the channel as the list
-   * shows it, with its link and limits.
-   */
   async addChannel(
     projectId: number,
     accountId: number,
@@ -106,14 +95,12 @@ export class AccountsService {
     return toChannelListItem(channel, this.platforms);
   }
 
-  /** The project's account; another project's is not found, like a missing one. */
   private async find(projectId: number, accountId: number): Promise<Account> {
     const account = await this.repository.find(projectId, accountId);
     if (!account) throw accountNotFound();
     return account;
   }
 
-  /** What the platform's answer stores of the account, sealed, with needs_reconnect cleared. */
   private credentialsOf(connected: ConnectedAccount): Required<AccountCredentials> {
     return {
       externalId: connected.id,
@@ -126,15 +113,12 @@ export class AccountsService {
     };
   }
 
-  /** The account's credentials in clear, for the moment of a call; never logged, never returned. */
+  /** In clear for the moment of a call; never logged, never returned. */
   private secret(account: Account): string {
     return this.secrets.open(account.credentialsEncrypted);
   }
 
-  /**
-   * Seeds the demo account of the first platform registered, without asking the platform, for
-   * `cli seed-demo` on machines with no internet. The platform's name as people write it too.
-   */
+  /** For `cli seed-demo` on machines with no internet: the first platform, not asked. */
   async createDemo(
     projectId: number,
   ): Promise<{ displayName: string; account: AccountResponseDto; channels: ChannelDto[] }> {

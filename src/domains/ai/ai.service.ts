@@ -6,10 +6,8 @@ import { PLATFORM_DESCRIPTORS } from '../platforms/platforms';
 import { MAX_TEXT_LENGTH } from '../posts/post-state';
 import { AI_PROVIDER, type AiProvider } from './ai-provider';
 
-/** Whom the model writes for: the registered platforms' channels. */
 const AUDIENCE = PLATFORM_DESCRIPTORS.map((platform) => platform.aiAudience).join(' and ');
 
-/** What the model is told before the user's prompt; a post's text has its usual limit. */
 export const POST_INSTRUCTIONS =
   `You write posts for ${AUDIENCE}. Answer with the post text only, ready to publish, ` +
   `at most ${MAX_TEXT_LENGTH} characters, in the language of the request.`;
@@ -19,10 +17,7 @@ export const TEMPLATE_INSTRUCTIONS =
   `at most ${MAX_TEXT_LENGTH} characters, with placeholders such as {product} or {date} where ` +
   'details vary, in the language of the request.';
 
-/**
- * AI text for posts and templates (docs/api-rules.md#ai-generation); images become MediaAssets of
- * the project.
- */
+/** docs/api-rules.md#ai-generation; images become MediaAssets of the project. */
 @Injectable()
 export class AiService {
   constructor(
@@ -34,7 +29,7 @@ export class AiService {
     return { text: clip(await this.provider.generateText(POST_INSTRUCTIONS, prompt)) };
   }
 
-  /** The image is stored like an upload (type from its bytes) and answered as a MediaAsset. */
+  /** Stored like an upload (type from its bytes). */
   async generateImage(projectId: number, userId: number, prompt: string): Promise<MediaAssetDto> {
     const image = await this.provider.generateImage(prompt);
     const asset = await this.media.storeStream(
@@ -51,7 +46,6 @@ export class AiService {
   }
 }
 
-/** The model's text, cut to what a post's text may hold. */
 function clip(text: string): string {
   return [...text].slice(0, MAX_TEXT_LENGTH).join('');
 }

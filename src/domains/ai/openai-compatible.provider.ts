@@ -4,7 +4,7 @@ import type { AppConfig } from '../../infrastructure/config/config';
 import { AppError } from '../../http/errors/error-codes';
 import type { AiProvider, GeneratedImage } from './ai-provider';
 
-/** Size asked of the images endpoint; square fits every channel preview. */
+/** Square fits every channel preview. */
 export const AI_IMAGE_SIZE = '1024x1024';
 
 interface ChatCompletion {
@@ -15,10 +15,7 @@ interface ImagesResponse {
   data?: { b64_json?: unknown }[];
 }
 
-/**
- * An OpenAI-compatible provider at `AI_API_BASE_URL` (e.g. `https://api.openai.com/v1`):
- * `POST /chat/completions` for text, `POST /images/generations` with `b64_json` for images.
- */
+/** `/chat/completions` for text, `/images/generations` with `b64_json` for images. */
 export class OpenAiCompatibleProvider implements AiProvider {
   private readonly logger = new Logger(OpenAiCompatibleProvider.name);
 

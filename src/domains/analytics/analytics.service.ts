@@ -4,12 +4,7 @@ import { PlatformRegistry } from '../platforms/platform-registry';
 import { AnalyticsRepository } from './analytics.repository';
 import { ChannelStatsListDto } from './channel-stats.dto';
 
-/**
- * Per-channel counts, from each post's targets: `scheduled` counts posts in state scheduled,
- * `published` and `failed` count the target's own delivery result, so a post that reached
- * one channel and failed on another counts as published on the first and failed on the second.
- * Test posts never reached a platform, so only live posts count.
- */
+/** Per channel: `scheduled` counts posts, `published`/`failed` each target's own result. */
 @Injectable()
 export class AnalyticsService {
   constructor(

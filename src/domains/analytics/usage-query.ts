@@ -1,11 +1,4 @@
-/**
- * Usage of the key's user, in one round trip, each part read through an index whatever the size
- * of the tables: posts the user created (through either API) since the 1st of this month UTC,
- * live ones only (test posts are free), from the monthly counter the posts' own statements keep
- * (user-post-month.entity.ts); the projects GET /projects lists, owned ones and those the user
- * is a member of; keys neither revoked nor expired. The cost stays flat as the tables grow
- * (docs/performance.md#usage-in-one-query).
- */
+/** One round trip, each part through an index; live posts since the 1st of this month UTC only. */
 export const USAGE_SQL = `
   SELECT
     coalesce((SELECT posts FROM user_post_months

@@ -6,7 +6,6 @@ import { InvalidatedCache, CacheInvalidation } from '../../infrastructure/redis/
 import type { ApiKeyMode } from './api-key-format';
 import type { Scope } from '../../access/scopes';
 
-/** What authenticating needs of a key and its user: one row of the lookup statement. */
 export interface KeyRecord {
   id: number;
   public_id: string;
@@ -18,21 +17,13 @@ export interface KeyRecord {
   name: string;
   is_admin: boolean;
   is_operator: boolean;
-  /** The key's `expires_at` in epoch milliseconds; null when it never expires. */
+  /** Epoch ms; null when it never expires. */
   expires_at_ms: number | null;
 }
 
-/** Keys held at most; past it the oldest entry makes room (a bound on memory, not an LRU). */
 export const API_KEY_CACHE_MAX_ENTRIES = 10_000;
 
-/**
- * Keys that authenticated recently in this process, so most public requests make one database
- * round trip (their own query) instead of two; correct as long as revocations are onMessage
- * (InvalidatedCache). An entry is also never used past the key's own expiry. Saves a round trip per
- * public request (docs/performance.md#api-key-cache).
- *
- * Processes without Redis (the CLI) or with `API_KEY_CACHE_MS=0` never remember keys.
- */
+/** Saves a round trip per public request (docs/performance.md#api-key-cache). */
 @Injectable()
 export class ApiKeyCache {
   private readonly memory: InvalidatedCache<KeyRecord>;
@@ -52,12 +43,11 @@ export class ApiKeyCache {
     });
   }
 
-  /** The key's record if this process may trust its memory of it. */
   get(publicId: string): KeyRecord | undefined {
     return this.memory.get(publicId);
   }
 
-  /** Taken before reading the database; `put` stores the row only if nothing was onMessage since. */
+  /** Taken before reading the database; `put` stores only if nothing was invalidated since. */
   version(): number {
     return this.memory.version();
   }
@@ -66,7 +56,7 @@ export class ApiKeyCache {
     this.memory.put(version, record.public_id, record, record.expires_at_ms ?? Infinity);
   }
 
-  /** After a revocation is stored: evicts here, then tells every other process. */
+  /** Evicts here, then tells every other process. */
   revoked(keyId: number, publicId: string): Promise<void> {
     return this.memory.changed(publicId, `Revocation of API key ${keyId}`);
   }

@@ -1,5 +1,5 @@
 export const API_KEY_PREFIX = 'hrld';
-/** The mode marker after the prefix; a test key's posts are test posts. */
+/** A test key's posts are test posts. */
 export const API_KEY_MODES = ['live', 'test'] as const;
 export type ApiKeyMode = (typeof API_KEY_MODES)[number];
 export const API_KEY_PUBLIC_LENGTH = 16;
@@ -23,12 +23,10 @@ export function formatApiKey(mode: ApiKeyMode, publicId: string, secret: string)
   return `${apiKeyPrefix(mode, publicId)}.${secret}`;
 }
 
-/** The non-secret start of a key, as key lists show it. */
 export function apiKeyPrefix(mode: ApiKeyMode, publicId: string): string {
   return `${API_KEY_PREFIX}_${mode}_${publicId}`;
 }
 
-/** `Authorization: Bearer <token>` → token, or null for any other shape. */
 export function bearerToken(header: string | undefined): string | null {
   if (!header) return null;
   const match = /^Bearer ([^\s]+)$/i.exec(header.trim());

@@ -5,7 +5,7 @@ import { rowsOf, Statement } from '../../infrastructure/database/prepared';
 import { ApiKey } from './api-key.entity';
 import type { KeyRecord } from './api-key-cache';
 
-/** A key is found by its public part; the secret is compared in constant time afterwards. */
+/** Found by its public part; the secret is compared in constant time afterwards. */
 const FIND_KEY = new Statement(
   `SELECT k.id, k.public_id, k.secret_hash, k.scopes, k.mode, k.user_id,
           (extract(epoch FROM k.expires_at) * 1000)::float8 AS expires_at_ms,
@@ -21,24 +21,23 @@ const REVOKE_KEY = new Statement(
     RETURNING public_id`,
 );
 
-/** What a new key stores: its secret only as a hash. */
+/** The secret only as a hash. */
 export type NewApiKey = Pick<
   ApiKey,
   'userId' | 'name' | 'publicId' | 'secretHash' | 'scopes' | 'mode' | 'expiresAt'
 >;
 
-/** API keys belong to a user, not to a project: every method is scoped by the user or the key. */
+/** Keys belong to a user, not a project: every method is scoped by the user or the key. */
 @Injectable()
 export class ApiKeysRepository {
   constructor(@InjectRepository(ApiKey) private readonly keys: Repository<ApiKey>) {}
 
-  /** Inserts the key and reads it back with the columns the database filled in. */
   async insert(key: NewApiKey): Promise<ApiKey> {
     const saved = await this.keys.save(this.keys.create(key));
     return this.keys.findOneByOrFail({ id: saved.id });
   }
 
-  /** The user's keys, newest first, revoked and expired ones included. */
+  /** Newest first, revoked and expired ones included. */
   list(userId: number): Promise<ApiKey[]> {
     return this.keys.find({
       where: { userId },
@@ -46,7 +45,7 @@ export class ApiKeysRepository {
     });
   }
 
-  /** Revokes the user's key (again is a no-op); its public id, or null when the user has none. */
+  /** Again is a no-op; its public id, or null when the user has none. */
   async revoke(userId: number, keyId: number): Promise<string | null> {
     const [revoked] = await rowsOf<{ public_id: string }>(this.keys.manager, REVOKE_KEY, [
       keyId,
@@ -55,13 +54,13 @@ export class ApiKeysRepository {
     return revoked?.public_id ?? null;
   }
 
-  /** The live key with this public id and its user, for authentication: not scoped, it finds who. */
+  /** Not scoped: it finds who. */
   async findLive(publicId: string): Promise<KeyRecord | undefined> {
     const [row] = await rowsOf<KeyRecord>(this.keys.manager, FIND_KEY, [publicId]);
     return row;
   }
 
-  /** Notes the key's use, at most once a minute whichever instance asks. */
+  /** At most once a minute, whichever instance asks. */
   async touch(keyId: number): Promise<void> {
     await this.keys.query(
       `UPDATE api_keys SET last_used_at = now()

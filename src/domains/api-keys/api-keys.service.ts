@@ -17,14 +17,12 @@ import {
 } from './api-key-format';
 import { Scope, SCOPES } from '../../access/scopes';
 
-/** `last_used_at` is written at most this often per key, not on every request. */
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 
 export interface CreateApiKeyInput {
   name: string;
   scopes?: Scope[];
   expiresAt?: string;
-  /** `live` when not given. */
   mode?: ApiKeyMode;
 }
 
@@ -43,7 +41,7 @@ export interface ApiKeyView {
 @Injectable()
 export class ApiKeysService {
   private readonly logger = new Logger(ApiKeysService.name);
-  /** Per-process memory of the last `last_used_at` write, so most requests write nothing. */
+  /** So most requests write nothing. */
   private readonly lastWritten = new Map<number, number>();
 
   constructor(
@@ -52,7 +50,7 @@ export class ApiKeysService {
     private readonly cache: ApiKeyCache,
   ) {}
 
-  /** Creates a key; the full key is in the answer once and never again. */
+  /** The full key is in the answer once and never again. */
   async create(userId: number, input: CreateApiKeyInput): Promise<ApiKeyView & { key: string }> {
     let expiresAt: string | null = null;
     if (input.expiresAt !== undefined) {
@@ -83,7 +81,7 @@ export class ApiKeysService {
     return (await this.keys.list(userId)).map(toApiKeyView);
   }
 
-  /** Stored first, then evicted from every process's memory of keys (api-key-cache.ts). */
+  /** Stored first, then evicted from every process's memory of keys. */
   async revoke(userId: number, id: number): Promise<void> {
     const publicId = await this.keys.revoke(userId, id);
     if (publicId === null) throw new AppError('api_key_not_found', 'API key not found');
@@ -96,7 +94,6 @@ export class ApiKeysService {
     if (!parsed) throw AppError.unauthorized();
     const row = this.cache.get(parsed.publicId) ?? (await this.lookUp(parsed.publicId));
     const presented = this.secrets.hashToken(parsed.secret);
-    // A key presented with the other mode's marker is not that key.
     if (!row || !this.secrets.digestsEqual(presented, row.secret_hash) || row.mode !== parsed.mode)
       throw AppError.unauthorized();
     this.touch(row.id);

@@ -1,6 +1,6 @@
 import { MAX_DB_ID } from '../../http/errors/parse-id.pipe';
 
-/** `{platform}:{account_id}:{channel_id}`: a channel's public id and a post target's `channel_ref`. */
+/** `{platform}:{account_id}:{channel_id}`: a channel's public id and a target's `channel_ref`. */
 export function toChannelRef(platform: string, accountId: number, channelId: string): string {
   return `${platform}:${accountId}:${channelId}`;
 }
@@ -14,7 +14,7 @@ export interface ChannelRefParts {
 /** The channel id is everything after the second colon: it may hold colons itself (a DID). */
 const CHANNEL_REF = /^([a-z][a-z0-9_]{0,31}):([1-9]\d{0,9}):(-?[A-Za-z0-9_@.:%-]{1,64})$/;
 
-/** The parts of a ref, or null when it cannot name a channel: malformed, or an account id past the ids the database holds. */
+/** Null when malformed, or an account id past the ids the database holds. */
 export function parseChannelRef(ref: string): ChannelRefParts | null {
   const match = CHANNEL_REF.exec(ref);
   if (!match) return null;

@@ -8,16 +8,15 @@ import { ChannelDto, ChannelListItemDto } from './channel.dto';
 export class ChannelsService {
   constructor(
     private readonly channels: ChannelsRepository,
-    // The CLI loads channels without the platforms (their pacing needs the queues); it lists no items.
+    // The CLI loads channels without the platforms (their pacing needs queues): no list items.
     @Optional() private readonly platforms?: PlatformRegistry,
   ) {}
 
-  /** Every channel across the project's connected accounts, in the order they were added. */
+  /** In the order they were added. */
   async listForProject(projectId: number): Promise<ChannelDto[]> {
     return (await this.channels.listForProject(projectId)).map(toChannelDto);
   }
 
-  /** The same channels as list items: each with its public link and its platform's limits. */
   async listItems(projectId: number): Promise<ChannelListItemDto[]> {
     const platforms = this.platforms;
     if (!platforms) throw new Error('Channel list items need the registered platforms');
@@ -39,7 +38,6 @@ export function toChannelDto(row: Omit<ChannelRow, 'id' | 'url' | 'limits'>): Ch
   };
 }
 
-/** A channel list item: the channel, its public link and what a post may hold on its platform. */
 export function toChannelListItem(
   row: ChannelRow,
   platforms: PlatformRegistry,

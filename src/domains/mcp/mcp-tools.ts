@@ -1,26 +1,20 @@
 import { PLATFORM_DESCRIPTORS } from '../platforms/platforms';
 
-/** A public API route as its OpenAPI operation names it, below the public prefix: `GET /projects/{projectId}/posts`. */
+/** Below the public prefix, as OpenAPI names it: `GET /projects/{projectId}/posts`. */
 export type ToolRoute = `${ToolMethod} /${string}`;
 export type ToolMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
-/**
- * One MCP tool: a public REST route, which each call requests within the application (so the
- * route's rules and service run exactly as for HTTP).
- * Its arguments are the route's path ids (under the names below) and then the fields of the
- * route's JSON body or of its query string, flat, as a model writes them most naturally.
- */
+/** A public route requested in-process; arguments: its path ids, then body or query fields. */
 export interface McpTool {
   name: string;
   description: string;
   route: ToolRoute;
   /** Argument name → the route's path parameter it fills. */
   pathIds: Record<string, string>;
-  /** Where the remaining arguments go. */
   rest: 'body' | 'query' | 'none';
 }
 
-/** A tools/call of a known tool: the request is then checked as that tool's route. */
+/** Then checked as that tool's route. */
 export function isToolCall(message: unknown): boolean {
   const { method, params } = (message ?? {}) as { method?: unknown; params?: { name?: unknown } };
   return method === 'tools/call' && MCP_TOOLS.some((tool) => tool.name === params?.name);

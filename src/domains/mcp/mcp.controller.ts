@@ -22,11 +22,7 @@ const JSON_RPC_MESSAGE = {
   properties: { jsonrpc: { type: 'string', enum: ['2.0'] } },
 };
 
-/**
- * The Model Context Protocol over Streamable HTTP, stateless: every POST gets a server and
- * transport of its own and is answered with JSON. The key is checked for the request; each tool
- * call then requests its REST route within the application (RouteCaller), with that route's checks.
- */
+/** Streamable HTTP, stateless: a server per POST; tool calls run their routes' checks. */
 @Controller(`${PUBLIC_API_PREFIX}/mcp`)
 @PublicApi({ rulesPerOperation: isToolCall })
 export class McpController {
@@ -50,8 +46,7 @@ export class McpController {
   @ApiAcceptedResponse({ description: 'A notification, taken; no body' })
   @ApiErrors('not_acceptable')
   async handle(@Req() request: Request, @Res() response: Response): Promise<void> {
-    // Refused in Herald's own error shape before the transport, which would answer JSON-RPC.
-    // Without a JSON body there is no message to read: the stream is already consumed.
+    // Refused in Herald's error shape; without a JSON body the stream is already consumed.
     if (request.body === undefined) {
       if (request.is('application/json') === false)
         throw new AppError(
@@ -79,8 +74,7 @@ export class McpController {
     await transport.handleRequest(request, response, request.body);
   }
 
-  // The protocol's GET (a stream of server messages) and DELETE (end a session): not offered,
-  // answered 405 as the protocol asks of a stateless server, and left out of the document.
+  // GET and DELETE: 405, as the protocol asks of a stateless server; left out of the document.
   @Get()
   @ApiExcludeEndpoint()
   stream(): never {

@@ -22,11 +22,7 @@ const INSTRUCTIONS =
   'Check a post with validate_post before create_post. Every tool is limited per API key and minute by category; ' +
   'a refused call is a tool error with {error: {code, message}}, e.g. rate_limit_exceeded.';
 
-/**
- * The public API as MCP tools: one server per HTTP request (stateless), whose tools run their
- * REST routes within the application (RouteCaller), so a tool is refused wherever its route would
- * be.
- */
+/** A stateless server per request; each tool runs its REST route in-process, with its checks. */
 @Injectable()
 export class McpService {
   private readonly logger = new Logger('Mcp');
@@ -35,7 +31,6 @@ export class McpService {
 
   constructor(private readonly routes: RouteCaller) {}
 
-  /** Reads each tool's input schema from the OpenAPI document the app serves. */
   describeTools(document: OpenAPIObject): void {
     this.tools = MCP_TOOLS.map((tool) => ({
       name: tool.name,
@@ -44,7 +39,6 @@ export class McpService {
     }));
   }
 
-  /** A server answering one HTTP request, whose tool calls act for that request's API key. */
   server(request: Request, response: Response): Server {
     const server = new Server(
       { name: 'herald', version: '1' },
@@ -86,7 +80,6 @@ export class McpService {
   }
 }
 
-/** A refusal, as the route answered it: `{error: {code, message}}`. */
 function toolError(body: unknown): CallToolResult {
   return {
     isError: true,
@@ -95,11 +88,7 @@ function toolError(body: unknown): CallToolResult {
   };
 }
 
-/**
- * The arguments as the body parser read them. The SDK's schema parse copies them and loses a
- * `__proto__` key on the way, which the input checks must see to refuse. A request carries one
- * message (the body parser takes only an object), so this is the call being answered.
- */
+/** The SDK's parse loses a `__proto__` key, which the input checks must see to refuse. */
 function argumentsAsSent(request: Request): Record<string, unknown> | undefined {
   const args = (request.body as { params?: { arguments?: unknown } } | undefined)?.params
     ?.arguments;
@@ -108,11 +97,7 @@ function argumentsAsSent(request: Request): Record<string, unknown> | undefined 
     : undefined;
 }
 
-/**
- * The REST request the arguments stand for. Path ids go as text, as a URL carries them, so an
- * id like `01`, -1 or 2^31 is refused as its route refuses it; the other arguments make the
- * route's body or query. Arguments a route has no place for are the protocol's invalid params.
- */
+/** Path ids go as text, so `01` is refused as its route refuses it; extras: invalid params. */
 function routeInput(tool: McpTool, args: Record<string, unknown>): RouteInput {
   const rest: Record<string, unknown> = { ...args };
   const params: Record<string, string> = {};

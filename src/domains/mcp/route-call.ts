@@ -6,30 +6,22 @@ import { duplexPair } from 'node:stream';
 import { PUBLIC_API_PREFIX } from '../../access/decorators';
 import type { ToolRoute } from './mcp-tools';
 
-/** What a REST request to the route carries: path parameters, query string and JSON body. */
 export interface RouteInput {
   params: Record<string, string>;
   query: Record<string, unknown>;
   body: unknown;
 }
 
-/** The route's answer, as an HTTP client reads it. */
 export interface RouteAnswer {
   status: number;
-  /** The headers the MCP answer passes on: the rate-limit window of the call. */
+  /** The rate-limit window of the call. */
   headers: Record<string, string>;
   body: unknown;
 }
 
 const PASSED_ON = /^(x-ratelimit-|retry-after$)/;
 
-/**
- * Requests a public route of this application over a connection within the process (a stream
- * pair handed to the HTTP server, as Node lets any duplex stream be): Express, Nest's router,
- * guards, pipes, interceptors and filters take it exactly as an HTTP request, so an operation
- * reached another way (an MCP tool call) is never checked more loosely than its route. The
- * request carries the caller's key and address, and nothing else of the request that carried it.
- */
+/** Over an in-process stream pair: every guard, pipe and filter runs as over HTTP. */
 @Injectable()
 export class RouteCaller {
   constructor(private readonly adapter: HttpAdapterHost) {}
@@ -87,7 +79,7 @@ function passedOn(headers: IncomingHttpHeaders): Record<string, string> {
   return passed;
 }
 
-/** The arguments as a query string: text as it is, anything else as JSON text. */
+/** Text as it is, anything else as JSON text. */
 function queryString(query: Record<string, unknown>): string {
   const search = new URLSearchParams();
   for (const [name, value] of Object.entries(query)) {

@@ -12,17 +12,12 @@ const ID_DESCRIPTIONS: Record<string, string> = {
   post_id: 'Id of the post (from create_post or list_posts)',
 };
 
-/** The tool's route as the OpenAPI document names its operation. */
 function routeOf(tool: McpTool): { method: string; path: string } {
   const [verb, path] = tool.route.split(' ');
   return { method: verb.toLowerCase(), path: `/${PUBLIC_API_PREFIX}${path}` };
 }
 
-/**
- * The tool's input as a JSON Schema, read from the OpenAPI operation of its REST route (which
- * @nestjs/swagger builds from the route's DTOs): the path ids, then the query parameters or the
- * JSON body's fields, flat. Referenced components travel along as `$defs`.
- */
+/** From the route's OpenAPI operation: path ids, then query or body fields; refs as `$defs`. */
 export function toolInputSchema(tool: McpTool, document: OpenAPIObject): Schema {
   const { method, path } = routeOf(tool);
   const operation = (document.paths[path] as Record<string, Schema> | undefined)?.[method];
@@ -67,7 +62,7 @@ function resolve(schema: Schema | undefined, components: Record<string, Schema>)
   return schema ?? {};
 }
 
-/** Every component the schema names, directly or through another component. */
+/** Directly or through another component. */
 function referenced(root: unknown, components: Record<string, Schema>): Record<string, Schema> {
   const found: Record<string, Schema> = {};
   const pending: unknown[] = [root];
@@ -87,10 +82,7 @@ function referenced(root: unknown, components: Record<string, Schema>): Record<s
   return found;
 }
 
-/**
- * OpenAPI 3.0 into JSON Schema, which MCP clients validate arguments with: references point at
- * `$defs`, and `nullable` (unknown to JSON Schema, so null would be refused) becomes a null type.
- */
+/** OpenAPI 3.0 into JSON Schema: references to `$defs`, `nullable` into a null type. */
 function rebase(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(rebase);
   if (typeof node !== 'object' || node === null) return node;

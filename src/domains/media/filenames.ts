@@ -1,18 +1,13 @@
-/** Every filename is at most 255 bytes of UTF-8. */
+/** UTF-8 bytes. */
 export const MAX_FILENAME_BYTES = 255;
 
-/**
- * Makes a client-given name safe to keep and show: path separators become `_`, whitespace a single
- * space, control and invisible formatting characters go; trimmed, at most 255 bytes. Returns null
- * when nothing usable is left, so the caller falls back to `file.<ext>`.
- */
+/** Separators become `_`, control and invisible characters go; null when nothing usable is left. */
 export function sanitizeFilename(name: string | null | undefined): string | null {
   if (!name) return null;
   const cleaned = name
     .normalize('NFC')
     .replace(/[/\\]/g, '_')
     .replace(/[\s\p{Zl}\p{Zp}]+/gu, ' ')
-    // Other control characters and invisible formatting (bidi overrides, zero-width) go.
     .replace(/[\p{Cc}\p{Cf}]/gu, '')
     .replace(/ {2,}/g, ' ')
     .trim();
@@ -21,10 +16,7 @@ export function sanitizeFilename(name: string | null | undefined): string | null
   return cut;
 }
 
-/**
- * The name for a download: the given one, else the final URL's last path segment, else
- * `file.<ext>`.
- */
+/** The given one, else the final URL's last path segment, else `file.<ext>`. */
 export function filenameForDownload(given: string | undefined, finalUrl: URL, ext: string): string {
   return (
     sanitizeFilename(given) ?? sanitizeFilename(lastPathSegment(finalUrl)) ?? fallbackFilename(ext)
@@ -45,7 +37,7 @@ function lastPathSegment(url: URL): string | null {
   }
 }
 
-/** Cuts a string to at most `maxBytes` of UTF-8 without splitting a character. */
+/** Never splits a character. */
 function truncateUtf8(text: string, maxBytes: number): string {
   if (Buffer.byteLength(text, 'utf8') <= maxBytes) return text;
   let bytes = 0;

@@ -1,13 +1,10 @@
-/** An image's width and height in pixels, as its own header gives them. */
+/** In pixels, as the image's own header gives them. */
 export interface ImageDimensions {
   width: number;
   height: number;
 }
 
-/**
- * The width and height an image's bytes declare (PNG, GIF, WebP and JPEG, the image kinds Herald
- * takes), or null when its header does not say (truncated or malformed): then nothing is claimed.
- */
+/** PNG, GIF, WebP and JPEG; null when the header does not say: then nothing is claimed. */
 export function imageDimensions(bytes: Buffer): ImageDimensions | null {
   const found = png(bytes) ?? gif(bytes) ?? webp(bytes) ?? jpeg(bytes);
   return found && found.width > 0 && found.height > 0 ? found : null;
@@ -44,7 +41,7 @@ function webp(b: Buffer): ImageDimensions | null {
   }
 }
 
-/** JPEG: the first start-of-frame segment (SOF0–SOF15 but DHT, JPG and DAC) holds the size. */
+/** The first start-of-frame segment (SOF0–SOF15 but DHT, JPG and DAC) holds the size. */
 function jpeg(b: Buffer): ImageDimensions | null {
   if (b.length < 4 || b[0] !== 0xff || b[1] !== 0xd8) return null;
   let at = 2;

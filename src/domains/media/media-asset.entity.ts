@@ -5,10 +5,10 @@ import { User } from '../users/user.entity';
 
 export type MediaType = 'image' | 'video';
 
-/** The longest alt text a medium takes, in characters (as long as the platforms' descriptions go). */
+/** In characters (as long as the platforms' descriptions go). */
 export const MAX_ALT_TEXT_LENGTH = 1500;
 
-/** A stored file of a project (docs/api-rules.md#media); posts refer to it by id in `media_ids`. */
+/** docs/api-rules.md#media; posts refer to it by id in `media_ids`. */
 @Entity('media_assets')
 export class MediaAsset {
   @PrimaryGeneratedColumn()
@@ -22,7 +22,7 @@ export class MediaAsset {
   @JoinColumn()
   project?: Project;
 
-  /** Who uploaded it; kept when the user is deleted. */
+  /** Kept when the user is deleted. */
   @Index()
   @Column({ type: 'int', nullable: true })
   uploadedById!: number | null;
@@ -35,21 +35,19 @@ export class MediaAsset {
   @Column({ type: 'varchar', length: 16 })
   type!: MediaType;
 
-  /** Sanitized; at most 255 bytes. */
   @Column({ type: 'varchar', length: 255 })
   filename!: string;
 
   @Column({ type: 'varchar', length: 100 })
   mimeType!: string;
 
-  /** What the image shows, for readers who cannot see it; null when none was given. */
+  /** Null when none was given. */
   @Column({ type: 'varchar', length: MAX_ALT_TEXT_LENGTH, nullable: true })
   altText!: string | null;
 
   @Column({ type: 'bigint', transformer: { to: (v: number) => v, from: (v: string) => Number(v) } })
   sizeBytes!: number;
 
-  /** `projects/<project_id>/<yyyy>/<mm>/<random>.<ext>`: never built from the client's name. */
   @Index({ unique: true })
   @Column({ type: 'varchar', length: 512 })
   storagePath!: string;

@@ -12,11 +12,7 @@ import { MediaService } from './media.service';
 /** Stored names are random and never rewritten, so a served file never changes. */
 const CACHE_FOREVER = 'public, max-age=31536000, immutable';
 
-/**
- * Serves stored media at `<PUBLIC_BASE_URL>/media/<storage_path>`. Only paths that belong to
- * a MediaAsset are served, with the type sniffed at upload and `nosniff`, so the browser never
- * second-guesses it; anything else (including traversal attempts) is a plain 404.
- */
+/** Only a MediaAsset's path, with its sniffed type and `nosniff`; anything else is 404. */
 @Controller('media')
 @OpenRoute()
 @ApiExcludeController()

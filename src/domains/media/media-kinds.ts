@@ -1,6 +1,6 @@
 import type { MediaType } from './media-asset.entity';
 
-/** 50 MB means 52,428,800 bytes; exactly that much is accepted, one byte more is not. */
+/** 52,428,800 bytes exactly are accepted, one byte more is not. */
 export const MAX_MEDIA_BYTES = 50 * 1024 * 1024;
 
 export interface MediaKind {
@@ -10,10 +10,7 @@ export interface MediaKind {
   ext: string;
 }
 
-/**
- * The only content Herald keeps (docs/api-rules.md#media), keyed by the MIME type `file-type` reads
- * from the bytes.
- */
+/** Keyed by the MIME type `file-type` reads from the bytes (docs/api-rules.md#media). */
 export const MEDIA_KINDS: Readonly<Record<string, MediaKind>> = {
   'image/jpeg': { type: 'image', mimeType: 'image/jpeg', ext: 'jpg' },
   'image/png': { type: 'image', mimeType: 'image/png', ext: 'png' },

@@ -3,12 +3,12 @@ import { Readable } from 'node:stream';
 import { AppError } from '../../http/errors/error-codes';
 import { MAX_MEDIA_BYTES, MEDIA_KINDS, MediaKind } from './media-kinds';
 
-/** How many leading bytes `file-type` needs to recognise every format it knows. */
+/** What `file-type` needs to recognise every format it knows. */
 export const SNIFF_BYTES = 4100;
 
 export interface SniffedStream {
   kind: MediaKind;
-  /** The whole content again (the sniffed head, then the rest), failing past the size limit. */
+  /** The whole content again, failing past the size limit. */
   body: Readable;
 }
 
@@ -23,12 +23,7 @@ export function fileTooLarge(): AppError {
   return new AppError('file_too_large', `The file is larger than ${MAX_MEDIA_BYTES} bytes (50 MB)`);
 }
 
-/**
- * Reads only the first bytes of `source` to learn its type (from the bytes, never from the
- * declared type or name), then hands back a stream of the whole content that errors with
- * `file_too_large` as soon as it passes `maxBytes`. Nothing beyond the head is buffered.
- * Unsupported content rejects with `unsupported_media_type` and the source is released.
- */
+/** Type from the first bytes, never a name; the stream errors `file_too_large` past `maxBytes`. */
 export async function sniffMedia(
   source: Readable,
   maxBytes: number = MAX_MEDIA_BYTES,

@@ -19,18 +19,12 @@ import { MAX_MEDIA_BYTES } from './media-kinds';
 import { fileTooLarge } from './media-sniffer';
 import { MediaService, MediaUploadInput, StoredMediaFile } from './media.service';
 
-/** The multipart field carrying the file. */
 export const UPLOAD_FIELD = 'files';
-/** Files per multipart upload request: one; several files take several requests. */
 export const MAX_FILES_PER_UPLOAD = 1;
 
-/**
- * multer reads a refused multipart body to its end before it answers. Past one file's limit plus
- * this much framing, the body is answered at once and its connection closed soon after.
- */
+/** multer drains a refused body; past a file's limit plus this, it is answered and cut off. */
 const MULTIPART_FRAMING_BYTES = 1024 * 1024;
 const MAX_MULTIPART_BODY_BYTES = MAX_MEDIA_BYTES + MULTIPART_FRAMING_BYTES;
-/** How long a client cut off that way has to read the answer before its connection is closed. */
 const CUT_OFF_LINGER_MS = 2_000;
 
 interface UploadRequest extends IdempotentRequest {
@@ -38,20 +32,14 @@ interface UploadRequest extends IdempotentRequest {
   file?: Express.Multer.File & { stored?: StoredMediaFile };
 }
 
-/** A failure of our own storage while receiving a file: not the client's fault, answered 500. */
+/** Our storage failed, not the client: answered 500. */
 class UploadStorageFailure extends Error {
   constructor(override readonly cause: unknown) {
     super('Storing the uploaded file failed');
   }
 }
 
-/**
- * Reads the body of the upload route after the guards have passed
- * (docs/api-rules.md#order-of-checks), telling the two forms apart by Content-Type: multipart is
- * streamed through multer into storage (sniffed on the first bytes, never buffered whole), JSON is
- * validated as `UploadByUrlDto`; any other type is 415. The result reaches the handler through
- * `@MediaUpload()`.
- */
+/** After the guards: multipart streams to storage, JSON is `UploadByUrlDto`, anything else 415. */
 const JSON_TYPE = /^application\/json\s*(?:;|$)/i;
 
 @Injectable()
@@ -87,17 +75,14 @@ export class MediaUploadInterceptor implements NestInterceptor {
         files: MAX_FILES_PER_UPLOAD,
         fileSize: MAX_MEDIA_BYTES,
         fields: 1,
-        // alt_text: its characters at four UTF-8 bytes at most, and one more to tell it is over.
+        // Four UTF-8 bytes per character at most, and one more to tell it is over.
         fieldSize: MAX_ALT_TEXT_LENGTH * 4 + 1,
       },
       defParamCharset: 'utf8',
     }).single(UPLOAD_FIELD);
     try {
-      // multer drains the rest of a refused body before it answers, and removes what it stored;
-      // a body that goes on past any acceptable size is answered without waiting for its end,
-      // with the file's own refusal when one is known (too large, not a supported type).
+      // A body going past any acceptable size is answered without waiting for its end.
       await new Promise<void>((resolve, reject) => {
-        // The body's bytes are hashed as they stream by, for an Idempotency-Key only.
         const hash = carriesIdempotencyKey(req) ? createHash('sha256') : undefined;
         const release = cutOffPast(
           req,
@@ -152,7 +137,6 @@ export class MediaUploadInterceptor implements NestInterceptor {
   }
 }
 
-/** The upload the interceptor received; only on routes using `MediaUploadInterceptor`. */
 export const MediaUpload = createParamDecorator(
   (_data: unknown, ctx: ExecutionContext): MediaUploadInput => {
     const upload = ctx.switchToHttp().getRequest<UploadRequest>().mediaUpload;
@@ -161,12 +145,11 @@ export const MediaUpload = createParamDecorator(
   },
 );
 
-/** multer storage engine that streams the file through `MediaService.storeFile`. */
 class MediaStorageEngine implements StorageEngine {
   constructor(
     private readonly media: MediaService,
     private readonly projectId: number,
-    /** The file's refusal, as soon as it is known (multer answers only at the body's end). */
+    /** As soon as it is known (multer answers only at the body's end). */
     private readonly onRefused: (error: AppError) => void,
   ) {}
 
@@ -175,7 +158,6 @@ class MediaStorageEngine implements StorageEngine {
     file: Express.Multer.File,
     callback: (error?: unknown, info?: Partial<Express.Multer.File>) => void,
   ): void {
-    // busboy's signal that the file passed `fileSize`.
     file.stream.once('limit', () => this.onRefused(fileTooLarge()));
     this.media.storeFile(this.projectId, file.stream).then(
       (stored) =>
@@ -200,11 +182,7 @@ class MediaStorageEngine implements StorageEngine {
   }
 }
 
-/**
- * Counts the body as it arrives (handing each chunk to `onChunk`); past `limit` bytes calls
- * `refuse` (the answer goes out at once) and closes the connection `CUT_OFF_LINGER_MS` after the
- * answer, whatever the client still sends. Returns the function that stops counting.
- */
+/** Past `limit` bytes, answers and closes `CUT_OFF_LINGER_MS` later; returns the stop function. */
 function cutOffPast(
   req: Request,
   res: Response,
@@ -232,7 +210,6 @@ function bodyTooLarge(): AppError {
   );
 }
 
-/** Maps what multer and busboy raise to the media codes; storage failures stay 500. */
 function multipartError(error: unknown): unknown {
   if (error instanceof AppError) return error;
   if (error instanceof UploadStorageFailure) return error.cause;
@@ -263,7 +240,6 @@ function multipartError(error: unknown): unknown {
         return new AppError('validation_failed', `Invalid multipart body: ${error.message}`);
     }
   }
-  // Anything else comes from busboy reading the body: a malformed or aborted multipart stream.
   return new AppError('validation_failed', 'Malformed multipart/form-data body');
 }
 

@@ -8,10 +8,7 @@ import { MediaService } from './media.service';
 import { PublicMediaController } from './public-media.controller';
 import { UrlFetcher } from './url-fetcher';
 
-/**
- * Media upload and serving at `/media/<storage_path>` (docs/api-rules.md#media). Exports
- * `MediaService`; the storage driver comes from the global StorageModule.
- */
+/** docs/api-rules.md#media; the storage driver comes from the global StorageModule. */
 @Module({
   imports: [TypeOrmModule.forFeature([MediaAsset])],
   controllers: [PublicMediaController, MediaFilesController],

@@ -3,7 +3,6 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, In, Repository } from 'typeorm';
 import { MediaAsset } from './media-asset.entity';
 
-/** What a new asset's row holds. */
 export type NewMediaAsset = Pick<
   MediaAsset,
   | 'projectId'
@@ -16,21 +15,18 @@ export type NewMediaAsset = Pick<
   | 'storagePath'
 >;
 
-/** Media assets' rows, scoped by project but for the file route, which finds them by path. */
+/** Scoped by project but for the file route, which finds them by path. */
 @Injectable()
 export class MediaRepository {
   constructor(@InjectRepository(MediaAsset) private readonly assets: Repository<MediaAsset>) {}
 
-  /** The project's assets among `ids`, in no particular order; in the transaction `m` when given. */
+  /** In no particular order; in the transaction `m` when given. */
   findByIds(projectId: number, ids: readonly number[], m?: EntityManager): Promise<MediaAsset[]> {
     const assets = m?.getRepository(MediaAsset) ?? this.assets;
     return assets.findBy({ projectId, id: In([...ids]) });
   }
 
-  /**
-   * What serving the file stored at `storagePath` needs: not scoped by project, as the file's
-   * public address is all a reader has.
-   */
+  /** Not scoped by project: the file's public address is all a reader has. */
   findServable(
     storagePath: string,
   ): Promise<Pick<MediaAsset, 'storagePath' | 'mimeType' | 'sizeBytes'> | null> {
@@ -50,7 +46,6 @@ export class MediaRepository {
     return affected ? this.assets.findOneBy({ projectId, id }) : null;
   }
 
-  /** Inserts the asset's row and reads it back with the columns the database filled in. */
   async insert(asset: NewMediaAsset): Promise<MediaAsset> {
     const inserted = await this.assets.insert(asset);
     const id = (inserted.identifiers[0] as { id: number }).id;

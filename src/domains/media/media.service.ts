@@ -15,27 +15,18 @@ import { UrlFetcher } from './url-fetcher';
 
 export const MEDIA_NOT_FOUND = { code: 'media_not_found', message: 'Media not found' } as const;
 
-/** A file written to storage whose MediaAsset row does not exist yet. */
+/** Its MediaAsset row does not exist yet. */
 export interface StoredMediaFile {
   storagePath: string;
   kind: MediaKind;
   sizeBytes: number;
 }
 
-/** What the upload route received: a stored file (multipart) or a link to fetch (JSON). */
 export type MediaUploadInput =
   | { kind: 'file'; file: StoredMediaFile; filename: string | undefined; altText: string | null }
   | { kind: 'url'; url: string; filename: string | undefined; altText: string | null };
 
-/**
- * The media library of a project (docs/api-rules.md#media). Public API for other modules (exported
- * by MediaModule):
- * - `storeStream(projectId, userId, stream, filenameHint)`: sniff, limit, store, create the row.
- * - `findForProject(projectId, ids, m?)`: a project's assets by id (posts check `media_ids` with
- *   it), in the transaction `m` when given.
- * - `openRead(asset)`: the stored bytes.
- * - `toDto(asset)`: the MediaAsset answer.
- */
+/** A project's media library (docs/api-rules.md#media). */
 @Injectable()
 export class MediaService {
   private readonly logger = new Logger(MediaService.name);
@@ -46,7 +37,6 @@ export class MediaService {
     private readonly fetcher: UrlFetcher,
   ) {}
 
-  /** POST /projects/{id}/media, both forms: creates the asset and answers it in a list. */
   async upload(
     projectId: number,
     userId: number,
@@ -65,11 +55,7 @@ export class MediaService {
     return { items: [this.toDto(asset)], count: 1 };
   }
 
-  /**
-   * Stores `stream` as a new MediaAsset of the project, with the same rules as an upload: type
-   * from the bytes (415 `unsupported_media_type`), at most 50 MB (413 `file_too_large`),
-   * streamed (never buffered whole). On any failure nothing is kept: no file, no row.
-   */
+  /** As an upload: type from the bytes (415), at most 50 MB (413); a failure keeps nothing. */
   async storeStream(
     projectId: number,
     uploadedById: number | null,
@@ -81,7 +67,6 @@ export class MediaService {
     return this.createAsset(projectId, uploadedById, file, filename);
   }
 
-  /** Downloads `url` through the SSRF-safe fetcher and stores it as a new asset. */
   async storeFromUrl(
     projectId: number,
     uploadedById: number | null,
@@ -100,7 +85,7 @@ export class MediaService {
     );
   }
 
-  /** A project's assets among `ids`, in the order of `ids`; ids of other projects are left out. */
+  /** In the order of `ids`; ids of other projects are left out. */
   async findForProject(
     projectId: number,
     ids: readonly number[],
@@ -119,14 +104,13 @@ export class MediaService {
     return this.toDto(asset);
   }
 
-  /** What `/media/<storage_path>` needs of the asset stored there, or null when none is. */
+  /** Null when no asset is stored there. */
   findServable(
     storagePath: string,
   ): Promise<Pick<MediaAsset, 'storagePath' | 'mimeType' | 'sizeBytes'> | null> {
     return this.assets.findServable(storagePath);
   }
 
-  /** The stored bytes of an asset. */
   openRead(asset: Pick<MediaAsset, 'storagePath'>): Promise<Readable> {
     return this.storage.openRead(asset.storagePath);
   }
@@ -145,7 +129,7 @@ export class MediaService {
     };
   }
 
-  /** Sniffs and writes the file; no row yet. Used by the multipart route's storage engine. */
+  /** No row yet: the multipart route's storage engine makes it. */
   async storeFile(projectId: number, stream: Readable): Promise<StoredMediaFile> {
     const { kind, body } = await sniffMedia(stream);
     const storagePath = newStoragePath(projectId, kind.ext);
@@ -153,12 +137,11 @@ export class MediaService {
     return { storagePath, kind, sizeBytes: size };
   }
 
-  /** Removes a stored file whose upload was refused after it was written. */
   async discardFile(storagePath: string): Promise<void> {
     await this.storage.delete(storagePath);
   }
 
-  /** Inserts the row for a stored file; if that fails, the file goes too. */
+  /** If the insert fails, the file goes too. */
   async createAsset(
     projectId: number,
     uploadedById: number | null,

@@ -14,34 +14,23 @@ import {
 import { MAX_MEDIA_BYTES } from './media-kinds';
 import { fileTooLarge } from './media-sniffer';
 
-/** A redirect is followed at most this many times. */
 export const MAX_REDIRECTS = 5;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const USER_AGENT = 'Herald-Media-Fetcher/1';
 
 const logger = new Logger('UrlFetcher');
 
-/** PEM certificates trusted for https downloads on top of the system's; not provided in the app. */
+/** PEM certificates trusted on top of the system's; not provided in the app. */
 export const FETCH_EXTRA_CA = Symbol('FETCH_EXTRA_CA');
 
 export interface FetchedResource {
-  /**
-   * The response body; errors with `download_timeout` or `file_too_large` when the download's
-   * limits hit.
-   */
+  /** Errors with `download_timeout` or `file_too_large` when the download's limits hit. */
   body: Readable;
-  /** The URL that answered, after redirects. */
+  /** After redirects. */
   finalUrl: URL;
 }
 
-/**
- * Downloads a URL for the media library without letting the caller reach anything private:
- * http(s) only, no credentials, no `localhost`, every address of the host (or the literal) must
- * be public unicast unless `OUTBOUND_ALLOW_CIDRS` lists it, each redirect is checked again,
- * and the connection goes to the very address that was checked: undici's connector gets a
- * `lookup` that only answers the pinned address, so a second DNS answer (rebinding) is never
- * used. One deadline covers resolving, connecting, redirects and reading the body.
- */
+/** Every hop's host checked and pinned (docs/api-rules.md#outbound-addresses); one deadline. */
 @Injectable()
 export class UrlFetcher {
   private readonly timeoutMs: number;
@@ -111,7 +100,6 @@ export class UrlFetcher {
     }
   }
 
-  /** Checks the host of one hop and pins the address the connection must use. */
   private async admit(url: URL, pins: AddressPins): Promise<void> {
     switch (await this.hosts.admit(url, pins)) {
       case 'not_allowed':
@@ -130,11 +118,7 @@ function resolveLocation(location: string, base: URL): string {
   }
 }
 
-/**
- * The body as handed to the caller: stops past MAX_MEDIA_BYTES and at the deadline, releasing the
- * connection either way. The undici body always has an error listener (pipeline's), since
- * destroying it without one would crash the process.
- */
+/** Stops past MAX_MEDIA_BYTES or the deadline; keeps an error listener (else destroy crashes). */
 function guardBody(body: Readable, deadline: Deadline, release: () => void): Readable {
   let total = 0;
   const guarded = new Transform({
@@ -154,12 +138,7 @@ function guardBody(body: Readable, deadline: Deadline, release: () => void): Rea
   return guarded;
 }
 
-/**
- * What the caller sees when a download fails, before or in the middle of the body: the time
- * limit's fault (504), whichever clock noticed first (ours, or undici's own header and body
- * timeouts, which share the limit), else the remote's (502); never a bare socket error, which
- * would become a 500.
- */
+/** 504 when a time limit (ours or undici's) noticed first, else 502; never a bare socket error. */
 function downloadError(error: unknown, deadline: Deadline): AppError {
   if (
     deadline.expired ||
@@ -181,9 +160,7 @@ function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/**
- * One time limit for the whole download (30 s in all by default), with an abort signal for undici.
- */
+/** One limit for the whole download, with an abort signal for undici. */
 class Deadline {
   private readonly controller = new AbortController();
   private readonly timer: NodeJS.Timeout;
@@ -206,7 +183,6 @@ class Deadline {
     this.listeners.push(listener);
   }
 
-  /** Settles with `work`, or rejects with `download_timeout` when the deadline passes first. */
   race<T>(work: Promise<T>): Promise<T> {
     if (this.expired) return Promise.reject(downloadTimeout());
     return new Promise<T>((resolve, reject) => {

@@ -5,7 +5,7 @@ import type { MemberRole, Permissions } from '../../access/permissions';
 import { User } from '../users/user.entity';
 import { applyPermissions, ProjectMember } from './project-member.entity';
 
-/** Project members with their users, each method scoped by the project. */
+/** Each method scoped by the project. */
 @Injectable()
 export class MembersRepository {
   constructor(
@@ -13,7 +13,6 @@ export class MembersRepository {
     @InjectRepository(User) private readonly users: Repository<User>,
   ) {}
 
-  /** The project's members with their users, oldest first. */
   list(projectId: number): Promise<ProjectMember[]> {
     return this.members.find({
       where: { projectId },
@@ -22,7 +21,6 @@ export class MembersRepository {
     });
   }
 
-  /** The project's member with its user, or null when the user is no member of it. */
   find(projectId: number, userId: number): Promise<ProjectMember | null> {
     return this.members.findOne({
       where: { projectId, userId },
@@ -30,10 +28,7 @@ export class MembersRepository {
     });
   }
 
-  /**
-   * Inserts the user as a member of the project; the INSERT returns created_at (as the database's
-   * text) into the member. A second insert of the same pair fails on the primary key.
-   */
+  /** A second insert of the same pair fails on the primary key. */
   async insert(
     projectId: number,
     user: User,
@@ -47,7 +42,6 @@ export class MembersRepository {
     return member;
   }
 
-  /** Stores the member's role and flags; its key is its project and user. */
   async save(member: ProjectMember): Promise<void> {
     await this.members.save(member);
   }
@@ -56,7 +50,7 @@ export class MembersRepository {
     await this.members.delete({ projectId, userId });
   }
 
-  /** The user with this (normalized) email, to be added to a team: users are no tenant's rows. */
+  /** Users are no tenant's rows. */
   findUserByEmail(email: string): Promise<User | null> {
     return this.users.findOneBy({ email });
   }

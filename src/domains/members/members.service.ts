@@ -17,10 +17,7 @@ import { MembersRepository } from './members.repository';
 import { applyPermissions, memberPermissions, ProjectMember } from './project-member.entity';
 import { assertMayManage, assertNotOwner, type TeamActor } from './team-rules';
 
-/**
- * Project members under the team rules (docs/api-rules.md#team-rules). Every method takes the
- * caller's access to the project, as PermissionGuard resolved it, and the caller's user id.
- */
+/** docs/api-rules.md#team-rules; each method takes the access PermissionGuard found. */
 @Injectable()
 export class MembersService {
   constructor(
@@ -28,14 +25,14 @@ export class MembersService {
     private readonly projects: ProjectsService,
   ) {}
 
-  /** The project's members (never the owner, who is not a member), oldest first. */
+  /** Never the owner, who is not a member; oldest first. */
   async list(projectId: number): Promise<MemberListDto> {
     const rows = await this.members.list(projectId);
     const items = rows.map(toMemberDto);
     return { items, count: items.length };
   }
 
-  /** Adds an existing user with the role's default flags, overridden by `overrides`. */
+  /** The role's default flags, overridden by `overrides`. */
   async add(
     access: ProjectAccess,
     actorId: number,
@@ -64,7 +61,7 @@ export class MembersService {
     return toMemberDto(member);
   }
 
-  /** PATCH: a new role resets the flags to its defaults; then the given flags apply. */
+  /** A new role resets the flags to its defaults; then the given flags apply. */
   async update(
     access: ProjectAccess,
     actorId: number,
@@ -90,9 +87,7 @@ export class MembersService {
     return toMemberDto(member);
   }
 
-  /**
-   * Removes a member; any member may remove themselves (leave), others need the team rules' rights.
-   */
+  /** Any member may remove themselves; others need the team rules' rights. */
   async remove(access: ProjectAccess, actorId: number, userId: number): Promise<void> {
     const projectId = access.project.id;
     assertNotOwner(access.project.ownerId, userId);
@@ -112,7 +107,6 @@ export class MembersService {
     await this.projects.changed(projectId);
   }
 
-  /** The member with its user, ready for `toMemberDto`. */
   private async find(projectId: number, userId: number): Promise<ProjectMember> {
     const member = await this.members.find(projectId, userId);
     if (!member) throw new AppError('member_not_found', 'Member not found');
@@ -133,7 +127,6 @@ function withOverrides(base: Permissions, overrides: PermissionsInputDto): Permi
   return result;
 }
 
-/** `{user_id, email, name, role, role_title, permissions}`. */
 export function toMemberDto(member: ProjectMember): MemberDto {
   if (!member.user) throw new Error('Member loaded without its user');
   return {

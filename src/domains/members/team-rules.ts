@@ -8,7 +8,7 @@ import {
   ROLE_RANK,
 } from '../../access/permissions';
 
-/** Team rule breaches answer 403 forbidden; the frontend shows these messages as they are. */
+/** Answered 403 forbidden; the frontend shows these messages as they are. */
 export const TEAM_RULE_MESSAGES = {
   owner: 'Владельца проекта нельзя изменить или удалить',
   self: 'Нельзя изменить собственную роль или права',
@@ -36,17 +36,11 @@ function rank(role: ProjectRole): number {
   return role === 'owner' ? Number.POSITIVE_INFINITY : ROLE_RANK[role];
 }
 
-/** Flags that are on in `next` but were off before: what the change grants. */
 export function grantedFlags(before: Permissions | null, next: Permissions): PermissionFlag[] {
   return PERMISSION_FLAGS.filter((flag) => next[flag] && !(before?.[flag] ?? false));
 }
 
-/**
- * "Within the actor's own role" (docs/api-rules.md#team-rules): the owner may do anything; a
- * member needs can_manage_team, acts only on members whose role (before and after) is not above
- * their own, grants only flags they hold, and never changes themselves. `target` is null when
- * adding.
- */
+/** "Within the actor's own role" (docs/api-rules.md#team-rules); `target` is null when adding. */
 export function assertMayManage(
   actor: TeamActor,
   target: MemberState | null,
@@ -67,7 +61,6 @@ export function assertMayManage(
   }
 }
 
-/** The owner is never a member row and cannot be changed or removed by anyone. */
 export function assertNotOwner(ownerId: number, targetUserId: number): void {
   if (ownerId === targetUserId) throw breach(TEAM_RULE_MESSAGES.owner);
 }

@@ -3,11 +3,7 @@ import type { ErrorDetail } from '../../http/errors/error-codes';
 import type { ConnectFields } from './platform';
 import type { ConnectField } from './platform-descriptor';
 
-/**
- * The body's fields as one platform reads them: every field it needs a non-empty string of the
- * right shape, and no field another platform reads. Every problem at once, as `validation_failed`
- * with one detail per field, before anything is asked of the platform.
- */
+/** Every problem at once as `validation_failed`, before the platform is asked. */
 export function readFields(
   fields: ConnectFields,
   rules: readonly ConnectField[],

@@ -11,12 +11,7 @@ import {
 } from './platform';
 import type { PlatformChannel } from './platform-answers';
 
-/**
- * Text markers that make a simulated delivery fail, so integrators can try their failure handling
- * in test mode. `[simulate:<code>]` anywhere in a post's text fails each target with `<code>`,
- * through the same path a real failure takes (delivery_failed is retried with backoff first).
- * `account_needs_reconnect` is left out on purpose: it would mark a real account for reconnection.
- */
+/** `[simulate:<code>]` in a test post's text fails each target with `<code>`, as for real. */
 export const SIMULATED_FAILURES: Readonly<Partial<Record<TargetFailureCode, DeliveryFailure>>> = {
   platform_rejected: 'rejected',
   delivery_failed: 'transient',
@@ -26,11 +21,7 @@ export const SIMULATED_FAILURES: Readonly<Partial<Record<TargetFailureCode, Deli
 
 const MARKER = /\[simulate:([a-z_]+)\]/;
 
-/**
- * Delivers test posts without a connection (docs/api-rules.md#test-mode). It plans a post exactly
- * as the platform's own publisher does (same steps, so the same number of message ids) and answers
- * made-up ids. The send gate never paces a test post, so it never uses an account's pacing budget.
- */
+/** Plans as the real publisher does and answers made-up ids (docs/api-rules.md#test-mode). */
 export class SimulatedPublisher implements PlatformPublisher {
   readonly platform: string;
 
@@ -39,7 +30,6 @@ export class SimulatedPublisher implements PlatformPublisher {
   }
 
   plan(text: string, media: OutgoingMedia[]): DeliveryStep[] {
-    // A step makes as many messages as it counts for on the real platform (an album of three, three).
     return this.real
       .plan(text, media)
       .map((step) => ({ ...step, messages: step.messages ?? step.cost }));
@@ -58,10 +48,7 @@ export class SimulatedPublisher implements PlatformPublisher {
   }
 }
 
-/**
- * A test post's message link: under a domain that never resolves (example.invalid), so that it
- * is never taken for a real one.
- */
+/** Under a domain that never resolves (example.invalid), never taken for a real one. */
 export function simulatedMessageUrl(
   platform: string,
   channel: PlatformChannel,

@@ -6,7 +6,6 @@ import {
 } from '../../infrastructure/storage/storage-driver';
 import { DeliveryError, type OutgoingMedia } from './platform';
 
-/** A File whose bytes stream from storage when undici writes the multipart body. */
 class StoredFile extends File {
   constructor(
     private readonly source: Readable,
@@ -24,12 +23,7 @@ class StoredFile extends File {
   }
 }
 
-/**
- * Opens a post's media file for an upload, its bytes streamed from storage (memory does not grow
- * with the file). The stream is added to `opened`, which the caller destroys once the request is
- * over, answered or not. A storage that cannot be reached is a transient failure; a file that is
- * not there is `media_unavailable`.
- */
+/** Added to `opened` for the caller to destroy; unreachable storage is a transient failure. */
 export async function openStoredStream(
   storage: StorageDriver | undefined,
   medium: OutgoingMedia,
@@ -48,7 +42,6 @@ export async function openStoredStream(
   return stream;
 }
 
-/** The same, as a File for a multipart body. */
 export async function openStoredFile(
   storage: StorageDriver | undefined,
   medium: OutgoingMedia,

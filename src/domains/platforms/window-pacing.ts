@@ -5,24 +5,11 @@ import { RedisScript } from '../../infrastructure/redis/redis-script';
 import { withinTime } from '../../infrastructure/redis/time-limit';
 import type { PacingSlot, PlatformPacing, ReserveRequest } from './platform';
 
-/**
- * A platform counts a send when it arrives, a little after it was stamped here (the stamp's answer
- * crossing back from Redis, the worker's event loop, the request's write). Each window is counted
- * this much longer than the platform's, so that two sends stamped a full window apart never arrive
- * less than one apart; only the spread of that delay matters (docs/performance.md#pacing).
- */
+/** A send arrives after its stamp, so windows are counted longer (docs/performance.md#pacing). */
 export const PACING_WINDOW_MARGIN_MS = 50;
 
-/**
- * The authoritative check, made when the send is about to leave: each key (the account, the account
- * in one channel) keeps the stamps of its last `limit` messages, newest first, stamped with Redis's
- * clock (one clock for every worker). A send of `cost` messages may leave when its account and its
- * channel each have room for it in the window ending now, exactly as the platform counts (any
- * window, sliding); it is then stamped now and answers 0. Otherwise it answers the ms until there
- * is room. A stamp is when the send leaves, not when it was meant to: a send that leaves late never
- * makes one too many. Two sends of one account also leave at least `gap` ms apart (half the limit's
- * spacing): sends that came late together would otherwise reach the platform in one burst.
- */
+// Admission as the send leaves: per key the stamps of its last `limit` messages on Redis's clock;
+// 0 (stamped) when both windows have room, else the ms to wait; one account's sends `gap` ms apart.
 const ADMIT_LUA = `
 local function admit(sentBot, sentChat, cost, botLimit, botWindow, chatLimit, chatWindow, gap)
   local time = redis.call('TIME')
@@ -49,26 +36,10 @@ local function admit(sentBot, sentChat, cost, botLimit, botWindow, chatLimit, ch
 end
 `;
 
-/**
- * Slots: each send is given its moment ahead, so that the sends waiting for one account come back
- * one after the other instead of all at once; ADMIT decides when they really leave. Strict spacing
- * over two keys (the account, and the account in one channel): each key keeps the moment it is free
- * again. Times are ms since the epoch, written with `%.3f` so Lua's number-to-string never rounds.
- *
- * A channel that is not free yet queues the send behind it on the channel's key alone and answers
- * {0, wait}: the account is not touched, so one busy channel never delays another channel of its
- * account. The caller comes back at that time holding the channel's slot (ARGV[5] = 1).
- *
- * A free channel (or a held channel slot) books the account: the send goes at the account's next
- * free moment, the account is held for `cost` intervals, and the channel for `cost` channel
- * intervals after that send. Answers {1, wait}; or, when that moment is more than ARGV[6] ms ahead,
- * saves it for the caller under KEYS[3] and answers {2, wait}: the caller gives its worker slot
- * back and, asking again before then, gets the saved slot ({1, wait}) instead of a new one.
- *
- * A caller that has already marked its send in flight asks for ADMIT in the same call
- * (ARGV[7] = 1): a slot that is now answers {1, 0, ADMIT's answer}, so that a send from an account
- * with room goes after one Redis round trip, not two.
- */
+// Slots ahead, strict spacing on two keys (account, account in channel; ms since epoch, `%.3f`).
+// A busy channel answers {0, wait} without touching the account; the caller returns with ARGV[5]=1.
+// Else books the account: {1, wait}, or {2, wait} saved under KEYS[3] when beyond ARGV[6] ms.
+// With ARGV[7]=1 a slot that is now also runs ADMIT: {1, 0, ADMIT's answer}, one round trip.
 const RESERVE = new RedisScript(
   `${ADMIT_LUA}
 local now = tonumber(ARGV[1])
@@ -114,32 +85,22 @@ return admit(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV
   2,
 );
 
-/** An account's slot further ahead than this is saved for its send, which gives its worker slot back. */
 export const PACING_SAVE_AFTER_MS = 2_000;
 
 /** At most `limit` messages in any `windowMs`, as a platform counts them. */
 export interface PacingWindow {
   limit: number;
   windowMs: number;
-  /**
-   * Sends may go back to back while the window has room, as the platform allows (limits over hours:
-   * spread evenly, one account's second status would wait minutes). Without it, the sends of a
-   * window are spread evenly over it.
-   */
+  /** Back to back while the window has room (limits over hours); else spread evenly. */
   burst?: boolean;
 }
 
-/** A platform's published limits: per account, and per channel of the account. */
 export interface PacingLimits {
   account: PacingWindow;
   channel: PacingWindow;
 }
 
-/**
- * A platform's sending limits, per account and per channel of the account, shared by every worker
- * through Redis, so bursts are spread out instead of collecting rate-limit answers. Each platform
- * builds one from its published limits.
- */
+/** Shared through Redis by every worker, so bursts are spread out instead of drawing 429s. */
 export class WindowPacing implements PlatformPacing {
   private readonly logger: Logger;
   private readonly botWindowMs: number;
@@ -147,7 +108,6 @@ export class WindowPacing implements PlatformPacing {
   private readonly botIntervalMs: number;
   private readonly chatIntervalMs: number;
   readonly admitSpacingMs: number;
-  /** Accounts whose last reservation in this process was booked for now. */
   private readonly roomy = new Set<number>();
 
   constructor(
@@ -159,9 +119,7 @@ export class WindowPacing implements PlatformPacing {
     this.logger = new Logger(`${name} pacing`);
     this.botWindowMs = limits.account.windowMs + PACING_WINDOW_MARGIN_MS;
     this.chatWindowMs = limits.channel.windowMs + PACING_WINDOW_MARGIN_MS;
-    // Slots spaced so that the sends of any one window fill it exactly: on time, they all pass
-    // the admission check. A window that takes bursts spaces nothing: the admission check
-    // alone keeps it.
+    // Slots spaced so a window's sends fill it exactly; a bursty window relies on admission.
     this.botIntervalMs = limits.account.burst ? 0 : this.botWindowMs / limits.account.limit;
     this.chatIntervalMs = limits.channel.burst ? 0 : this.chatWindowMs / limits.channel.limit;
     this.admitSpacingMs = this.botIntervalMs / 2;
@@ -202,7 +160,7 @@ export class WindowPacing implements PlatformPacing {
       if (admitWait === undefined) return { kind: 'booked', waitMs };
       return { kind: 'booked', waitMs, admitWaitMs: Math.max(0, Number(admitWait)) };
     } catch (error) {
-      // Without Redis there is no shared pacing; sending beats stalling, and a 429 is still honoured.
+      // Without Redis there is no shared pacing; sending beats stalling, and 429s are honoured.
       this.logger.warn(`Pacing unavailable: ${(error as Error).message}`);
       return { kind: 'booked', waitMs: 0, ...(admitIfNow ? { admitWaitMs: 0 } : {}) };
     }
@@ -216,11 +174,6 @@ export class WindowPacing implements PlatformPacing {
     return [...this.roomy];
   }
 
-  /**
-   * Stamps a send of `cost` messages from the account to the channel as leaving now if the last
-   * window of each has room for it (0: it must go at once); else nothing is stamped and it answers
-   * the ms to wait before asking again.
-   */
   async admit(accountId: number, channelId: string, cost: number): Promise<number> {
     try {
       const wait = await this.bounded(
@@ -233,7 +186,6 @@ export class WindowPacing implements PlatformPacing {
     }
   }
 
-  /** ADMIT's keys: the stamps of the account's sends, and of its sends to the channel. */
   private sentKeys(accountId: number, chatId: string): string[] {
     const prefix = this.config.redisKeyPrefix;
     return [`${prefix}:pacing:sent:${accountId}`, `${prefix}:pacing:sent:${accountId}:${chatId}`];
@@ -250,10 +202,7 @@ export class WindowPacing implements PlatformPacing {
     ];
   }
 
-  /**
-   * The shared client queues nothing while Redis is away, but a Redis that is connected and does
-   * not answer would hold the send forever: past the queue calls' limit, pacing is unavailable.
-   */
+  /** A connected Redis that does not answer would hold the send forever: bound it. */
   private bounded<T>(work: Promise<T>): Promise<T> {
     return withinTime(work, this.config.publication.queueCallTimeoutMs);
   }

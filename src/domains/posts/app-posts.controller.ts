@@ -34,11 +34,7 @@ const BY_POST: ProjectSource = {
 };
 const POST_ID = new ParseIdPipe(POST_NOT_FOUND.code, POST_NOT_FOUND.message);
 
-/**
- * The application API's post routes, each guarded by its member flag
- * (docs/api-rules.md#roles-and-member-flags): the same PostsService, and so the same rules and
- * pipeline, as the public API.
- */
+/** The same PostsService as the public API, each route guarded by its member flag. */
 @Controller('api/posts')
 @ApiErrors('unauthorized', 'forbidden', 'project_not_found', 'validation_failed')
 export class AppPostsController {

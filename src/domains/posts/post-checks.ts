@@ -17,7 +17,6 @@ import {
 import { PostsRepository } from './posts.repository';
 import type { ResolvedChannel } from './post-rows';
 
-/** A post as it would be stored: what the rules of post-rules.ts are checked on. */
 export interface PostDraft {
   refs: readonly PostTargetDto[];
   text: string;
@@ -26,11 +25,7 @@ export interface PostDraft {
   publishing: boolean;
 }
 
-/**
- * Which parts are new, and checked as such: a part the post already had (an update's stored
- * targets, publish's stored media) is only measured against the platforms' limits, read by
- * `storedMedia` where given.
- */
+/** Parts the post already had are only measured against the limits, read by `storedMedia`. */
 export interface CheckedParts {
   targets: boolean;
   media: boolean;
@@ -38,33 +33,24 @@ export interface CheckedParts {
 }
 
 export interface PostCheck {
-  /** The project's channels among the refs, in ref order, locked until the transaction ends. */
+  /** In ref order, locked until the transaction ends. */
   channels: ResolvedChannel[];
-  /** The media measured against the limits: the assets found among the ids, or the stored media. */
   assets: MediaToCheck[];
-  /** The project's media assets among the ids, when they were read. */
+  /** Only when they were read. */
   found: MediaAsset[];
-  /** The targets' and the media's problems. */
   problems: PostProblem[];
-  /** The platforms' limits broken by the text and media. */
   limits: PostProblem[];
 }
 
-/** Every problem of a check: the post is refused when there is one. */
 export function problemsOf(check: PostCheck): PostProblem[] {
   return [...check.problems, ...check.limits];
 }
 
 const ALL_NEW: CheckedParts = { targets: true, media: true };
 
-/**
- * The rules of a post (docs/api-rules.md#post-rules), for create, the dry run, update and publish
- * alike. Read in the caller's transaction, on its connection, with the channels locked, so the
- * write that follows sees what the checks saw.
- */
+/** docs/api-rules.md#post-rules, read in the caller's transaction with the channels locked. */
 @Injectable()
 export class PostChecks {
-  /** Per platform: whether its limits can refuse no post that passed the body's rules. */
   private readonly fitting = new Map<string, boolean>();
 
   constructor(
@@ -73,10 +59,7 @@ export class PostChecks {
     private readonly platforms: PlatformRegistry,
   ) {}
 
-  /**
-   * Create's fast path: a post whose refs all parse, to platforms whose limits no well-formed body
-   * can break, needs no check before its insert, which checks the targets and media itself.
-   */
+  /** Refs that parse, to platforms no well-formed body can break: the insert checks enough. */
   insertChecksEnough(refs: readonly PostTargetDto[]): boolean {
     return refs.every((ref) => {
       const parsed = parseChannelRef(ref.channel_ref);

@@ -1,12 +1,7 @@
 import type { PostStatus } from './post-state';
 import type { PostKey } from './post-rows';
 
-/**
- * The post list's cursor (docs/api-rules.md#post-object-and-list): the last post's sort key, bound
- * to the project and the status filter it was made for, signed (SecretsService.signToken) so that
- * it cannot be forged or moved to another project or filter. Clients only ever pass back what they
- * were given.
- */
+/** Signed, bound to its project and status filter (docs/api-rules.md#post-object-and-list). */
 export interface CursorScope {
   projectId: number;
   status: PostStatus | null;
@@ -14,7 +9,6 @@ export interface CursorScope {
 
 const CURSOR_VERSION = 1;
 
-/** The signed text; `sign` is SecretsService.signToken. */
 export function encodeCursor(
   sign: (data: string) => string,
   scope: CursorScope,
@@ -25,7 +19,7 @@ export function encodeCursor(
   );
 }
 
-/** The key of a cursor made for this scope; null for anything else. `data` is the verified text. */
+/** Null for a cursor of another scope; `data` is the verified text. */
 export function decodeCursor(data: string | null, scope: CursorScope): PostKey | null {
   if (data === null) return null;
   let parsed: unknown;

@@ -22,11 +22,7 @@ export class PostDryRun {
     private readonly platforms: PlatformRegistry,
   ) {}
 
-  /**
-   * The dry run: the create body checked by create's own rules (its DTO, then the rules of
-   * post-rules.ts on whatever parts are well formed), every problem at once, and how many messages
-   * each known target would receive. Reads only: nothing is stored, queued or counted.
-   */
+  /** Create's own rules, every problem at once, and each target's message count; stores nothing. */
   async check(access: ProjectAccess, body: unknown): Promise<PostValidationDto> {
     if (typeof body !== 'object' || body === null || Array.isArray(body))
       throw new AppError('validation_failed', 'The body must be a JSON object');
@@ -54,7 +50,6 @@ export class PostDryRun {
         (problem) => !shape.some((refused) => refused.field === problem.field),
       ),
     ];
-    // A media asset is already what a platform's planner reads.
     const media: OutgoingMedia[] = checked.found;
     return {
       valid: errors.length === 0,
@@ -68,10 +63,10 @@ export class PostDryRun {
   }
 }
 
-/** How the create body is checked (createValidationPipe's options), for the dry run. */
+/** createValidationPipe's options. */
 const CREATE_BODY_RULES = { whitelist: true, forbidNonWhitelisted: true, stopAtFirstError: false };
 
-/** The refs of a targets list that are strings; the DTO's problems name the rest. */
+/** The DTO's problems name the rest. */
 function wellFormedRefs(targets: unknown): PostTargetDto[] {
   if (!Array.isArray(targets)) return [];
   const refs = targets
@@ -82,7 +77,7 @@ function wellFormedRefs(targets: unknown): PostTargetDto[] {
   return [...new Set(refs)].map((channel_ref) => ({ channel_ref }));
 }
 
-/** The media ids that are positive database ids; the DTO's problems name the rest. */
+/** The DTO's problems name the rest. */
 function wellFormedIds(ids: unknown): number[] {
   if (!Array.isArray(ids)) return [];
   return [

@@ -6,36 +6,22 @@ import { StatementBatcher } from '../../infrastructure/database/statement-batche
 import type { NewPost, PostRow } from './post-rows';
 import { POST_COLUMNS } from './posts.repository';
 
-/** At most this many posts in one insert statement. */
 const INSERT_BATCH_MAX = 32;
 
-/** Inserts posts with their targets and media in one statement, which checks them itself. */
 @Injectable()
 export class PostInserts {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  /**
-   * Inserts a post with its targets and media in one statement (atomic, one round trip), resolving
-   * the targets' channel refs and checking the media ids on the way: the post is inserted only
-   * when every ref is a channel of the project, all on one platform, (when `requireConnected`)
-   * none of their accounts needs reconnecting, and every media id is an asset of the project. Null
-   * when not: the caller finds out which rule failed with `findChannels` and the media lookup.
-   * Saves post creation the round trips of those lookups
-   * (docs/performance.md#post-creation-in-one-statement). In `m`'s transaction when given;
-   * otherwise posts created while another insert is in flight go together in the next statement:
-   * one commit, and one set of foreign-key locks on the project, user and channels they share.
-   */
+  /** Atomic, one round trip, checking refs and media on the way; null when a check fails. */
   insertPost(input: NewPost, m?: EntityManager): Promise<PostRow | null> {
     return m ? this.insertPosts([input], m).then(([post]) => post) : this.inserts.call(input);
   }
 
-  // Each post is its own call: no two are the same, so any may share a batch.
   private readonly inserts = new StatementBatcher<NewPost, PostRow | null>(
     (posts) => this.insertPosts(posts, this.db),
     { maxBatch: INSERT_BATCH_MAX, key: (post) => post },
   );
 
-  /** `insertPost` for several posts in one statement: one answer per post, in their order. */
   private async insertPosts(
     posts: NewPost[],
     m: DataSource | EntityManager,
@@ -68,11 +54,7 @@ export class PostInserts {
     return posts.map((_, n) => byN.get(n + 1) ?? null);
   }
 
-  /**
-   * Post `n` (1-based, the order of the arrays) is inserted only when its own checks pass; the
-   * others of the statement do not depend on it. Its id is drawn first so that its targets and
-   * media, and the answer, can name it.
-   */
+  /** Post `n` goes in only when its own checks pass; its id is drawn first so its rows name it. */
   private static readonly INSERT_POSTS = new Statement(
     `WITH input AS (
          SELECT * FROM unnest($1::int[], $2::int[], $3::text[], $4::text[], $5::timestamptz[],

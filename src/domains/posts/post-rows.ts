@@ -4,7 +4,7 @@ import type { MediaType } from '../media/media-asset.entity';
 import type { PlatformLimits, SentMessage } from '../platforms/platform-answers';
 import type { PostStatus, TargetStatus } from './post-state';
 
-/** A post row as the queries below return it (snake_case, timestamps as the database's text). */
+/** Snake_case, timestamps as the database's text. */
 export interface PostRow {
   id: number;
   project_id: number;
@@ -36,20 +36,18 @@ export interface TargetRow {
   published_at: DbTimestamp | null;
 }
 
-/** Where a page of the list ends: the last post's sort key. */
 export interface PostKey {
   createdAt: DbTimestamp;
   id: number;
 }
 
-/** A channel of the project that a `channel_ref` names, with its account's state. */
 export interface ResolvedChannel {
   id: number;
   platform: string;
   account_id: number;
   channel_id: string;
   needs_reconnect: boolean;
-  /** The account's own limits; null where its platform's apply. */
+  /** Null where its platform's apply. */
   limits: PlatformLimits | null;
 }
 
@@ -62,7 +60,6 @@ export interface MediaRow {
   storage_path: string;
 }
 
-/** A media asset of a post, in album order (what the post object shows of it). */
 export interface PostMediaRow {
   id: number;
   type: MediaType;
@@ -71,11 +68,7 @@ export interface PostMediaRow {
   storage_path: string;
 }
 
-/**
- * Which posts a caller may reach: one project's, and of one kind, test or live
- * (docs/api-rules.md#test-mode). Every query that finds a post by id or lists posts takes it, so
- * the kinds never mix.
- */
+/** One project's posts of one kind, test or live (docs/api-rules.md#test-mode). */
 export interface PostScope {
   projectId: number;
   test: boolean;
@@ -87,7 +80,7 @@ export interface PostWithDetails extends PostRow {
   media: PostMediaRow[];
 }
 
-/** A post to insert: its targets as channel refs, its media as asset ids, both still unchecked. */
+/** Targets as channel refs and media as asset ids, both still unchecked. */
 export interface NewPost {
   scope: PostScope;
   userId: number;
@@ -97,6 +90,6 @@ export interface NewPost {
   publishAttempt: number;
   refs: ChannelRefParts[];
   mediaIds: number[];
-  /** No target's account may need reconnecting (a post to be published or scheduled). */
+  /** For a post to be published or scheduled. */
   requireConnected: boolean;
 }

@@ -7,27 +7,16 @@ import type { PlatformLimits } from '../platforms/platform-answers';
 import type { ResolvedChannel } from './post-rows';
 import { MAX_MEDIA_PER_POST, MAX_TEXT_LENGTH } from './post-state';
 
-/**
- * The rules a post's targets and media must keep, as create, PATCH, publish and the dry run check
- * them: one rule set that names every problem it finds, so the dry run can answer them all and
- * the others answer the first with the rest in `error.details`. What the body's own shape must be
- * (types, lengths, unknown fields) is the DTO's part and comes before.
- */
+/** Every problem is named: the dry run answers all, others the first with all in `details`. */
 export interface PostProblem {
   code: ErrorCode;
   message: string;
-  /** The body field at fault. */
   field: string;
-  /** The target at fault, when the problem is one target's. */
+  /** Null unless the problem is one target's. */
   channel_ref: string | null;
 }
 
-/**
- * Every ref a channel of this project (`channel_not_found`), one platform for all
- * (`mixed_platforms`), and, for a post to be published or scheduled, no channel whose account
- * needs reconnecting (`channel_needs_reconnect`). `found` holds the project's channels among the
- * refs, whatever their order.
- */
+/** `found` holds the project's channels among the refs, whatever their order. */
 export function targetProblems(
   refs: readonly string[],
   found: readonly ResolvedChannel[],
@@ -65,7 +54,6 @@ export function targetProblems(
   return problems;
 }
 
-/** Every media id an asset of this project (`media_not_found`, one problem naming them all). */
 export function mediaProblems(ids: readonly number[], found: ReadonlySet<number>): PostProblem[] {
   const missing = ids.filter((id) => !found.has(id));
   if (missing.length === 0) return [];
@@ -79,7 +67,6 @@ export function mediaProblems(ids: readonly number[], found: ReadonlySet<number>
   ];
 }
 
-/** A target as its platform's limits see it: its ref, its platform, and the limits that apply. */
 export interface LimitedTarget {
   ref: string;
   platform: Platform;
@@ -87,12 +74,7 @@ export interface LimitedTarget {
   limits: PlatformLimits;
 }
 
-/**
- * What each target's platform takes (`text_too_long`, `too_many_media`, `media_not_supported`,
- * `media_too_large`), each message naming the platform and its limit, and each problem naming the
- * target it comes from in `channel_ref`. Targets under the same limits are checked once, and their
- * problems name the first of them.
- */
+/** Targets under the same limits are checked once, and their problems name the first of them. */
 export function limitProblems(
   targets: readonly LimitedTarget[],
   text: string,
@@ -164,11 +146,7 @@ function limitsOfOne(
 
 const ALL_MEDIA_TYPES: readonly MediaType[] = ['image', 'video'];
 
-/**
- * Whether no post that passes the body's own rules (text length, media count, media Herald
- * accepts) can break the platform's limits: then create need not read the media or accounts
- * before its insert.
- */
+/** No post valid by the body's rules can break the limits: create then skips the lookups. */
 export function fitsEveryPost(platform: Platform): boolean {
   const limits = platform.limits;
   return (
@@ -185,7 +163,7 @@ export function fitsEveryPost(platform: Platform): boolean {
   );
 }
 
-/** The error of a refused post: the first problem, with every problem in `details`. */
+/** The first problem, with every problem in `details`. */
 export function refusal(problems: readonly PostProblem[]): AppError {
   const [first] = problems;
   return new AppError(first.code, first.message, problems.map(toDetail));

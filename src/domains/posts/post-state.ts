@@ -1,4 +1,4 @@
-/** The states of a post and of each of its targets (docs/api-rules.md#post-states). */
+/** docs/api-rules.md#post-states. */
 export const POST_STATUSES = [
   'draft',
   'scheduled',
@@ -12,10 +12,9 @@ export type PostStatus = (typeof POST_STATUSES)[number];
 export const TARGET_STATUSES = ['pending', 'published', 'failed'] as const;
 export type TargetStatus = (typeof TARGET_STATUSES)[number];
 
-/** POST publish is allowed from these; queued, publishing, published answer 409. */
 export const PUBLISHABLE_FROM: readonly PostStatus[] = ['draft', 'scheduled', 'failed'];
 
-/** The processor moves a post to `publishing` only from these (the state guard of every job). */
+/** The state guard of every job. */
 export const PROCESSABLE_FROM: readonly PostStatus[] = ['queued', 'scheduled', 'publishing'];
 
 /** PATCH only before publication starts; DELETE also after a failure, never once sent. */
@@ -26,18 +25,16 @@ export const DELETABLE_FROM: readonly PostStatus[] = ['draft', 'scheduled', 'fai
 export const MAX_TEXT_LENGTH = 4096;
 export const MAX_TARGETS_PER_POST = 50;
 export const MAX_MEDIA_PER_POST = 10;
-/** `scheduled_at` at most one calendar year ahead. */
 export function scheduleHorizon(nowMs: number): number {
   const horizon = new Date(nowMs);
   horizon.setUTCFullYear(horizon.getUTCFullYear() + 1);
   return horizon.getTime();
 }
 
-/** The post list's page size: 20 unless asked, at most 100. */
 export const DEFAULT_LIST_LIMIT = 20;
 export const MAX_LIST_LIMIT = 100;
 
-/** The state a post is created in; both a schedule and publish_now is refused earlier. */
+/** Both a schedule and publish_now is refused earlier. */
 export function initialStatus(input: { scheduledAt?: unknown; publishNow?: boolean }): PostStatus {
   if (input.scheduledAt !== undefined && input.scheduledAt !== null) return 'scheduled';
   if (input.publishNow === true) return 'queued';

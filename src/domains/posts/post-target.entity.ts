@@ -14,14 +14,13 @@ import type { SentMessage } from '../platforms/platform-answers';
 import type { TargetStatus } from './post-state';
 import { Post } from './post.entity';
 
-/** One channel a post goes to, with its own delivery state (docs/api-rules.md#delivery). */
+/** docs/api-rules.md#delivery. */
 @Entity('post_targets')
 @Unique(['postId', 'accountId', 'chatId'])
 export class PostTarget {
   @PrimaryGeneratedColumn()
   id!: number;
 
-  /** Looked up through the unique index, which leads with it. */
   @Column({ type: 'int' })
   postId!: number;
 
@@ -29,7 +28,7 @@ export class PostTarget {
   @JoinColumn()
   post?: Post;
 
-  /** The channel row; null once the channel is removed (the target keeps its history). */
+  /** Null once the channel is removed (the target keeps its history). */
   @Index()
   @Column({ type: 'int', nullable: true })
   channelId!: number | null;
@@ -49,18 +48,13 @@ export class PostTarget {
   @JoinColumn()
   account?: Account;
 
-  /** The chat id on the platform, as text (the `channel_id` of the channel). */
   @Column({ type: 'varchar', length: 64 })
   chatId!: string;
 
-  /**
-   * A TID made when the target is stored: every try of one of its sends carries a key made from it,
-   * so a platform that recognises the key never posts twice.
-   */
+  /** Every try of a send carries a key made from it, so a platform that knows it never doubles. */
   @Column({ type: 'varchar', length: 13, default: () => 'herald_tid()' })
   deliveryKey!: string;
 
-  /** Order of the targets as the request gave them. */
   @Column({ type: 'int' })
   position!: number;
 
@@ -73,30 +67,25 @@ export class PostTarget {
   @Column({ type: 'text', nullable: true })
   errorMessage!: string | null;
 
-  /** Integer message ids, in order, on a platform whose ids are integers (Platform.listedMessageId). */
+  /** Only on a platform whose ids are integers (Platform.listedMessageId). */
   @Column({ type: 'jsonb', default: () => "'[]'" })
   messageIds!: number[];
 
-  /** Every message this target became, in order: the platform's id (as text) and its link. */
   @Column({ type: 'jsonb', default: () => "'[]'" })
   messages!: SentMessage[];
 
-  /** Messages of the delivery plan already sent (album, then long text): resumes after a retry. */
+  /** Messages of the plan already sent: a retry resumes after them. */
   @Column({ type: 'int', default: 0 })
   stepsDone!: number;
 
-  /**
-   * Set just before a send goes out, cleared when its outcome is known. Found set when a job
-   * starts, it means a worker died mid-send: the outcome is unknown, never sent blindly again.
-   */
+  /** Set just before a send, cleared with its outcome; found set, the outcome is unknown. */
   @TimestampColumn()
   sendingSince!: DbTimestamp | null;
 
-  /** A pacing slot reserved for the next send: the job waits in the queue until then. */
   @TimestampColumn()
   notBefore!: DbTimestamp | null;
 
-  /** Transient failures so far (5xx, refused connection); at PUBLICATION_MAX_TRIES it fails. */
+  /** Transient failures so far; at PUBLICATION_MAX_TRIES it fails. */
   @Column({ type: 'int', default: 0 })
   failures!: number;
 

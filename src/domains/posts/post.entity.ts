@@ -18,10 +18,7 @@ import type { PostStatus } from './post-state';
 import { PostMedia } from './post-media.entity';
 import { PostTarget } from './post-target.entity';
 
-/**
- * A post of a project (docs/api-rules.md#post-states): its text, media, schedule and publication
- * state.
- */
+/** docs/api-rules.md#post-states. */
 @Entity('posts')
 @Index(['projectId', 'test', 'createdAt', 'id'])
 // The list filtered by status, in its date order: a page reads only the rows it shows.
@@ -38,7 +35,7 @@ export class Post {
   @JoinColumn()
   project?: Project;
 
-  /** Who created it, through either API (usage counts these); kept when the user is deleted. */
+  /** Kept when the user is deleted (usage counts these). */
   @Column({ type: 'int', nullable: true })
   createdByUserId!: number | null;
 
@@ -49,10 +46,7 @@ export class Post {
   @Column({ type: 'text', default: '' })
   text!: string;
 
-  /**
-   * Made with a test key. A test post runs the whole pipeline with a simulated publisher,
-   * and only test keys see it (as only live callers see live posts).
-   */
+  /** Made with a test key: simulated delivery, and only test keys see it. */
   @Column({ type: 'boolean', default: false })
   test!: boolean;
 
@@ -66,11 +60,7 @@ export class Post {
   @TimestampColumn()
   publishedAt!: DbTimestamp | null;
 
-  /**
-   * Bumped by every trigger of a publication (create with schedule or publish_now, publish,
-   * reschedule). The queue job id is `post:<id>:<attempt>`, and a job of an older attempt finds
-   * the state guard closed, so a superseded delayed job does nothing.
-   */
+  /** Bumped by each publication trigger; jobs are `post:<id>:<attempt>`: older ones do nothing. */
   @Column({ type: 'int', default: 0 })
   publishAttempt!: number;
 

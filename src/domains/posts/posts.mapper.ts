@@ -9,10 +9,8 @@ import type {
 } from './dto/post-response.dto';
 import type { PostMediaRow, PostRow, PostWithDetails, TargetRow } from './post-rows';
 
-/** Turns a storage key into the URL clients fetch it from (StorageDriver.publicUrl). */
 export type MediaUrl = (storagePath: string) => string;
 
-/** The answer to a post's creation. */
 export function toPostCreated(post: PostRow): PostCreatedDto {
   return {
     id: post.id,
@@ -35,14 +33,12 @@ export function toTargetState(target: TargetRow): PostTargetStateDto {
         ? null
         : { code: target.error_code, message: target.error_message ?? '' },
     message_ids: target.message_ids,
-    // The target's link is its first message's, once the target is published.
     url: target.status === 'published' ? (target.messages[0]?.url ?? null) : null,
     messages: target.messages,
     published_at: formatTimestamp(target.published_at),
   };
 }
 
-/** An item of the post list, with per-target state (docs/api-rules.md#post-object-and-list). */
 export function toPostListItem(post: PostWithDetails): PostListItemDto {
   return {
     id: post.id,
@@ -70,10 +66,7 @@ export function toPostMedia(media: PostMediaRow, mediaUrl: MediaUrl): PostMediaD
   };
 }
 
-/**
- * The post object: every list item field plus `updated_at` and `media` in album order.
- * GET/PATCH answer it; webhook events carry it.
- */
+/** GET/PATCH answer it; webhook events carry it. */
 export function toPostObject(post: PostWithDetails, mediaUrl: MediaUrl): PostObjectDto {
   return {
     ...toPostListItem(post),

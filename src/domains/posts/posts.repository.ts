@@ -21,8 +21,7 @@ export const POST_COLUMNS = `p.id, p.project_id, p.created_by_user_id, p.text, p
 const TARGET_COLUMNS = `t.id, t.post_id, t.channel_id, t.platform, t.account_id, t.chat_id, t.position,
   t.status, t.error_code, t.error_message, t.message_ids, t.messages, t.steps_done, t.published_at`;
 
-/** Every query of posts, scoped by project; the publication pipeline has its own. */
-/** The answer for a post that does not exist or that the caller's project and mode cannot see. */
+/** Also the answer for a post the caller's project and mode cannot see. */
 export const POST_NOT_FOUND = { code: 'post_not_found', message: 'Post not found' } as const;
 
 @Injectable()
@@ -34,7 +33,7 @@ export class PostsRepository {
     return this.db.transaction(work);
   }
 
-  /** The application API's update: `scheduledAt` undefined keeps the stored schedule. */
+  /** `scheduledAt` undefined keeps the stored schedule. */
   async updatePost(
     m: EntityManager,
     scope: PostScope,
@@ -94,7 +93,6 @@ export class PostsRepository {
     );
   }
 
-  /** Deletes the post if its status is one of `from`; false when it was not. */
   async deletePost(
     scope: PostScope,
     postId: number,
@@ -108,13 +106,7 @@ export class PostsRepository {
     return deleted > 0;
   }
 
-  /**
-   * POST publish in one atomic statement: the post moves to `publishing` with a new attempt, only
-   * from `draft`, `scheduled` or `failed`; the body's channels replace its targets, except that
-   * targets already published stay (what was sent stays sent) and failed ones in the body start
-   * over where they stopped. Every part reads the same snapshot, so the three target statements
-   * touch disjoint rows. Returns the new attempt, or null when the state did not allow it.
-   */
+  /** Atomic; published targets stay, failed ones restart; null when the state forbids it. */
   async startPublication(
     m: EntityManager,
     scope: PostScope,
@@ -188,7 +180,6 @@ export class PostsRepository {
     );
   }
 
-  /** The post in this scope, locked for the transaction when `lock` is given. */
   async findPost(
     scope: PostScope,
     postId: number,
@@ -203,7 +194,6 @@ export class PostsRepository {
     return rows[0] ?? null;
   }
 
-  /** The post in this scope with the size of its media_files, for POST publish. */
   async findForPublish(
     scope: PostScope,
     postId: number,
@@ -217,13 +207,7 @@ export class PostsRepository {
     return rows[0] ?? null;
   }
 
-  /**
-   * One page, newest first (created_at desc, then id desc), with targets and media. `after`
-   * is the last post of the previous page: a keyset, so a page never shifts when posts are added.
-   * Only the conditions asked for are written, so each page is a range of one index in its order
-   * (with a status, the index that leads with project, kind and status) and reads only its rows,
-   * whatever the project's history and however few posts have the status.
-   */
+  /** Newest first, keyset after `after`: each page is a range of one index. */
   async list(
     scope: PostScope,
     page: { limit: number; status: PostStatus | null; after: PostKey | null },
@@ -289,11 +273,7 @@ export class PostsRepository {
     });
   }
 
-  /**
-   * The project's channels among these (platform, account, chat) triples, with whether their
-   * account needs reconnecting, locked until `m`'s transaction ends: no account can be deleted or
-   * change its `needs_reconnect` between these checks and the write they allow.
-   */
+  /** Locked until `m`'s transaction ends: no account changes before the write. */
   async findChannels(
     m: EntityManager,
     projectId: number,
@@ -317,7 +297,6 @@ export class PostsRepository {
           FOR SHARE OF c, a`,
   );
 
-  /** The post's media, in album order, as its platform's limits see them. */
   async mediaOfPost(m: EntityManager, scope: PostScope, postId: number): Promise<MediaToCheck[]> {
     const rows = (await m.query(
       `SELECT ma.id, ma.type, ma.filename, ma.size_bytes::float8 AS "sizeBytes"
@@ -330,7 +309,7 @@ export class PostsRepository {
     return rows;
   }
 
-  /** The project a post belongs to, for access checks: not scoped by tenant by nature. */
+  /** Not scoped by tenant by nature: it answers access checks. */
   async projectOf(postId: number): Promise<number | null> {
     const rows = (await this.db.query(`SELECT project_id FROM posts WHERE id = $1`, [postId])) as {
       project_id: number;

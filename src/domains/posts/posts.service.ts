@@ -1,24 +1,4 @@
-/**
- * Posts of a project and the start of their publication (docs/api-rules.md#post-states, and its
- * #post-rules). Used by the public API (public-posts.controller.ts) and by the application API.
- * Every method takes the caller's `ProjectAccess` (from @CurrentProject(), already checked by
- * PermissionGuard for the route's flag) and, where a post is created, the `Principal`; a post of
- * another project is `404 post_not_found`, exactly like one that does not exist.
- *
- * - `create(access, who, dto)`: the post rules; draft, `scheduled` (delayed job) or `queued` (job
- *   now). Scheduling or publish_now needs can_publish (checked here too, as 403 forbidden).
- * - `list(access, query)`: newest first, with per-target state; a `status` filter and signed
- *   keyset cursors (`next_cursor`).
- * - `get(access, postId)`: the post object (list item fields, updated_at, media).
- * - `update(access, postId, dto)`: only `draft` and `scheduled` posts (else 409 invalid_state).
- *   Fields given replace the stored ones and the post rules apply to the result; `scheduled_at`
- *   reschedules (the old delayed job never fires), `scheduled_at: null` turns a scheduled post
- *   back into a draft. Answers the post object. Both APIs use it (PATCH and PUT).
- * - `remove(access, postId)`: `draft`, `scheduled` or `failed` (else 409 invalid_state). Removing
- *   a post never deletes what was already sent to a platform.
- * - `publish(access, postId, dto)`: from draft, scheduled or failed; body targets replace the
- *   post's targets, but targets already published stay and are never sent again; 202 publishing.
- */
+/** Posts of a project and the start of their publication (docs/api-rules.md#post-states). */
 import { Inject, Injectable } from '@nestjs/common';
 import type { Principal } from '../../access/principal';
 import { type ChannelRefParts, parseChannelRef, toChannelRef } from '../channels/channel-ref';
@@ -56,7 +36,7 @@ import { PostInserts } from './post-inserts.repository';
 import { refusal } from './post-rules';
 import { PublicationProducer } from '../publication/publication.queue';
 
-/** The fields of an update (application API); absent fields keep their stored value. */
+/** Absent fields keep their stored value. */
 export interface UpdatePostInput {
   text?: string;
   targets?: PostTargetDto[];
@@ -93,8 +73,7 @@ export class PostsService {
       mediaIds: dto.media_ids ?? [],
       requireConnected: publishing,
     };
-    // The insert checks the targets and media itself (one round trip); when it refuses, the
-    // checked insert below says which rule failed and why.
+    // The insert checks targets and media itself; when it refuses, the checked insert says why.
     const fast = this.checks.insertChecksEnough(dto.targets ?? []);
     const post =
       (fast && (await this.inserts.insertPost(input).catch(refusedWhenGone))) ||
@@ -104,12 +83,7 @@ export class PostsService {
     return toPostCreated(post);
   }
 
-  /**
-   * The insert refused the post, or its platform's limits need its media and accounts read first:
-   * the lookups say which rule failed. They run in one transaction with the channels and accounts
-   * they read locked, so the insert that follows them sees what they saw, whatever other requests
-   * and workers change meanwhile (media assets and projects are never deleted).
-   */
+  /** One transaction with channels and accounts locked, so the insert sees what the checks saw. */
   private insertChecked(
     projectId: number,
     dto: CreatePostDto,
@@ -131,7 +105,6 @@ export class PostsService {
     });
   }
 
-  /** One page, newest first; `next_cursor` continues it, null on the last page. */
   async list(access: ProjectAccess, query: ListPostsQuery = {}): Promise<PostListDto> {
     const limit = query.limit ?? DEFAULT_LIST_LIMIT;
     const scope = { projectId: access.project.id, status: query.status ?? null };
@@ -143,7 +116,6 @@ export class PostsService {
       throw new AppError('validation_failed', 'cursor is not a cursor of this list', [
         { field: 'cursor', message: 'cursor is not a cursor of this list' },
       ]);
-    // One row more than the page tells whether another page follows.
     const rows = await this.posts.list(postScope(access), {
       limit: limit + 1,
       status: scope.status,
@@ -164,14 +136,13 @@ export class PostsService {
     };
   }
 
-  /** The post object. */
   async get(access: ProjectAccess, postId: number): Promise<PostObjectDto> {
     const post = await this.postObject(postScope(access), postId);
     if (!post) throw postNotFound();
     return post;
   }
 
-  /** The post object that webhook events carry; null when the post is gone. */
+  /** Null when the post is gone. */
   async postObject(scope: PostScope, postId: number): Promise<PostObjectDto | null> {
     const post = await this.posts.findWithDetails(scope, postId);
     return post ? toPostObject(post, (path) => this.storage.publicUrl(path)) : null;
@@ -212,13 +183,11 @@ export class PostsService {
       return this.posts.startPublication(m, scope, postId, check.channels, PUBLISHABLE_FROM);
     });
     if (attempt === null) throw invalidState(post); // it changed state meanwhile
-    // A scheduled post published early loses its delayed job (the attempt before this one).
     if (post.status === 'scheduled') await this.producer.cancel(postId, attempt - 1);
     await this.producer.enqueue(postId, attempt);
     return { id: postId, status: 'publishing', test: access.test };
   }
 
-  /** A publish that names no targets goes to the post's own; a post without any is refused. */
   private async ownTargets(access: ProjectAccess, postId: number): Promise<PostTargetDto[]> {
     const post = await this.posts.findWithDetails(postScope(access), postId);
     if (!post) throw postNotFound();
@@ -231,13 +200,7 @@ export class PostsService {
     }));
   }
 
-  /**
-   * PATCH (and the application API's PUT). Any edit of a post that is or becomes scheduled
-   * starts a new publish attempt with a new delayed job: a job of the old attempt finds its
-   * attempt gone and does nothing (PublicationRepository.claim), so the old time never fires and
-   * a job firing during the edit either wins the row first (then this answers 409 invalid_state)
-   * or waits for the row lock and then finds nothing to claim.
-   */
+  /** Each edit of a scheduled post is a new attempt: the old delayed job finds nothing to claim. */
   async update(
     access: ProjectAccess,
     postId: number,
@@ -251,13 +214,12 @@ export class PostsService {
     for (let round = 1; ; round++) {
       const done = await this.tryUpdate(access, postId, input);
       if (done) return this.get(access, postId);
-      // Another change committed between our read and our lock: check the rules again on it.
       if (round === MAX_UPDATE_ROUNDS)
         throw new AppError('invalid_state', 'The post is being changed by another request');
     }
   }
 
-  /** One round of update(); false when the post changed after it was read. */
+  /** False when the post changed after it was read. */
   private async tryUpdate(
     access: ProjectAccess,
     postId: number,
@@ -268,13 +230,11 @@ export class PostsService {
     if (!post) throw postNotFound();
     assertState(post, EDITABLE_FROM);
     const reschedule = input.scheduled_at !== undefined;
-    // The DTO has checked it (ScheduledAtRule: ISO 8601, future, at most a year ahead).
     const schedule = input.scheduled_at ? parseInputTimestamp(input.scheduled_at) : null;
     if (schedule) this.requirePublish(access);
     const status: PostStatus = reschedule ? (schedule ? 'scheduled' : 'draft') : post.status;
     const fireAtMs = schedule?.epochMs ?? storedEpochMs(post.scheduled_at);
 
-    // The post rules, on the post as it would become.
     const text = input.text ?? post.text;
     const mediaIds = input.media_ids ?? post.media_ids;
     if (text.trim().length === 0 && mediaIds.length === 0)
@@ -298,7 +258,6 @@ export class PostsService {
       assertState(locked, EDITABLE_FROM);
       if (locked.updated_at !== post.updated_at || locked.publish_attempt !== post.publish_attempt)
         return false;
-      // Checked in the transaction: the channels stay as checked until it commits.
       const check = await this.checks.check(
         m,
         projectId,
@@ -329,9 +288,7 @@ export class PostsService {
     return true;
   }
 
-  /**
-   * Draft, scheduled or failed only; a scheduled post's job then finds no post and sends nothing.
-   */
+  /** A scheduled post's job then finds no post and sends nothing. */
   async remove(access: ProjectAccess, postId: number): Promise<void> {
     const scope = postScope(access);
     const post = await this.findPost(scope, postId);
@@ -354,29 +311,21 @@ export class PostsService {
   }
 }
 
-/** The fields of an update; an update that names none of them is refused. */
 const UPDATE_FIELDS = ['text', 'media_ids', 'targets', 'scheduled_at'] as const;
 
-/** Rounds of update() when concurrent edits keep changing the post under it. */
 const MAX_UPDATE_ROUNDS = 3;
 
-/** Epoch milliseconds of a stored timestamp (the database's text), or null. */
 function storedEpochMs(raw: string | null): number | null {
   const formatted = formatTimestamp(raw);
   return formatted === null ? null : (parseInputTimestamp(formatted)?.epochMs ?? null);
 }
 
-/**
- * The caller's project, and the caller's kind of post (test or live); the other kind is not found.
- */
+/** The other kind of post (test or live) is not found. */
 function postScope(access: ProjectAccess): PostScope {
   return { projectId: access.project.id, test: access.test };
 }
 
-/**
- * The one-statement insert failed because a channel's account it refers to was deleted while it
- * ran: a refusal like any other, which the checked insert explains.
- */
+/** An account deleted while the insert ran: a refusal, which the checked insert explains. */
 function refusedWhenGone(error: unknown): null {
   if (isForeignKeyViolation(error)) return null;
   throw error;

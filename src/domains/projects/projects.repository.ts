@@ -5,7 +5,7 @@ import { type MemberRole, PERMISSION_FLAGS } from '../../access/permissions';
 import { rowsOf, Statement } from '../../infrastructure/database/prepared';
 import { Project } from './project.entity';
 
-/** A project with the user's membership of it; the member columns are null for its owner. */
+/** The member columns are null for its owner. */
 export interface AccessRow {
   id: number;
   name: string;
@@ -32,8 +32,7 @@ const ACCESS_SELECT = `
     FROM projects p
     LEFT JOIN project_members m ON m.project_id = p.id AND m.user_id = $1`;
 
-// The user's projects found through the owner and member indexes: an OR across the two tables
-// can only be answered by reading every project.
+// Through the owner and member indexes: an OR across the two tables would read every project.
 const LIST_ACCESSIBLE = new Statement(
   `${ACCESS_SELECT}
     WHERE p.id IN (SELECT id FROM projects WHERE owner_id = $1
@@ -45,33 +44,29 @@ const FIND_ACCESS = new Statement(
   `${ACCESS_SELECT} WHERE p.id = $2 AND (p.owner_id = $1 OR m.user_id IS NOT NULL)`,
 );
 
-/** The columns of a project its settings change. */
 export type ProjectColumns = Partial<
   Pick<Project, 'name' | 'timezone' | 'appearance' | 'wallpaper'>
 >;
 
-/** Projects, each read scoped by the user who owns or is a member of it. */
+/** Each read scoped by the user who owns or is a member of the project. */
 @Injectable()
 export class ProjectsRepository {
   constructor(@InjectRepository(Project) private readonly projects: Repository<Project>) {}
 
-  /** Every project the user owns or is a member of, oldest first. */
   listAccessible(userId: number): Promise<AccessRow[]> {
     return rowsOf<AccessRow>(this.projects.manager, LIST_ACCESSIBLE, [userId]);
   }
 
-  /** The project with the user's membership, or null when it is missing or not theirs. */
+  /** Null when it is missing or not theirs. */
   async findAccess(userId: number, projectId: number): Promise<AccessRow | null> {
     const [row] = await rowsOf<AccessRow>(this.projects.manager, FIND_ACCESS, [userId, projectId]);
     return row ?? null;
   }
 
-  /** Inserts a project owned by `ownerId`; its id. */
   async insert(ownerId: number, name: string, timezone: string): Promise<number> {
     return (await this.projects.save(this.projects.create({ ownerId, name, timezone }))).id;
   }
 
-  /** Changes the project's own columns. */
   async update(projectId: number, columns: ProjectColumns): Promise<void> {
     await this.projects.update({ id: projectId }, columns);
   }

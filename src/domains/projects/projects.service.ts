@@ -25,16 +25,12 @@ export class ProjectsService {
     private readonly cache: ProjectAccessCache,
   ) {}
 
-  /** Every project the user owns or is a member of, oldest first. */
   async listAccessible(userId: number): Promise<ProjectAccess[]> {
     const rows = await this.projects.listAccessible(userId);
     return rows.map((row) => toAccess(row, userId));
   }
 
-  /**
-   * The user's access to one project, or null when the project is missing or not theirs; from
-   * this process's memory when it may be trusted (project-access-cache.ts). Frozen.
-   */
+  /** Null when missing or not theirs; cached when trustworthy (project-access-cache.ts). Frozen. */
   async findAccess(userId: number, projectId: number): Promise<ProjectAccess | null> {
     const remembered = this.cache.get(userId, projectId);
     if (remembered) return remembered;
@@ -44,12 +40,11 @@ export class ProjectsService {
     return access;
   }
 
-  /** Announced after every change of a project's row or members (ProjectAccessCache). */
+  /** After every change of a project's row or members. */
   changed(projectId: number): Promise<void> {
     return this.cache.changed(projectId);
   }
 
-  /** The user's access as the database has it now. */
   private async readAccess(userId: number, projectId: number): Promise<ProjectAccess | null> {
     const row = await this.projects.findAccess(userId, projectId);
     return row ? toAccess(row, userId) : null;
@@ -96,7 +91,6 @@ function toAccess(row: AccessRow, userId: number): ProjectAccess {
   return { project, role: row.role as MemberRole, permissions, test: false };
 }
 
-/** An item of the public project list. */
 export function toPublicProject(access: ProjectAccess) {
   return {
     id: access.project.id,
@@ -107,7 +101,6 @@ export function toPublicProject(access: ProjectAccess) {
   };
 }
 
-/** The application API's view, with the caller's role and all nine flags. */
 export function toAppProject(access: ProjectAccess) {
   return {
     ...toPublicProject(access),

@@ -6,40 +6,26 @@ import { InjectRedis } from '../../infrastructure/redis/redis.module';
 import type { SentMessage } from '../platforms/platform-answers';
 import { withinTime } from '../../infrastructure/redis/time-limit';
 
-/** A send the platform confirmed, whose messages the database does not have yet. */
 export interface DeliveryReceipt {
   targetId: number;
   postId: number;
   platform: string;
-  /** The target's step the send delivered, and whether it was its last. */
   step: number;
   last: boolean;
-  /** The messages the send became, in order: the platform's ids (as text) and their links. */
+  /** In order: the platform's ids (as text) and their links. */
   messages: SentMessage[];
 }
 
-/** A copy in Redis outlives any outage worth waiting for; then the key goes by itself. */
 const REDIS_COPY_TTL_S = 7 * 24 * 3_600;
 
-/** Redis could not say whether another process kept an answer: nothing may be decided yet. */
+/** Nothing may be decided yet. */
 export class ReceiptsUnreadable extends Error {}
 
-/**
- * Keeps a platform's confirmed answer until the database has it, so that a send that was
- * delivered is never reported `delivery_unconfirmed`, whichever platform it went to.
- *
- * Every answer is kept in this process's memory from the moment it comes until its write
- * succeeds: it survives an outage of PostgreSQL, of Redis or of both, for as long as the process
- * lives, and the job that could not write it retries until it does. Only when the write fails is
- * a copy also put in Redis: a process that dies during the outage (killed, machine lost) leaves
- * the answer to the worker that takes its job over. A write that succeeds costs nothing more.
- * What is lost: the answer of a process killed in the instant between the answer and its write
- * (the database still up), or killed while neither the database nor Redis took it.
- */
+/** Confirmed answers are held in memory until written, and copied to Redis when a write fails. */
 @Injectable()
 export class DeliveryReceipts {
   private readonly logger = new Logger(DeliveryReceipts.name);
-  /** By target: a target has at most one send whose outcome is not written. */
+  /** A target has at most one send whose outcome is not written. */
   private readonly held = new Map<number, DeliveryReceipt & { inRedis: boolean }>();
 
   constructor(
@@ -47,15 +33,11 @@ export class DeliveryReceipts {
     @InjectConfig() private readonly config: AppConfig,
   ) {}
 
-  /** Held in memory until `written`. */
   hold(send: DeliveryReceipt): void {
     this.held.set(send.targetId, { ...send, inRedis: false });
   }
 
-  /**
-   * The database refused the answer: a copy goes to Redis too, for a worker that takes the job
-   * over if this process dies before the database is back. Best effort, bounded in time.
-   */
+  /** A copy goes to Redis for a worker that takes over if this process dies; best effort. */
   async writeFailed(targetId: number): Promise<void> {
     const send = this.held.get(targetId);
     if (!send || send.inRedis) return;
@@ -71,18 +53,13 @@ export class DeliveryReceipts {
     }
   }
 
-  /** The database has it: forgotten here, and in Redis if a copy went there. */
   written(targetId: number): void {
     const send = this.held.get(targetId);
     this.held.delete(targetId);
     if (send?.inRedis) this.bounded(this.redis.del(this.key(targetId))).catch(() => undefined); // it expires anyway
   }
 
-  /**
-   * The confirmed answer of the target's send of `step`, kept here or by another process; null when
-   * none was kept (the send's outcome is unknown). Throws ReceiptsUnreadable when Redis
-   * cannot say.
-   */
+  /** Null when none was kept (outcome unknown); throws ReceiptsUnreadable when Redis cannot say. */
   async find(targetId: number, step: number): Promise<DeliveryReceipt | null> {
     const mine = this.held.get(targetId);
     if (mine) return mine.step === step ? mine : null;
@@ -101,12 +78,10 @@ export class DeliveryReceipts {
     return send;
   }
 
-  /** The answer kept in this process for the target, if any. */
   get(targetId: number): DeliveryReceipt | undefined {
     return this.held.get(targetId);
   }
 
-  /** The answers kept in this process for the post's targets. */
   ofPost(postId: number): DeliveryReceipt[] {
     return [...this.held.values()].filter((send) => send.postId === postId);
   }
@@ -120,7 +95,7 @@ export class DeliveryReceipts {
   }
 }
 
-/** A copy as Redis holds it; one kept before message ids were text has only `messageIds`. */
+/** One kept before message ids were text has only `messageIds`. */
 type StoredSend = Omit<DeliveryReceipt, 'messages'> & {
   messages?: SentMessage[];
   messageIds?: number[];

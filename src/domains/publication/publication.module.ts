@@ -17,10 +17,7 @@ import { PublicationSweeper } from './publication.sweeper';
 import { SendGate } from './send-gate';
 import { TargetDelivery } from './target-delivery';
 
-/**
- * The publication pipeline: its queue, the worker that runs its jobs and the sweeper that keeps
- * them. The rest of Herald only enqueues (PublicationProducer).
- */
+/** The rest of Herald only enqueues (PublicationProducer). */
 @Module({
   imports: [
     BullModule.registerQueueAsync({

@@ -7,14 +7,11 @@ import { InjectConfig } from '../../infrastructure/config/config.module';
 import { PUBLICATION_QUEUE, RetryLater, type PublicationJob } from './publication.queue';
 import { PublicationService } from './publication.service';
 
-/**
- * Consumes the `publication` queue (only when APP_ROLE is `worker` or `all`). Thin: the service
- * does the work. Bull's queue.close() at shutdown waits for the jobs in hand to finish.
- */
+/** Only when APP_ROLE is `worker` or `all`; the service does the work. */
 @Injectable()
 export class PublicationProcessor implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger(PublicationProcessor.name);
-  /** Posts being failed after their job gave up: the pool stays open until they are done. */
+  /** The pool stays open until they are done. */
   private readonly givingUp = new Set<Promise<void>>();
 
   constructor(
@@ -49,10 +46,7 @@ export class PublicationProcessor implements OnModuleInit, BeforeApplicationShut
     });
   }
 
-  /**
-   * Stopping: stop taking jobs and finish the ones in hand while the database is still open (the
-   * process's stop bounds the wait; a job cut off there is recovered like a crashed worker's).
-   */
+  /** Jobs in hand finish while the database is open; one cut off recovers like a crashed one. */
   async beforeApplicationShutdown(): Promise<void> {
     await closeQueue(this.queue, this.logger, this.config.publication.queueCallTimeoutMs);
     await Promise.all(this.givingUp);

@@ -12,14 +12,10 @@ import {
 
 export const PUBLICATION_QUEUE = 'publication';
 
-/** Name of the custom Bull backoff strategy: the delay comes from the RetryLater thrown. */
+/** The custom backoff's delay comes from the RetryLater thrown. */
 export const PUBLICATION_BACKOFF = 'publication';
 
-/**
- * Bull attempts are only a safety net: pacing waits and the waits a platform asks for also go
- * through Bull's delayed retry, so the real budget of transient failures is counted per target
- * in the database (PUBLICATION_MAX_TRIES).
- */
+/** A safety net: pacing waits retry too; real tries are counted per target in the database. */
 export const JOB_ATTEMPTS = 500;
 
 export interface PublicationJob {
@@ -27,14 +23,13 @@ export interface PublicationJob {
   attempt: number;
 }
 
-/** Thrown by a run that must continue later (pacing slot, retry_after, backoff after a 5xx). */
 export class RetryLater extends Error {
   constructor(readonly delayMs: number) {
     super(`Publication continues in ${delayMs} ms`);
   }
 }
 
-/** A custom Bull backoff: the delay a RetryLater asked for; otherwise exponential. */
+/** The delay a RetryLater asked for; otherwise exponential. */
 export function publicationBackoff(retryBaseMs: number) {
   return (attemptsMade: number, error: unknown): number =>
     error instanceof RetryLater
@@ -42,18 +37,14 @@ export function publicationBackoff(retryBaseMs: number) {
       : Math.min(retryBaseMs * 2 ** Math.max(0, attemptsMade - 1), 10 * 60_000);
 }
 
-/** One job per post and publication attempt: adding it twice adds nothing (Bull keeps ids unique). */
+/** Adding it twice adds nothing (Bull keeps ids unique). */
 export function publicationJobId(postId: number, attempt: number): string {
   return `post:${postId}:${attempt}`;
 }
 
 export { QueueUnavailable } from '../../infrastructure/redis/bull-queue';
 
-/**
- * The producer: owns the queue's job ids and options. Every call is bounded in time, because
- * Bull's client queues commands while Redis is away and `queue.add` would hang; a post whose job
- * could not be added stays in the database and the recovery sweep enqueues it later.
- */
+/** Every call is bounded in time; a post whose job was not added is enqueued later by the sweep. */
 @Injectable()
 export class PublicationProducer {
   private readonly logger = new Logger(PublicationProducer.name);
@@ -65,7 +56,7 @@ export class PublicationProducer {
     logQueueErrors(queue, this.logger, 'Publication queue');
   }
 
-  /** Adds the post's job, delayed until `fireAtMs` when given. False when Redis did not take it. */
+  /** False when Redis did not take it. */
   async enqueue(postId: number, attempt: number, fireAtMs: number | null = null): Promise<boolean> {
     const options: JobOptions = {
       jobId: publicationJobId(postId, attempt),
@@ -86,7 +77,7 @@ export class PublicationProducer {
     }
   }
 
-  /** Removes a job that is no longer wanted (an early publish drops the delayed one). Best effort. */
+  /** Best effort. */
   async cancel(postId: number, attempt: number): Promise<void> {
     try {
       const job = await this.bounded(this.queue.getJob(publicationJobId(postId, attempt)));
@@ -98,10 +89,6 @@ export class PublicationProducer {
     }
   }
 
-  /**
-   * Whether the post's job is waiting, delayed or running. A finished job still in Redis is
-   * removed so that it can be added again.
-   */
   hasLiveJob(postId: number, attempt: number): Promise<boolean> {
     return hasLiveJob(this.queue, publicationJobId(postId, attempt), (work) => this.bounded(work));
   }

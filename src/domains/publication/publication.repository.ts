@@ -12,23 +12,21 @@ import { PROCESSABLE_FROM, type PostStatus } from '../posts/post-state';
 export interface ClaimedPost {
   id: number;
   text: string;
-  /** A test post; its delivery is simulated. */
+  /** Its delivery is simulated. */
   test: boolean;
   /** Targets still `pending`, in order. */
   targets: DeliveryTarget[];
-  /** media_files in album order. */
+  /** In album order. */
   media: DeliveryMedia[];
 }
 
-/** A target still to deliver, with what the send needs. */
 export interface DeliveryTarget {
   id: number;
   platform: string;
   account_id: number;
   chat_id: string;
-  /** The channel's public name on the platform (its links use it); null without one, or once the channel is removed. */
+  /** Null without one, or once the channel is removed. */
   channel_username: string | null;
-  /** The channel's public link as its platform gave it; null without one. */
   channel_url: string | null;
   /** The target's TID: every try of one of its sends carries a key made from it. */
   delivery_key: string;
@@ -37,13 +35,13 @@ export interface DeliveryTarget {
   steps_done: number;
   /** Set when a previous send's outcome was never recorded. */
   sending_since: string | null;
-  /** How long ago, by the database's clock, that send began; null when none is recorded. */
+  /** By the database's clock; null when none is recorded. */
   sending_for_ms: number | null;
-  /** Milliseconds since the epoch of the chat's pacing slot this target holds, or null. */
+  /** Epoch ms of the chat pacing slot this target holds, or null. */
   not_before_ms: number | null;
   needs_reconnect: boolean;
   credentials_encrypted: string;
-  /** The claim marked its send in flight (see PublicationRepository.claim). */
+  /** The claim marked its send in flight. */
   marked: boolean;
 }
 
@@ -60,20 +58,13 @@ export interface SweepCandidate {
   id: number;
   status: PostStatus;
   publish_attempt: number;
-  /** Epoch milliseconds of scheduled_at, or null. */
   fire_at_ms: number | null;
 }
 
-/**
- * Most rows one batched statement of the worker changes: enough to take what a deep queue's jobs
- * ask at one moment, few enough that the statement stays short.
- */
+/** Enough rows for a deep queue's jobs at one moment, few enough to keep a statement short. */
 const BATCH_MAX = 50;
 
-/**
- * The publication pipeline's queries; every write is guarded by the state it expects. The worker
- * acts on every project's posts, never on a caller's behalf, so the statements name no project.
- */
+/** Every write is guarded by the state it expects; the worker acts for no caller (no project). */
 @Injectable()
 export class PublicationRepository {
   constructor(
@@ -81,18 +72,8 @@ export class PublicationRepository {
     private readonly metrics: Metrics,
   ) {}
 
-  /**
-   * The state guard of every job: only the post's current attempt, only from queued,
-   * scheduled or publishing. A job that runs twice, or one superseded by a later publish, gets null.
-   * The claim also loads what delivery needs (pending targets, media), in the same round trip.
-   * Jobs claiming at the same moment share one statement (a deep queue), each with its own guard.
-   *
-   * When the post's first pending target is to be sent at once (a live post, its account among
-   * `markAccounts`, no send of it interrupted, no chat slot held, its account connected), the claim
-   * also marks that send in flight (`marked`), which saves the send its own statement
-   * (docs/performance.md#the-claim-marks-the-first-send).
-   * The targets come back as they were before the claim.
-   */
+  // Every job's state guard: the current attempt only, else null; loads pending targets and media,
+  // may mark the first send in flight (docs/performance.md#the-claim-marks-the-first-send).
   claim(
     postId: number,
     attempt: number,
@@ -163,10 +144,7 @@ export class PublicationRepository {
          FROM claimed c`,
   );
 
-  /**
-   * Marks a send as in flight; false when another run holds the target or moved it on. Sends
-   * starting at the same moment share one statement.
-   */
+  /** False when another run holds the target or moved it on; concurrent calls batch. */
   startSend(targetId: number, step: number): Promise<boolean> {
     return this.starts.call({ targetId, step });
   }
@@ -191,13 +169,7 @@ export class PublicationRepository {
       RETURNING t.id`,
   );
 
-  /**
-   * One step delivered: its messages kept (and their ids in `message_ids`, on a platform whose ids
-   * that list holds); the target is published after its last step. When
-   * that makes every target of the post published, the post is published in the same statement
-   * (published_at is this, the last, delivery), with its webhook event. True when the
-   * post was. Steps delivered at the same moment share one statement, never two of one post.
-   */
+  /** True when every target, hence the post (with its webhook event), is published by this. */
   stepSent(
     target: { id: number; postId: number; attempt: number },
     sent: { messages: SentMessage[]; listedIds: number[] },
@@ -258,7 +230,7 @@ export class PublicationRepository {
        SELECT id FROM changed`,
   );
 
-  /** The send was not delivered and may be retried; returns the failures counted so far. */
+  /** Returns the failures counted so far. */
   async sendNotDelivered(targetId: number, countFailure: boolean): Promise<number> {
     const rows = (await this.db.query(
       `UPDATE post_targets SET sending_since = NULL,
@@ -269,7 +241,7 @@ export class PublicationRepository {
     return rows[0][0]?.failures ?? 0;
   }
 
-  /** The chat slot the target waits for in the queue (its pacing reservation, kept across runs). */
+  /** Kept across runs: the target's pacing reservation. */
   async holdChatSlot(targetId: number, atMs: number): Promise<void> {
     await this.db.query(
       `UPDATE post_targets SET not_before = to_timestamp($2::float8 / 1000) WHERE id = $1`,
@@ -289,11 +261,7 @@ export class PublicationRepository {
     for (const { platform } of failed) this.metrics.publicationTarget(platform, 'failed', code);
   }
 
-  /**
-   * The platform refused the account's credentials; its channels need reconnecting. Only the
-   * change from connected records a `channel.needs_reconnect` event: an account that stays
-   * refused emits nothing more.
-   */
+  /** Only the change from connected records a `channel.needs_reconnect` event. */
   async flagNeedsReconnect(accountId: number): Promise<void> {
     await rowsOf(this.db, PublicationRepository.FLAG_NEEDS_RECONNECT, [accountId]);
   }
@@ -307,11 +275,7 @@ export class PublicationRepository {
      SELECT id FROM changed`,
   );
 
-  /**
-   * Once no target is pending, the post is `published` (published_at = its last delivery)
-   * when all targets are, `failed` otherwise, with its webhook event in the same statement.
-   * Returns the new status, or null if not final yet.
-   */
+  /** Once no target is pending: `published` or `failed`, with its webhook event; else null. */
   async finish(postId: number, attempt: number): Promise<PostStatus | null> {
     const [row] = await rowsOf<{ status: PostStatus }>(this.db, PublicationRepository.FINISH, [
       postId,
@@ -336,7 +300,7 @@ export class PublicationRepository {
      SELECT status FROM changed`,
   );
 
-  /** The job gave up for good (safety net): every pending target fails, then the post. */
+  /** Safety net: every pending target fails, then the post. */
   async giveUp(postId: number, attempt: number, message: string): Promise<void> {
     const [failed] = (await this.db.query(
       `UPDATE post_targets t
@@ -352,10 +316,7 @@ export class PublicationRepository {
     await this.finish(postId, attempt);
   }
 
-  /**
-   * Posts that should have a job: queued, publishing, and scheduled ones, untouched for
-   * `graceMs` (a request may be enqueuing them right now), after `afterId`, in id order.
-   */
+  /** Untouched for `graceMs` (a request may be enqueuing them), after `afterId`, in id order. */
   async sweepCandidates(
     afterId: number,
     graceMs: number,

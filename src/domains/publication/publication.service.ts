@@ -13,15 +13,11 @@ import {
 import { SendGate } from './send-gate';
 import { TargetDelivery, type DeliveryRun } from './target-delivery';
 
-/**
- * Runs one publication job (docs/api-rules.md#delivery). Idempotent: the post is claimed with a
- * state guard, and each target is delivered by TargetDelivery, which never sends one message twice,
- * so a job that runs twice, is retried, or restarts after a worker died sends nothing twice.
- */
+/** Idempotent: a state-guarded claim, then TargetDelivery, which never sends twice. */
 @Injectable()
 export class PublicationService {
   private readonly logger = new Logger(PublicationService.name);
-  /** The registered platforms' publishers, simulated: test posts never leave Herald. */
+  /** Test posts never leave Herald. */
   private readonly simulated: Map<string, SimulatedPublisher>;
 
   constructor(
@@ -36,7 +32,7 @@ export class PublicationService {
     );
   }
 
-  /** Delivers every pending target; throws RetryLater when some must wait. */
+  /** Throws RetryLater when some target must wait. */
   async run(postId: number, attempt: number): Promise<void> {
     const post = await this.repo.claim(postId, attempt, this.gate.accountsWithRoom());
     if (!post) return; // superseded, finished, or deleted: nothing to do
@@ -53,10 +49,7 @@ export class PublicationService {
     if (status) this.logger.log(`Post ${postId} ${status}`);
   }
 
-  /**
-   * The job's safety net ran out (e.g. the database kept failing): what the platforms confirmed is
-   * written first, then what is left fails.
-   */
+  /** What the platforms confirmed is written first, then what is left fails. */
   async giveUp(postId: number, attempt: number, reason: string): Promise<void> {
     for (const receipt of this.receipts.ofPost(postId))
       await this.delivery.writeReceipt({ postId, attempt }, receipt.targetId, receipt.last);

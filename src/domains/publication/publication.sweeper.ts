@@ -11,14 +11,7 @@ import { PublicationRepository, type SweepCandidate } from './publication.reposi
 
 const SWEEP_BATCH = 500;
 
-/**
- * While Redis is down: persist, then enqueue. A post is stored first and its
- * job added after, bounded by PUBLICATION_ENQUEUE_TIMEOUT_MS; if Redis does not take it, the
- * request still succeeds and this sweep, at start and every PUBLICATION_SWEEP_INTERVAL_MS,
- * enqueues every queued, scheduled or stuck publishing post that has no live job. Job ids are
- * the post's and its attempt's, so a sweep racing a request or another worker adds nothing twice,
- * and the state guard makes a job that runs twice harmless.
- */
+/** Persist, then enqueue: this sweep adds jobs Redis did not take, at start and periodically. */
 @Injectable()
 export class PublicationSweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(PublicationSweeper.name);
@@ -43,7 +36,7 @@ export class PublicationSweeper implements OnApplicationBootstrap, BeforeApplica
     await this.running;
   }
 
-  /** Enqueues every post that should have a job and has none; the number enqueued. */
+  /** Answers the number enqueued. */
   sweep(): Promise<number> {
     this.running ??= this.sweepOnce().finally(() => (this.running = undefined));
     return this.running;
@@ -63,8 +56,7 @@ export class PublicationSweeper implements OnApplicationBootstrap, BeforeApplica
           } catch (error) {
             // Redis away: every other post would wait out the same time-out; the next pass retries.
             if (error instanceof QueueUnavailable) throw error;
-            // One job in the way (a finished job Bull was removing at that moment cannot be
-            // removed) must not cost the rest of the pass; the next pass retries it.
+            // One job in the way must not cost the rest of the pass; the next pass retries it.
             skipped++;
             this.logger.warn(`Recovery sweep skipped post ${post.id}: ${(error as Error).message}`);
           }

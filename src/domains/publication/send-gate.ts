@@ -4,59 +4,41 @@ import { PlatformRegistry } from '../platforms/platform-registry';
 import { CLOCK, type Clock } from './clock';
 import { PublicationRepository } from './publication.repository';
 
-/**
- * A wait for a busy channel up to this long is a timer in the job; a longer one puts the job back
- * in the queue with the channel's slot held on the target.
- */
+/** A longer channel wait requeues the job with the channel's slot held on the target. */
 export const PACING_INLINE_MAX_MS = 1_000;
 
-/** An admission held back longer than this (a full window of a bursty platform) requeues the job. */
 const ADMIT_INLINE_MAX_MS = 2_000;
 
-/** A job that gave its worker slot back comes back this long before its saved account slot. */
 const PACING_RETURN_LEAD_MS = 750;
 
-/** The in-flight mark is written this long before the slot, so it is done when the slot comes. */
+/** Written this long before the slot, so it is done when the slot comes. */
 const MARK_IN_FLIGHT_LEAD_MS = 250;
 
-/** One step of a target at the gate. */
 export interface GateRequest {
   targetId: number;
   platform: string;
   accountId: number;
   channelId: string;
   step: number;
-  /** The messages the step counts for in its platform's pacing. */
   cost: number;
   /** A test post's send reaches no platform: it is marked in flight, never paced. */
   simulated: boolean;
-  /** The claim marked this send in flight already. */
   markedByClaim: boolean;
-  /** The channel slot (epoch ms) an earlier run of the target was given, or null. */
+  /** Epoch ms, or null. */
   heldChannelSlotAtMs: number | null;
 }
 
 export type GateAnswer =
-  /** Marked in flight and admitted by the pacing: send now. */
   | { pass: 'go' }
-  /** Not now, and nothing is marked in flight: the job comes back in `inMs`. */
+  /** Nothing is marked in flight: the job comes back in `inMs`. */
   | { pass: 'later'; inMs: number }
-  /** Another run holds the target, or moved it on. */
   | { pass: 'taken' };
 
 const GO: GateAnswer = { pass: 'go' };
 const TAKEN: GateAnswer = { pass: 'taken' };
 const later = (inMs: number): GateAnswer => ({ pass: 'later', inMs: Math.max(0, inMs) });
 
-/**
- * Where a send waits for its turn: the one owner of pacing and of in-flight marks
- * (docs/architecture.md#delivering-one-target). A send passes only marked in flight, so a run that
- * dies after the gate leaves a mark the next run settles, and never a send nobody knows of.
- *
- * The fast path: an account that had room at its last reservation likely has room now, so its
- * send is marked first and reserved and admitted in one pacing call. A slot that is not now gives
- * the mark back, so a mark is never held longer than MARK_IN_FLIGHT_LEAD_MS before a slot.
- */
+/** The one owner of pacing and in-flight marks (docs/architecture.md#delivering-one-target). */
 @Injectable()
 export class SendGate {
   constructor(
@@ -65,12 +47,11 @@ export class SendGate {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  /** Accounts whose next send the claim may mark in flight already. */
   accountsWithRoom(): number[] {
     return this.platforms.all().flatMap((platform) => platform.pacing.accountsWithRoom());
   }
 
-  /** Gives back the mark of a send that will not go (its credentials could not be opened). */
+  /** For a send that will not go (its credentials could not be opened). */
   async release(targetId: number): Promise<void> {
     await this.repo.sendNotDelivered(targetId, false);
   }
@@ -110,8 +91,7 @@ export class SendGate {
       }
       switch (slot.kind) {
         case 'saved':
-          // The account is booked further ahead than a worker slot is worth holding for: the
-          // jobs behind this one (other accounts' posts) must not wait for its backlog.
+          // Booked too far ahead to hold a worker slot: the jobs behind must not wait for it.
           return later(slot.waitMs - PACING_RETURN_LEAD_MS);
         case 'channel_busy':
           if (slot.waitMs > PACING_INLINE_MAX_MS) {
@@ -127,12 +107,7 @@ export class SendGate {
     }
   }
 
-  /**
-   * Marks the send in flight while its slot is still ahead (the write never delays the send), then
-   * asks the pacing to admit it: a send that comes late waits the few ms that keep the window whole
-   * instead of bunching with the sends around it. The waits are timers: a job holds no connection
-   * or CPU while it waits.
-   */
+  /** Marks while the slot is ahead, then admits: a late send waits the ms that keep the window. */
   private async admitAtSlot(
     request: GateRequest,
     pacing: PlatformPacing,
@@ -152,7 +127,6 @@ export class SendGate {
         await this.release(request.targetId);
         return later(wait);
       }
-      // Sends held back together come back spread over the admission spacing, not all at once.
       await this.clock.sleep(wait + Math.random() * pacing.admitSpacingMs);
       wait = await pacing.admit(accountId, channelId, cost);
     }

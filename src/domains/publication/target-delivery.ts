@@ -18,20 +18,13 @@ import { DeliveryReceipts } from './delivery-receipts';
 import { PublicationRepository, type DeliveryTarget } from './publication.repository';
 import { SendGate } from './send-gate';
 
-/**
- * Past its time-out, how long a send may still take to be recorded by the run that made it; only
- * then is a send without a recorded outcome taken for one whose run died.
- */
+/** Past its time-out, how long a send may take to be recorded before its run counts as dead. */
 const SEND_SETTLE_MS = 5_000;
 
-/**
- * Where one target's delivery stands. A run starts at `settle` (a send of an earlier run has no
- * recorded outcome) or at `gate`, and moves `gate` → `send` → `record` → `gate` (next step) until
- * it reaches one of the three final states.
- */
+/** Starts at `settle` or `gate`, then `gate` → `send` → `record` → `gate` until a final state. */
 export type DeliveryState =
   | { at: 'settle' }
-  /** `first`: the run's first pass, which holds what the claim marked or an earlier run was given. */
+  /** `first`: the run's first pass, holding what the claim marked or an earlier run was given. */
   | { at: 'gate'; step: number; retry: boolean; first: boolean }
   /** `retry`: an earlier try of this very message may have reached the platform. */
   | { at: 'send'; step: number; retry: boolean }
@@ -39,38 +32,33 @@ export type DeliveryState =
   | FinalState;
 
 export type FinalState =
-  /** Nothing left for this run: delivered, or another run holds the target. */
+  /** Delivered, or another run holds the target. */
   | { at: 'done'; postPublished: boolean }
-  /** The job comes back in `inMs`; nothing is in flight. */
+  /** Nothing is in flight. */
   | { at: 'later'; inMs: number }
   | { at: 'failed'; code: TargetFailureCode; message: string };
 
 const isFinal = (state: DeliveryState): state is FinalState =>
   state.at === 'done' || state.at === 'later' || state.at === 'failed';
 
-/** What one run delivers to one target, and with what. */
 export interface DeliveryRun {
   job: { postId: number; attempt: number };
   target: DeliveryTarget;
-  /** A test post: delivered by the simulated publishers, never paced, never leaving Herald. */
+  /** A test post: simulated, never paced, never leaving Herald. */
   simulated: boolean;
   /** Null when the platform is no longer registered. */
   platform: Platform | null;
   publisher: PlatformPublisher | null;
   messageUrl: (channel: PlatformChannel, messageId: string) => string | null;
   steps: DeliveryStep[] | null;
+  /** Opened from the account's sealed credentials at the run's first pass; never logged. */
+  credentials?: string;
 }
 
-/**
- * Delivers one target, as a state machine: every way a target can go is a transition here, and
- * every rule that keeps Herald from posting twice is one of them (docs/architecture.md#delivering-one-target).
- * A send passes the SendGate marked in flight; its platform's answer is held in DeliveryReceipts
- * until it is written; a mark with no written answer is settled before anything else is sent.
- */
+/** Every way a target can go, each rule against posting twice (docs/architecture.md). */
 @Injectable()
 export class TargetDelivery {
   private readonly logger = new Logger(TargetDelivery.name);
-  private readonly credentials = new WeakMap<DeliveryRun, string>();
 
   constructor(
     private readonly repo: PublicationRepository,
@@ -82,7 +70,7 @@ export class TargetDelivery {
     @InjectConfig() private readonly config: AppConfig,
   ) {}
 
-  /** Runs the target to a final state; a failure is written before it is answered. */
+  /** A failure is written before it is answered. */
   async deliver(run: DeliveryRun): Promise<FinalState> {
     let state = this.begin(run);
     while (!isFinal(state)) state = await this.next(run, state);
@@ -96,7 +84,6 @@ export class TargetDelivery {
     return this.ready(run, target.steps_done, target.failures > 0, true);
   }
 
-  /** One transition. */
   next(run: DeliveryRun, state: Exclude<DeliveryState, FinalState>): Promise<DeliveryState> {
     switch (state.at) {
       case 'settle':
@@ -110,11 +97,7 @@ export class TargetDelivery {
     }
   }
 
-  /**
-   * Writes a held answer of the target's send; true when that published the post. When the
-   * database refuses it, a copy goes where another worker finds it, and the job fails so that it
-   * is retried.
-   */
+  /** True when it published the post; a refused write leaves a copy for others, fails the job. */
   async writeReceipt(job: DeliveryRun['job'], targetId: number, last: boolean): Promise<boolean> {
     const receipt = this.receipts.get(targetId);
     if (!receipt) throw new Error(`Target ${targetId}: no receipt to write`);
@@ -141,7 +124,6 @@ export class TargetDelivery {
     return postPublished;
   }
 
-  /** Ready to send `step`, unless the account or the platform is gone. */
   private ready(run: DeliveryRun, step: number, retry: boolean, first: boolean): DeliveryState {
     if (run.target.needs_reconnect)
       return failed('channel_needs_reconnect', 'The account of this channel must be reconnected');
@@ -151,11 +133,7 @@ export class TargetDelivery {
     return { at: 'gate', step, retry, first };
   }
 
-  /**
-   * A send whose answer was never written: a run that could not write it, or a worker that died.
-   * Only a receipt held for it counts as delivered. Another run may still be waiting for that
-   * answer, so the outcome is unknown only once its time is up.
-   */
+  /** No written answer: delivered only if a receipt is held, unknown once its time is up. */
   private async settle(run: DeliveryRun): Promise<DeliveryState> {
     const { target, steps, platform } = run;
     const receipt = await this.receipts.find(target.id, target.steps_done);
@@ -190,9 +168,9 @@ export class TargetDelivery {
   ): Promise<DeliveryState> {
     const { target } = run;
     const markedByClaim = state.first && target.marked;
-    if (!this.credentials.has(run)) {
+    if (run.credentials === undefined) {
       try {
-        this.credentials.set(run, this.secrets.open(target.credentials_encrypted));
+        run.credentials = this.secrets.open(target.credentials_encrypted);
       } catch (error) {
         // Nothing was sent: the claim's mark must not read as a send of unknown outcome later.
         if (markedByClaim) await this.gate.release(target.id);
@@ -228,7 +206,7 @@ export class TargetDelivery {
     let sent: PlatformMessage[];
     try {
       sent = await run.publisher!.send(
-        this.credentials.get(run)!,
+        run.credentials!,
         sendTarget(run.target, state.step, state.retry),
         steps[state.step],
       );
@@ -244,7 +222,7 @@ export class TargetDelivery {
     return { at: 'record', step: state.step, last: state.step === steps.length - 1, messages };
   }
 
-  /** Delivered: the answer is held from here until it is written (a failed write is no failed send). */
+  /** The answer is held from here until it is written (a failed write is no failed send). */
   private async record(
     run: DeliveryRun,
     state: Extract<DeliveryState, { at: 'record' }>,
@@ -269,7 +247,6 @@ export class TargetDelivery {
       error instanceof DeliveryError
         ? error
         : new DeliveryError('transient', (error as Error).message ?? 'Unknown error');
-    // Where the platform recognises the send's key, trying again never posts twice.
     if (failure.failure === 'unconfirmed' && run.platform?.confirmsByKey)
       failure = new DeliveryError('transient', failure.message);
     switch (failure.failure) {
@@ -309,10 +286,7 @@ function failed(code: TargetFailureCode, message: string): FinalState {
   return { at: 'failed', code, message };
 }
 
-/**
- * Where a step goes and its key: `<tid>-<target id in base 36>-<step>`, at most 24 characters,
- * unique to the message and the same on every try of it.
- */
+/** `<tid>-<target id in base 36>-<step>`: at most 24 characters, the same on every try. */
 function sendTarget(target: DeliveryTarget, step: number, retry: boolean): SendTarget {
   return {
     accountId: target.account_id,

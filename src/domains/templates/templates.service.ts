@@ -6,7 +6,6 @@ import { MAX_TEMPLATE_NAME, TemplateDto, TemplateListDto } from './template.dto'
 import { PostTemplate } from './post-template.entity';
 import { TEMPLATE_NOT_FOUND, TemplatesRepository } from './templates.repository';
 
-/** Post templates, always scoped by the project PermissionGuard resolved. */
 @Injectable()
 export class TemplatesService {
   constructor(
@@ -14,7 +13,6 @@ export class TemplatesService {
     private readonly ai: AiService,
   ) {}
 
-  /** Newest first. */
   async list(projectId: number): Promise<TemplateListDto> {
     const rows = await this.repository.list(projectId);
     const items = rows.map(toTemplateDto);
@@ -56,7 +54,6 @@ export class TemplatesService {
     if (!(await this.repository.remove(projectId, id))) throw templateNotFound();
   }
 
-  /** Template generation: the AI writes the text, stored as a new template. */
   async generate(
     projectId: number,
     userId: number,

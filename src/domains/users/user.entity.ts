@@ -14,15 +14,15 @@ export class User {
   @Column({ type: 'varchar', length: 200 })
   name!: string;
 
-  /** scrypt$… string from PasswordHasher; never the password. */
+  /** scrypt$… from PasswordHasher; never the password. */
   @Column({ type: 'varchar', length: 255 })
   passwordHash!: string;
 
-  /** May create API keys (the API keys menu is in beta). */
+  /** May create API keys. */
   @Column({ type: 'boolean', default: false })
   isAdmin!: boolean;
 
-  /** Runs the service: the queue dashboard and its actions over every tenant. */
+  /** The queue dashboard and its actions over every tenant. */
   @Column({ type: 'boolean', default: false })
   isOperator!: boolean;
 

@@ -5,10 +5,8 @@ import { rowsOf, Statement } from '../../infrastructure/database/prepared';
 import { Session } from './session.entity';
 import { User } from './user.entity';
 
-/** A session unused this long ends. */
 export const SESSION_IDLE_DAYS = 7;
 
-/** A live session with its user, as authentication needs it. */
 export interface SessionRow {
   id: number;
   user_id: number;
@@ -18,10 +16,7 @@ export interface SessionRow {
   is_operator: boolean;
 }
 
-/**
- * Finds a live session and notes its use. The use is written at most once an hour, so a busy
- * session costs no write per request; an idle week is measured to within that hour.
- */
+/** The use is written at most once an hour, so a busy session costs no write per request. */
 const FIND_SESSION = new Statement(
   `WITH found AS (
      SELECT s.id, s.user_id, s.last_used_at
@@ -35,13 +30,9 @@ const FIND_SESSION = new Statement(
      FROM found f JOIN users u ON u.id = f.user_id`,
 );
 
-/** The columns a user's global roles are stored in. */
 export type RoleColumn = 'isAdmin' | 'isOperator';
 
-/**
- * Users and their sessions. Users are above projects, so nothing here is a tenant's row: each
- * method is scoped by the user, the email or the session token it is given.
- */
+/** Users are above projects: each method is scoped by the user, email or token it is given. */
 @Injectable()
 export class UsersRepository {
   constructor(
@@ -49,7 +40,7 @@ export class UsersRepository {
     @InjectRepository(Session) private readonly sessions: Repository<Session>,
   ) {}
 
-  /** Inserts a user; an email already taken fails on its unique index. */
+  /** An email already taken fails on its unique index. */
   insert(user: Pick<User, 'email' | 'name' | 'passwordHash'>): Promise<User> {
     return this.users.save(this.users.create(user));
   }
@@ -58,7 +49,6 @@ export class UsersRepository {
     return this.users.findOneBy({ id: userId });
   }
 
-  /** The user with this (normalized) email. */
   findByEmail(email: string): Promise<User | null> {
     return this.users.findOneBy({ email });
   }
@@ -71,7 +61,6 @@ export class UsersRepository {
     await this.users.update({ id: userId }, { passwordHash });
   }
 
-  /** Stores the new password hash and ends every session of the user, in one transaction. */
   async setPasswordHashEndingSessions(userId: number, passwordHash: string): Promise<void> {
     await this.users.manager.transaction(async (m) => {
       await m.update(User, { id: userId }, { passwordHash });
@@ -79,7 +68,7 @@ export class UsersRepository {
     });
   }
 
-  /** Opens a session of the user that ends `ttlDays` from now; only the token's hash is stored. */
+  /** Only the token's hash is stored. */
   async openSession(userId: number, tokenHash: string, ttlDays: number): Promise<void> {
     await this.sessions.query(
       `INSERT INTO sessions (user_id, token_hash, expires_at)
@@ -88,7 +77,6 @@ export class UsersRepository {
     );
   }
 
-  /** The live session whose token has this hash, with its user; its use noted. */
   async findLiveSession(tokenHash: string): Promise<SessionRow | null> {
     const [row] = await rowsOf<SessionRow>(this.sessions.manager, FIND_SESSION, [tokenHash]);
     return row ?? null;
@@ -98,7 +86,6 @@ export class UsersRepository {
     await this.sessions.delete({ id: sessionId });
   }
 
-  /** Ends every session of the user but `keep`, or all of them. */
   async closeSessionsOf(userId: number, keep?: number): Promise<void> {
     await this.sessions.query(
       `DELETE FROM sessions WHERE user_id = $1 AND ($2::int IS NULL OR id <> $2)`,

@@ -30,13 +30,13 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-/** The two global roles: administrators create API keys, operators run the service. */
+/** Administrators create API keys, operators run the service. */
 export type GlobalRole = 'admin' | 'operator';
 const ROLE_COLUMN = { admin: 'isAdmin', operator: 'isOperator' } as const;
 
 @Injectable()
 export class UsersService {
-  /** A hash of a random string at the current cost, so unknown emails cost as much as wrong passwords. */
+  /** So unknown emails cost as much as wrong passwords. */
   private dummyHash?: Promise<string>;
 
   constructor(
@@ -60,10 +60,7 @@ export class UsersService {
     }
   }
 
-  /**
-   * The user whose email and password match, or null; same time spent either way. A hash made at
-   * a lower cost than new ones get is replaced by one at the current cost.
-   */
+  /** Same time spent either way; a hash of a lower cost is upgraded. */
   async verifyCredentials(email: string, password: string): Promise<User | null> {
     const user = await this.findByEmail(email);
     this.dummyHash ??= this.secrets.hashPassword(randomBytes(16).toString('base64url'));
@@ -74,7 +71,7 @@ export class UsersService {
     return user;
   }
 
-  /** Checks the current password, then stores the new one; false when the current one is wrong. */
+  /** False when the current one is wrong. */
   async changePassword(userId: number, current: string, next: string): Promise<boolean> {
     const user = await this.users.findById(userId);
     if (!user || !(await this.secrets.verifyPassword(current, user.passwordHash))) return false;
@@ -86,7 +83,6 @@ export class UsersService {
     return this.users.findByEmail(normalizeEmail(email));
   }
 
-  /** Grants or revokes a global role; the user as it now is. */
   async setRole(email: string, role: GlobalRole, granted: boolean): Promise<User> {
     const user = await this.findByEmail(email);
     if (!user) throw new AppError('user_not_found', `No user with email ${normalizeEmail(email)}`);
@@ -95,10 +91,7 @@ export class UsersService {
     return { ...user, [column]: granted };
   }
 
-  /**
-   * Gives the user a new password (the CLI's reset) and ends every session of theirs: whoever
-   * signed in with the old one is signed out.
-   */
+  /** Ends every session of the user (the CLI's reset). */
   async resetPassword(email: string, password: string): Promise<User> {
     const user = await this.findByEmail(email);
     if (!user) throw new AppError('user_not_found', `No user with email ${normalizeEmail(email)}`);

@@ -1,8 +1,4 @@
-/**
- * The delivery log's cursor: the id of the last attempt shown, bound to its endpoint and signed
- * (SecretsService.signToken) like the post list's, so that it can be neither forged nor moved to
- * another endpoint. The log is in id order, newest first, so a page continues below that id.
- */
+/** Signed and bound to its endpoint; the log is newest first, so a page continues below the id. */
 const CURSOR_TAG = 'deliveries:1';
 
 export function encodeDeliveryCursor(

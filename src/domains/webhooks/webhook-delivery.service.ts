@@ -8,20 +8,14 @@ import { WebhookSender } from './webhook-sender';
 import { WebhookProducer } from './webhook.queue';
 import { WebhooksRepository } from './webhooks.repository';
 
-/**
- * How much longer than the receiver's time-out a claim lasts: the address check and the outcome's
- * write come on top of the wait for the answer.
- */
+/** The address check and the outcome's write come on top of the wait for the answer. */
 const CLAIM_MARGIN_MS = 5_000;
 
-/**
- * Runs one attempt of one send. Idempotent: the send is claimed for exactly the attempt the
- * job names, so a job that runs twice, or one superseded by the sweep, does nothing.
- */
+/** Idempotent: claimed for exactly the attempt the job names. */
 @Injectable()
 export class WebhookDeliveryService {
   private readonly logger = new Logger(WebhookDeliveryService.name);
-  /** An attempt's claim on its send: past it, the attempt's outcome counts as lost. */
+  /** Past it, the attempt's outcome counts as lost. */
   private readonly claimMs: number;
 
   constructor(

@@ -22,11 +22,7 @@ export const WebhookIdPipe = new ParseIdPipe(WEBHOOK_NOT_FOUND.code, WEBHOOK_NOT
 
 const WebhookIdParam = ApiParam({ name: 'webhookId', type: Number });
 
-/**
- * The webhook operations are the same on both APIs; only how the caller is let in differs.
- * Each entry is what one operation answers and how it is documented, so the public and the
- * application controllers declare just their routes and their guards.
- */
+/** The same on both APIs: controllers declare only their routes and guards. */
 export const WebhookOperation = {
   create: () =>
     applyDecorators(

@@ -1,15 +1,5 @@
-/**
- * The transactional outbox's SQL: pieces that the statement making a state
- * change adds as common table expressions, so that the event is written in the same statement,
- * hence the same transaction, as the change. Nothing is written for a project without an enabled
- * endpoint subscribed to the event, so publication costs nothing more there.
- *
- * Each piece reads a CTE named by the caller and defines `webhook_event` and `webhook_event_sends`
- * (an event, and one send per subscribed endpoint, whose insert wakes the dispatcher). An event
- * has the mode of its post: test events go to test webhooks only, live events to live ones.
- */
+// Outbox CTEs: the event is written by the statement that makes the change, if subscribed to.
 
-/** A new event id: `msg_` and 32 hex digits from PostgreSQL's random UUID. */
 export const NEW_EVENT_ID = `'msg_' || replace(gen_random_uuid()::text, '-', '')`;
 
 const SENDS = `webhook_event_sends AS (
@@ -25,14 +15,9 @@ function subscribed(projectId: string, test: string, type: string): string {
                      AND ${type} = ANY(w.events))`;
 }
 
-/** Whether the post of a `changed` row is a test post (its mode never changes). */
 const POST_IS_TEST = `(SELECT p.test FROM posts p WHERE p.id = c.id)`;
 
-/**
- * `post.published` / `post.failed` for every row of `changed` (columns `id`, `project_id`,
- * `status`) whose status is final. The event's `data` (the post object) is filled right after the
- * commit, from the post as it then is.
- */
+/** Final rows of `changed` (`id`, `project_id`, `status`); `data` is filled after the commit. */
 export function postEventOutbox(changed: string): string {
   return `webhook_event AS (
      INSERT INTO webhook_events (id, project_id, type, post_id, test)
@@ -44,11 +29,7 @@ export function postEventOutbox(changed: string): string {
    ${SENDS}`;
 }
 
-/**
- * `channel.needs_reconnect` for every row of `changed` (accounts: `id`, `project_id`) that has just
- * been flagged. `channel_refs` are toChannelRef()'s `{platform}:{account_id}:{channel_id}`. Only a
- * live send reaches a platform, so these are live events.
- */
+/** For accounts just flagged in `changed` (`id`, `project_id`); always live events. */
 export function reconnectEventOutbox(changed: string): string {
   return `webhook_event AS (
      INSERT INTO webhook_events (id, project_id, type, data)

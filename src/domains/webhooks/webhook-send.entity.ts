@@ -8,10 +8,7 @@ import { WebhookEvent } from './webhook-event.entity';
 import type { WebhookSendStatus } from './webhook-events';
 import { Webhook } from './webhook.entity';
 
-/**
- * One event to one endpoint: the delivery's own state, so that a lost queue job is found again
- * by the sweep. The queue job id is `send:<id>:<attempts>`.
- */
+/** Its own state, so the sweep finds a lost job again; jobs are `send:<id>:<attempts>`. */
 @Entity('webhook_sends')
 @Index('IDX_webhook_sends_pending', ['nextAttemptAt'], { where: `"status" = 'pending'` })
 export class WebhookSend {
@@ -37,18 +34,17 @@ export class WebhookSend {
   @Column({ type: 'varchar', length: 16, default: 'pending' })
   status!: WebhookSendStatus;
 
-  /** Attempts made so far. */
   @Column({ type: 'int', default: 0 })
   attempts!: number;
 
   @TimestampColumn({ nullable: false, default: () => 'now()' })
   nextAttemptAt!: DbTimestamp;
 
-  /** The attempt whose job was handed to the queue; differs from `attempts` until it is. */
+  /** Differs from `attempts` until the job was handed to the queue. */
   @Column({ type: 'int', nullable: true })
   queuedAttempt!: number | null;
 
-  /** Set while a worker delivers it; a worker that died lets it go when this passes. */
+  /** A worker that died lets it go when this passes. */
   @TimestampColumn()
   lockedUntil!: DbTimestamp | null;
 

@@ -12,7 +12,7 @@ import {
 import { signWebhook } from './webhook-signature';
 import { admitWebhookUrl } from './webhook-url';
 
-/** Of a receiver's answer only this much is read; the rest is dropped with the connection. */
+/** The rest is dropped with the connection. */
 export const MAX_ANSWER_BYTES = 4_096;
 const USER_AGENT = 'Herald-Webhooks/1';
 
@@ -23,7 +23,7 @@ export interface WebhookMessage {
   body: string;
 }
 
-/** What one attempt came to: a 2xx is success, anything else (3xx included) a failure. */
+/** A 2xx is success, anything else (3xx included) a failure. */
 export interface AttemptOutcome {
   ok: boolean;
   statusCode: number | null;
@@ -31,12 +31,7 @@ export interface AttemptOutcome {
   durationMs: number;
 }
 
-/**
- * Sends one signed delivery (Standard Webhooks). The URL is checked again by the outbound address
- * rules before every attempt and the connection goes to the address that was checked; redirects
- * are never followed; one time limit covers connecting, the answer's headers and the little of
- * its body that is read.
- */
+/** Standard Webhooks; the URL re-checked and pinned each attempt, no redirects, one time limit. */
 @Injectable()
 export class WebhookSender {
   private readonly timeoutMs: number;
@@ -48,7 +43,7 @@ export class WebhookSender {
     this.timeoutMs = config.webhooks.timeoutMs;
   }
 
-  /** The URL check of creation time: throws `invalid_url` / `url_not_allowed`. */
+  /** Throws `invalid_url` / `url_not_allowed`. */
   async check(url: string): Promise<void> {
     await admitWebhookUrl(url, this.hosts);
   }
@@ -101,7 +96,6 @@ export class WebhookSender {
   }
 }
 
-/** Reads at most `limit` bytes of an answer, then lets the connection go. */
 async function readSome(body: Readable, limit: number): Promise<void> {
   body.on('error', () => undefined);
   let read = 0;
@@ -123,7 +117,7 @@ function raceSignal<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-/** A short reason for the delivery log; never the secret, never the answer's content. */
+/** Never the secret, never the answer's content. */
 function describe(error: unknown, signal: AbortSignal): string {
   if (signal.aborted) return 'The receiver did not answer in time';
   if (error instanceof AppError) return `${error.code}: ${error.message}`;

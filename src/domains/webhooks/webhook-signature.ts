@@ -9,10 +9,7 @@ export function generateWebhookSecret(): string {
   return SECRET_PREFIX + randomBytes(SECRET_BYTES).toString('base64');
 }
 
-/**
- * The `webhook-signature` header of Standard Webhooks: `v1,` + base64 HMAC-SHA256 of
- * `<id>.<timestamp>.<body>`, keyed with the secret's decoded bytes.
- */
+/** Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `<id>.<timestamp>.<body>`. */
 export function signWebhook(secret: string, id: string, timestamp: number, body: string): string {
   const key = Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64');
   const mac = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64');

@@ -5,10 +5,7 @@ import {
   type HostAdmission,
 } from '../../infrastructure/outbound/pinned-address';
 
-/**
- * Checks a receiver's URL by the outbound address rules (the same admission as media by link) and
- * pins the address to dial into `pins`. Throws `invalid_url` or `url_not_allowed`.
- */
+/** As for media by link, pinning into `pins`; throws `invalid_url` or `url_not_allowed`. */
 export async function admitWebhookUrl(
   raw: string,
   hosts: HostAdmission,

@@ -12,21 +12,13 @@ import { WebhookProducer } from './webhook.queue';
 import { WebhooksRepository, type EventToFill, type SendToEnqueue } from './webhooks.repository';
 
 const BATCH = 200;
-/** The delivery log is kept this long. */
 export const DELIVERY_LOG_RETENTION_DAYS = 30;
 const PURGE_INTERVAL_MS = 3_600_000;
-/** The channel the insert trigger of webhook_sends notifies (migration Webhooks). */
+/** Notified by webhook_sends' insert trigger (migration Webhooks). */
 const SENDS_CHANNEL = 'webhook_sends';
 const RELISTEN_DELAY_MS = 1_000;
 
-/**
- * Moves events from the outbox to the `webhooks` queue. Woken by PostgreSQL
- * (LISTEN: the trigger on webhook_sends notifies when the inserting transaction commits), and
- * run again every WEBHOOK_SWEEP_INTERVAL_MS as a sweep: it fills the post events' data from their
- * post, enqueues every pending send whose attempt has no job (Redis was away), enqueues again
- * those overdue whose job Redis lost, and purges the log past its 30 days. Job ids are the send's
- * and its attempt's, so racing runs add nothing twice. Only where the worker runs.
- */
+/** Outbox to queue: woken by LISTEN, and swept periodically for what Redis missed. */
 @Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(WebhookDispatcher.name);
@@ -53,7 +45,6 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     this.timer.unref();
   }
 
-  /** No pass starts once stopping began, and the one under way ends before the pool closes. */
   async beforeApplicationShutdown(): Promise<void> {
     this.closing = true;
     clearInterval(this.timer);
@@ -61,7 +52,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     await Promise.all([this.running, this.sweeping]);
   }
 
-  /** Enqueues what is ready; a call during a run makes the run go round once more. */
+  /** A call during a run makes the run go round once more. */
   dispatch(): Promise<void> {
     if (this.closing) return Promise.resolve();
     if (this.running) {
@@ -72,7 +63,6 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     return this.running;
   }
 
-  /** The periodic pass: the dispatch, plus what only a sweep looks for. */
   sweep(): Promise<void> {
     if (this.closing) return Promise.resolve();
     this.sweeping ??= this.sweepOnce().finally(() => (this.sweeping = undefined));
@@ -113,10 +103,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     }
   }
 
-  /**
-   * A post event's data is the post object (with project_id), as the post now is; a test
-   * post's carries `test: true` like every answer about it.
-   */
+  /** The post object as it now is; a test post's carries `test: true`. */
   private async dataOf(event: EventToFill): Promise<Record<string, unknown>> {
     const post =
       event.post_id === null || event.post_test === null
@@ -156,7 +143,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     }
   }
 
-  /** A connection of its own that LISTENs; when it drops, it is opened again. */
+  /** Reopened when it drops. */
   private async listen(): Promise<void> {
     if (this.closing) return;
     const client = new Client({ connectionString: this.config.databaseUrl });

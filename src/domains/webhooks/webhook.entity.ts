@@ -3,7 +3,6 @@ import { CreatedAtColumn, type DbTimestamp } from '../../infrastructure/database
 import { Project } from '../projects/project.entity';
 import type { SubscribableEvent } from './webhook-events';
 
-/** A project's webhook endpoint. */
 @Entity('webhooks')
 export class Webhook {
   @PrimaryGeneratedColumn()
@@ -23,25 +22,22 @@ export class Webhook {
   @Column({ type: 'text', array: true })
   events!: SubscribableEvent[];
 
-  /** The `whsec_` signing secret, sealed like bot tokens; never stored in clear. */
+  /** Sealed like bot tokens; never stored in clear. */
   @Column({ type: 'text' })
   secretEncrypted!: string;
 
   @Column({ type: 'boolean', default: true })
   enabled!: boolean;
 
-  /**
-   * Made with a test key: it receives the events of test posts only, and only test keys see it.
-   * A live webhook (live key or application API) receives live events only.
-   */
+  /** Test webhooks get test posts' events and only test keys see them; live ones live events. */
   @Column({ type: 'boolean', default: false })
   test!: boolean;
 
-  /** Why Herald disabled the endpoint; null while enabled. */
+  /** Null while enabled. */
   @Column({ type: 'text', nullable: true })
   disabledReason!: string | null;
 
-  /** Events in a row that failed every attempt; any success resets it. */
+  /** Any success resets it. */
   @Column({ type: 'int', default: 0 })
   failedEvents!: number;
 

@@ -8,12 +8,7 @@ import { EndpointBusy, EndpointSlots } from './endpoint-slots';
 import { WebhookDeliveryService } from './webhook-delivery.service';
 import { WEBHOOK_QUEUE, type WebhookJob } from './webhook.queue';
 
-/**
- * Consumes the `webhooks` queue (only when APP_ROLE is `worker` or `all`). Thin: the service does
- * the work. A job that throws (the database was away) is left to the sweep, which finds its send
- * still pending once the claim lapses. Each endpoint takes at most WEBHOOK_ENDPOINT_CONCURRENCY of
- * the worker's slots (EndpointSlots): one receiver that hangs never holds up the others.
- */
+/** Only when APP_ROLE is `worker` or `all`; a job that throws is left to the sweep. */
 @Injectable()
 export class WebhookProcessor implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger(WebhookProcessor.name);
@@ -58,7 +53,7 @@ export class WebhookProcessor implements OnModuleInit, BeforeApplicationShutdown
     }
   }
 
-  /** Wakes a job that waits for its endpoint; if it cannot be, its delay wakes it. */
+  /** If it cannot be, its delay wakes it. */
   private async promote(jobId: string): Promise<void> {
     const limitMs = this.config.publication.queueCallTimeoutMs;
     try {

@@ -13,12 +13,7 @@ import { WEBHOOK_BACKOFF, WEBHOOK_QUEUE, WebhookProducer, webhookBackoff } from 
 import { WebhooksRepository } from './webhooks.repository';
 import { WebhooksService } from './webhooks.service';
 
-/**
- * Signed event notifications (docs/api-rules.md#webhooks): management on both APIs, the outbox
- * dispatcher and sweep, and delivery on a queue of its own. Events are written by the statements
- * that change state (see webhook-outbox.ts), so this module depends on no other module's
- * internals.
- */
+/** docs/api-rules.md#webhooks; events are written by state changes (webhook-outbox.ts). */
 @Module({
   imports: [
     PostsModule,

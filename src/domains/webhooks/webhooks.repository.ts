@@ -16,15 +16,15 @@ export interface WebhookRow {
   created_at: DbTimestamp;
 }
 
-/** A project's webhooks of one mode: test webhooks are a test key's, live ones everyone else's. */
+/** Test webhooks are a test key's, live ones everyone else's. */
 export interface WebhookScope {
   projectId: number;
   test: boolean;
 }
 
-/** Webhooks a project may hold, test and live together. */
+/** Test and live together. */
 export const MAX_WEBHOOKS_PER_PROJECT = 10;
-/** First key of the advisory lock that serialises webhook creation within a project. */
+/** Advisory lock that serialises webhook creation within a project. */
 const CREATE_LOCK = 0x77686b73; // "whks"
 
 export interface DeliveryRow {
@@ -38,26 +38,22 @@ export interface DeliveryRow {
   created_at: DbTimestamp;
 }
 
-/** An event whose `data` is still to be taken from its post. */
 export interface EventToFill {
   id: string;
   type: WebhookEventType;
   project_id: number;
   post_id: number | null;
-  /** Whether the post is a test-mode post; null when it is gone. */
+  /** Null when the post is gone. */
   post_test: boolean | null;
 }
 
-/** A send whose next attempt has no queue job yet. */
 export interface SendToEnqueue {
   id: number;
   attempts: number;
   webhook_id: number;
-  /** Epoch milliseconds of next_attempt_at. */
   due_ms: number;
 }
 
-/** What one attempt needs: the send, its event and its endpoint. */
 export interface ClaimedSend {
   id: number;
   attempts: number;
@@ -73,22 +69,15 @@ export interface ClaimedSend {
 
 const WEBHOOK_COLUMNS = `id, project_id, url, events, enabled, disabled_reason, test, created_at`;
 
-/**
- * What the delivery log says of an attempt whose worker stopped (killed, machine lost, or the
- * database away when it came to record the outcome) before its outcome was written.
- */
+/** An attempt whose worker stopped before its outcome was written. */
 export const LOST_ATTEMPT_ERROR =
   'The outcome of this attempt was lost: the worker making it stopped before recording it; the receiver may or may not have got it';
 
-/** Every query of webhooks, scoped by project where a caller names one. */
 @Injectable()
 export class WebhooksRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  /**
-   * The new webhook, or null when the project already holds the most it may. Creations in one
-   * project take turns, so two at once never both take the last place.
-   */
+  /** Null when the project holds the most it may; creations in one project take turns. */
   async insert(
     scope: WebhookScope,
     input: { url: string; events: SubscribableEvent[]; secretEncrypted: string },
@@ -128,11 +117,7 @@ export class WebhooksRepository {
     return rows.length > 0;
   }
 
-  /**
-   * Takes the endpoint's pending sends before the endpoint itself, the order in which a worker
-   * recording an attempt takes them (the send, then its webhook): in the other order the two wait
-   * for each other and PostgreSQL ends one of them as a deadlock.
-   */
+  /** Locks pending sends before the endpoint, as a worker does, so the two never deadlock. */
   async delete(scope: WebhookScope, webhookId: number): Promise<boolean> {
     return this.db.transaction(async (manager) => {
       await manager.query(
@@ -149,7 +134,7 @@ export class WebhooksRepository {
     });
   }
 
-  /** The endpoint's delivery log, newest first, below `beforeId` when given. */
+  /** Newest first, below `beforeId` when given. */
   async deliveries(
     webhookId: number,
     limit: number,
@@ -164,7 +149,7 @@ export class WebhooksRepository {
     )) as DeliveryRow[];
   }
 
-  /** A `webhook.test` event and its one send, to this endpoint only; null when it is not there. */
+  /** Null when the endpoint is not there. */
   async insertTestEvent(
     scope: WebhookScope,
     webhookId: number,
@@ -184,10 +169,7 @@ export class WebhooksRepository {
     return rows[0]?.id ?? null;
   }
 
-  /*
-   * From here on, the delivery pipeline's statements: the dispatcher and the workers act on every
-   * project's events and sends, never on a caller's behalf, so they name no project.
-   */
+  // The delivery pipeline's statements below act for no caller, so they name no project.
 
   async eventsToFill(limit: number): Promise<EventToFill[]> {
     return (await this.db.query(
@@ -205,7 +187,6 @@ export class WebhooksRepository {
     ]);
   }
 
-  /** Pending sends whose current attempt has not been handed to the queue. */
   async sendsToEnqueue(afterId: number, limit: number): Promise<SendToEnqueue[]> {
     return (await this.db.query(
       `SELECT s.id, s.attempts, s.webhook_id,
@@ -225,10 +206,7 @@ export class WebhooksRepository {
     );
   }
 
-  /**
-   * Queued sends that should have run more than `graceMs` ago and are not being delivered: their
-   * job may be gone with Redis. The caller checks the queue before enqueueing them again.
-   */
+  /** Their job may be gone with Redis; the caller checks the queue before enqueueing them again. */
   async overdueSends(graceMs: number, limit: number): Promise<SendToEnqueue[]> {
     return (await this.db.query(
       `SELECT id, attempts, webhook_id,
@@ -242,13 +220,7 @@ export class WebhooksRepository {
     )) as SendToEnqueue[];
   }
 
-  /**
-   * The state guard of every job: only the attempt the job is for, only while pending
-   * and not held by another worker; held for `claimMs` then. Returns what the attempt needs, or
-   * null. A claim that lapsed (set, never cleared by an outcome) is an attempt whose outcome was
-   * lost: it is logged as such and counted, in the same statement, and the attempt made now is
-   * the next one.
-   */
+  /** Every job's state guard (null when it lost); a lapsed claim is logged as a lost attempt. */
   async claim(sendId: number, attempt: number, claimMs: number): Promise<ClaimedSend | null> {
     const rows = (await this.db.query(
       `WITH prior AS (
@@ -278,7 +250,6 @@ export class WebhooksRepository {
     return rows[0] ?? null;
   }
 
-  /** The endpoint was disabled or the event has no data: the send ends without an attempt. */
   async cancel(sendId: number): Promise<void> {
     await this.db.query(
       `UPDATE webhook_sends SET status = 'cancelled', locked_until = NULL WHERE id = $1`,
@@ -286,11 +257,7 @@ export class WebhooksRepository {
     );
   }
 
-  /**
-   * Logs one attempt and moves the send on, in one statement: delivered; or retried at
-   * `retryInMs`; or (null) failed for good, which counts against the endpoint and disables it
-   * once `disableAfter` events in a row have failed. A success resets that count.
-   */
+  /** One statement: delivered, retried at `retryInMs`, or (null) failed, up to `disableAfter`. */
   async recordAttempt(
     send: ClaimedSend,
     outcome: { ok: boolean; statusCode: number | null; error: string | null; durationMs: number },
@@ -336,7 +303,6 @@ export class WebhooksRepository {
     );
   }
 
-  /** The delivery log is kept 30 days; finished events go with it. */
   async purge(retentionDays: number): Promise<void> {
     await this.db.query(
       `DELETE FROM webhook_deliveries

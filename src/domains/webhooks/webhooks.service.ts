@@ -27,7 +27,7 @@ export const WEBHOOK_NOT_FOUND = {
   message: 'Webhook not found',
 } as const;
 
-/** Managing a project's webhook endpoints (docs/api-rules.md#webhooks); the same for both APIs. */
+/** docs/api-rules.md#webhooks; the same for both APIs. */
 @Injectable()
 export class WebhooksService {
   constructor(
@@ -63,7 +63,6 @@ export class WebhooksService {
     if (!(await this.repo.delete(scopeOf(project), webhookId))) throw webhookNotFound();
   }
 
-  /** One page of the endpoint's delivery log, newest first; `next_cursor` continues it. */
   async deliveries(
     project: ProjectAccess,
     webhookId: number,
@@ -79,7 +78,6 @@ export class WebhooksService {
         { field: 'cursor', message: 'cursor is not a cursor of this log' },
       ]);
     if (!(await this.repo.exists(scopeOf(project), webhookId))) throw webhookNotFound();
-    // One row more than the page tells whether another page follows.
     const rows = await this.repo.deliveries(webhookId, limit + 1, before);
     const page = rows.slice(0, limit);
     const sign = (data: string) => this.secrets.signToken(data);
@@ -93,7 +91,7 @@ export class WebhooksService {
     };
   }
 
-  /** Records a `webhook.test` event for this endpoint; the worker delivers it like any other. */
+  /** The worker delivers it like any other event. */
   async sendTest(project: ProjectAccess, webhookId: number): Promise<WebhookTestDto> {
     const eventId = await this.repo.insertTestEvent(scopeOf(project), webhookId, TEST_EVENT);
     if (eventId === null) throw webhookNotFound();

@@ -16,24 +16,19 @@ const HTTP_STATUS_CODES: Record<number, AppError['code']> = {
   503: 'service_unavailable',
 };
 
-/** Seconds a client waits after a 503: outages heal within seconds, never a hang. */
+/** Outages heal within seconds. */
 export const SERVICE_UNAVAILABLE_RETRY_AFTER_S = 5;
 
-/** Errors that Express middleware (body parser, multer) raises before Nest's handlers run. */
+/** Raised by Express middleware (body parser, multer) before Nest's handlers run. */
 interface MiddlewareError {
   type?: string;
   status?: number;
   code?: string;
 }
 
-/** Retry-After of a 503 while media storage is away. */
 const STORAGE_RETRY_AFTER_SECONDS = 5;
 
-/**
- * Turns anything thrown into `{ error: { code, message } }`; unknown errors become a bare 500.
- * Unknown errors and outages are logged to `logger`; without one (a caller that only needs the
- * status and rethrows to the filter, which logs) nothing is logged.
- */
+/** Unknown errors become a bare 500; they and outages are logged only when `logger` is given. */
 export function toAppError(exception: unknown, logger?: Logger, requestId?: string): AppError {
   if (exception instanceof AppError) return exception;
   const middleware = exception as MiddlewareError;
@@ -78,7 +73,6 @@ export function sendError(res: Response, error: AppError): void {
     return;
   }
   for (const [name, value] of Object.entries(error.headers ?? {})) res.setHeader(name, value);
-  // Every 503 says when to come back.
   if (error.status === 503 && !res.hasHeader('Retry-After'))
     res.setHeader('Retry-After', String(SERVICE_UNAVAILABLE_RETRY_AFTER_S));
   res.status(error.status).json(errorBody(error));

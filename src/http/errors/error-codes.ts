@@ -1,11 +1,7 @@
 import { PermissionFlag, PERMISSION_MESSAGES } from '../../access/permissions';
 import { PLATFORM_DESCRIPTORS, type PlatformErrorCode } from '../../domains/platforms/platforms';
 
-/**
- * Every error code Herald answers with, and its HTTP status, beside the codes each platform
- * declares in its descriptor (`<platform>_rejected` 400, `<platform>_unavailable` 502, …). One
- * table, so status never drifts.
- */
+/** One table of codes and statuses, so they never drift; platforms add theirs. */
 export const ERROR_STATUS = {
   validation_failed: 400,
   invalid_json: 400,
@@ -68,10 +64,7 @@ export type PathResourceCode = keyof typeof PATH_RESOURCE_STATUS;
 
 let statuses: ReadonlyMap<string, number> | undefined;
 
-/**
- * The HTTP status of a code. The platforms' codes join the table when it is first asked, after
- * the registration list has loaded (platform code imports this file).
- */
+/** Platform codes join on first use, once the registration list (which imports this) loaded. */
 export function errorStatus(code: ErrorCode): number {
   statuses ??= new Map<string, number>([
     ...Object.entries(ERROR_STATUS),
@@ -85,13 +78,12 @@ export function errorStatus(code: ErrorCode): number {
 export interface ErrorDetail {
   field: string;
   message: string;
-  /** The problem's own code, where the answer lists several (a post's rules). */
+  /** Where the answer lists several (a post's rules). */
   code?: string;
-  /** The target a problem is about; null when it is about the post as a whole. */
+  /** Null when about the post as a whole. */
   channel_ref?: string | null;
 }
 
-/** A domain error: a code from the table above, a message for people, optional field details. */
 export class AppError extends Error {
   readonly status: number;
 
@@ -99,7 +91,6 @@ export class AppError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly details?: ErrorDetail[],
-    /** Extra response headers, e.g. Retry-After. */
     readonly headers?: Record<string, string>,
   ) {
     super(message);

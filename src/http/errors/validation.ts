@@ -1,10 +1,7 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { AppError, ErrorDetail } from './error-codes';
 
-/**
- * class-validator constraints from the most telling to the least: a missing or unexpected field
- * first, then a wrong type, then the field's range or format. One message per field is shown.
- */
+/** Most telling first; one message per field is shown. */
 const CONSTRAINT_PRIORITY = [
   'whitelistValidation',
   'isDefined',
@@ -25,7 +22,6 @@ function rank(constraint: string): number {
   return index < 0 ? CONSTRAINT_PRIORITY.length : index;
 }
 
-/** The one message shown for a field: the highest-ranked constraint that failed. */
 export function mostUsefulMessage(constraints: Record<string, string>): string | null {
   const names = Object.keys(constraints);
   if (names.length === 0) return null;
@@ -33,7 +29,6 @@ export function mostUsefulMessage(constraints: Record<string, string>): string |
   return constraints[best].replace(/^property (\S+) should not exist$/, 'is not allowed');
 }
 
-/** Flattens class-validator's tree into one `{field, message}` per bad field, dotted paths. */
 export function flattenValidationErrors(errors: ValidationError[], parent = ''): ErrorDetail[] {
   const details: ErrorDetail[] = [];
   for (const error of errors) {
@@ -59,10 +54,7 @@ export function validationFailed(details: ErrorDetail[]): AppError {
 
 const OPTIONAL_BODY = Symbol('optional body');
 
-/**
- * Marks a body whose every field may be left out as one that may be left out altogether: a
- * request without a body reads as `{}`. Every other route still refuses a request without one.
- */
+/** A request without a body then reads as `{}`; every other route refuses one. */
 export function OptionalBody(): ClassDecorator {
   return (target) => Reflect.defineMetadata(OPTIONAL_BODY, true, target);
 }
@@ -71,13 +63,7 @@ function takesNoBody(metatype: unknown): boolean {
   return typeof metatype === 'function' && Reflect.getMetadata(OPTIONAL_BODY, metatype) === true;
 }
 
-/**
- * Path parameters are left as the text they arrived as: a `number`-typed id would otherwise be
- * converted with Number() before ParseIdPipe sees it, and `01` or ` 1` would name post 1.
- * A route that takes a body requires one: no body at all (an empty request, or one that is not
- * JSON) is refused like `null`, rather than read as an empty object whose optional fields all
- * happen to be absent.
- */
+/** Path parameters stay text for ParseIdPipe (`01` is no id); a missing body is like `null`. */
 class BodyAndQueryValidationPipe extends ValidationPipe {
   override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'param') return Promise.resolve(value);

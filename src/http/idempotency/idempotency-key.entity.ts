@@ -5,12 +5,7 @@ import {
   TimestampColumn,
 } from '../../infrastructure/database/timestamps';
 
-/**
- * One Idempotency-Key of an API key: claimed by the first request that names it, then
- * holding that request's answer for 24 hours. A row without `responseStatus` is still running.
- * No foreign key to api_keys: its check would lock the API key's row at every claim; a deleted
- * key's rows are unreachable (ids are never reused) and purged when they expire.
- */
+/** Without `responseStatus` it is running; no foreign key, whose check would lock the key's row. */
 @Entity('idempotency_keys')
 export class IdempotencyKey {
   @PrimaryColumn({ type: 'int' })
@@ -19,7 +14,7 @@ export class IdempotencyKey {
   @PrimaryColumn({ type: 'varchar', length: 255 })
   key!: string;
 
-  /** Hex SHA-256 of method, path and body bytes; null while a multipart body is being read. */
+  /** Null while a multipart body is being read. */
   @Column({ type: 'varchar', length: 64, nullable: true })
   fingerprint!: string | null;
 
@@ -32,7 +27,7 @@ export class IdempotencyKey {
   @CreatedAtColumn()
   createdAt!: DbTimestamp;
 
-  /** Past this instant the key is free again; the purge removes such rows. */
+  /** Past it the key is free again; the purge removes such rows. */
   @Index()
   @TimestampColumn({ nullable: false })
   expiresAt!: DbTimestamp;

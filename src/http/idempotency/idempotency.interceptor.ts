@@ -15,22 +15,12 @@ import {
 
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
 
-/** What a route's body reader may leave for the idempotency check. */
 export interface IdempotentRequest extends HeraldRequest {
-  /**
-   * Undoes what reading the body stored (a multipart upload's file), for a request that is not
-   * run: a replay, a reused key, a key in use.
-   */
+  /** Undoes what reading the body stored (an upload's file) for a request that is not run. */
   discardBody?: () => Promise<void>;
 }
 
-/**
- * Idempotency-Key on a public POST. An interceptor runs after every guard, so key, rate
- * limit, scope, project and flag are checked first (and every request counts against the limit).
- * The fingerprint hashes method, path and the body bytes as received (`rawBodySha256`, set by the
- * JSON body parser when the request carries a key or, for multipart, by the upload's reader,
- * which must run before this).
- */
+/** After every guard, so each request counts; the fingerprint hashes the body bytes as received. */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
   private readonly logger = new Logger('Errors');
@@ -83,7 +73,6 @@ export class IdempotencyInterceptor implements NestInterceptor {
     fingerprint: string,
     error: unknown,
   ): Promise<never> {
-    // Only the status matters here: the error goes on to the exception filter, which logs it once.
     const answer = toAppError(error);
     try {
       if (answer.status < 500)
@@ -95,10 +84,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     throw error;
   }
 
-  /**
-   * The work is done: its answer goes out even when keeping it fails. The key then stays in use
-   * until it expires: a retry is refused (409) rather than run twice.
-   */
+  /** The answer goes out even if keeping it fails; a retry is then refused (409), never rerun. */
   private async keepSuccess(
     apiKeyId: number,
     key: string,

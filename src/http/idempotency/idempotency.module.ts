@@ -3,10 +3,7 @@ import { IdempotencyInterceptor } from './idempotency.interceptor';
 import { IdempotencyRepository } from './idempotency.repository';
 import { IdempotencyService } from './idempotency.service';
 
-/**
- * Idempotency-Key for the public API's POST routes (docs/api-rules.md#idempotency-keys);
- * `@Idempotent()` marks them.
- */
+/** docs/api-rules.md#idempotency-keys; `@Idempotent()` marks the routes. */
 @Global()
 @Module({
   providers: [IdempotencyRepository, IdempotencyService, IdempotencyInterceptor],

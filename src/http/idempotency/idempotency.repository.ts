@@ -4,21 +4,15 @@ import { DataSource } from 'typeorm';
 import { execute, rowsOf, Statement } from '../../infrastructure/database/prepared';
 import { StatementBatcher } from '../../infrastructure/database/statement-batcher';
 
-/**
- * A one-row FROM item that turns off `synchronous_commit` for the rest of the transaction, which
- * outside a transaction block is the statement itself: its commit does not wait for the WAL flush.
- * Saves a keyed request most of a commit (docs/performance.md#idempotency-statements).
- */
+/** `synchronous_commit` off for this statement (docs/performance.md#idempotency-statements). */
 const ASYNC_COMMIT = `(SELECT set_config('synchronous_commit', 'off', true)) AS async_commit`;
 
-/** A key another request holds or has answered. */
 export interface HeldKey {
   fingerprint: string | null;
   response_status: number | null;
   response_body: unknown;
 }
 
-/** A new key to claim for a request. */
 interface NewClaim {
   apiKeyId: number;
   key: string;
@@ -26,7 +20,6 @@ interface NewClaim {
   ttlSeconds: number;
 }
 
-/** An answer to keep for the request that holds its key. */
 interface Answer {
   apiKeyId: number;
   key: string;
@@ -35,10 +28,9 @@ interface Answer {
   body: string;
 }
 
-/** At most this many requests' claims or answers in one statement. */
 const MAX_BATCH = 64;
 
-/** The queries of idempotency_keys; every one names the API key it is scoped to. */
+/** Every query names the API key it is scoped to. */
 @Injectable()
 export class IdempotencyRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
@@ -54,11 +46,7 @@ export class IdempotencyRepository {
     { maxBatch: MAX_BATCH, key: (a) => `${a.apiKeyId}\n${a.key}` },
   );
 
-  /**
-   * Claims a key nobody has used yet (the path of nearly every keyed request): true when it is
-   * now this request's. False when the key exists, held, answered or expired (then see `claim`).
-   * Claims made while one is in flight go together in the next statement.
-   */
+  /** True when the key is now this request's; false when it exists at all (then see `claim`). */
   claimNew(apiKeyId: number, key: string, fingerprint: string, ttlSeconds: number) {
     return this.newClaims.call({ apiKeyId, key, fingerprint, ttlSeconds });
   }
@@ -82,12 +70,7 @@ export class IdempotencyRepository {
     return claims.map((c) => claimed.has(`${c.apiKeyId}\n${c.key}`));
   }
 
-  // On the path of every keyed POST: named prepared statements (see database/prepared.ts), each
-  // committed without waiting for its WAL flush (ASYNC_COMMIT). For a claim that is safe: the
-  // WAL is written in order, so the commit of the request's own work (synchronous, as every other
-  // statement of Herald's) flushes the claim with it; a crash before that loses the claim and no
-  // work, and the retry runs anew. DO NOTHING locks no existing row: only inserts of the same key
-  // by other batches are waited for.
+  // Async commit is safe for a claim: the request's own synchronous commit flushes it in WAL order.
   private static readonly CLAIM_NEW = new Statement(
     `INSERT INTO idempotency_keys (api_key_id, key, fingerprint, expires_at)
      SELECT u.api_key_id, u.key, u.fingerprint, now() + make_interval(secs => u.ttl)
@@ -99,10 +82,7 @@ export class IdempotencyRepository {
      RETURNING api_key_id, key`,
   );
 
-  /**
-   * Claims the key for a new request, in one atomic statement that holds across instances: a new
-   * key, or one whose time is over, becomes this request's. False when another request holds it.
-   */
+  /** Atomic across instances: a new or expired key becomes this request's, else false. */
   async claim(
     apiKeyId: number,
     key: string,
@@ -128,7 +108,7 @@ export class IdempotencyRepository {
       WHERE idempotency_keys.expires_at <= now()`,
   );
 
-  /** The key as it stands, unless it is gone or its time is over. */
+  /** Null when it is gone or its time is over. */
   async find(apiKeyId: number, key: string): Promise<HeldKey | null> {
     const [held] = await rowsOf<HeldKey>(this.db, IdempotencyRepository.FIND, [apiKeyId, key]);
     return held ?? null;
@@ -139,11 +119,6 @@ export class IdempotencyRepository {
       WHERE api_key_id = $1 AND key = $2 AND expires_at > now()`,
   );
 
-  /**
-   * Keeps the answer of the request that holds the key; answers kept while one is in flight go
-   * together in the next statement (each row is held by one request, so two batches never wait on
-   * each other).
-   */
   finish(
     apiKeyId: number,
     key: string,
@@ -171,9 +146,7 @@ export class IdempotencyRepository {
     return answers.map(() => undefined);
   }
 
-  // Without waiting for the WAL flush too: a crash of PostgreSQL within the WAL writer's delay
-  // can lose the kept answer while the work, committed before, stays; the key then remains in use
-  // (409) until it expires, as when keeping the answer fails: never run twice.
+  // Async commit too: a lost answer leaves the key in use (409) until it expires, never run twice.
   private static readonly FINISH = new Statement(
     `UPDATE idempotency_keys k SET response_status = u.status, response_body = u.body::jsonb
        FROM unnest($1::int[], $2::varchar[], $3::varchar[], $4::int[], $5::text[])
@@ -183,7 +156,7 @@ export class IdempotencyRepository {
         AND k.response_status IS NULL`,
   );
 
-  /** Frees a key whose request ended without an answer worth keeping (a 5xx). */
+  /** For a request that ended without an answer worth keeping (a 5xx). */
   async release(apiKeyId: number, key: string, fingerprint: string): Promise<void> {
     await this.db.query(
       `DELETE FROM idempotency_keys
@@ -192,7 +165,7 @@ export class IdempotencyRepository {
     );
   }
 
-  /** Removes up to `batch` keys whose time is over; returns how many. */
+  /** Returns how many were removed. */
   async purgeExpired(batch: number): Promise<number> {
     const [, deleted] = (await this.db.query(
       `DELETE FROM idempotency_keys WHERE ctid IN (

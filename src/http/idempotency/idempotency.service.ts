@@ -3,39 +3,29 @@ import { createHash } from 'node:crypto';
 import { AppError } from '../errors/error-codes';
 import { IdempotencyRepository } from './idempotency.repository';
 
-/** Keys are kept this long. */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
-/** How often expired keys are removed, and how many per statement. */
 const PURGE_INTERVAL_MS = 10 * 60 * 1000;
 const PURGE_BATCH = 5_000;
-/** Rounds of look-then-claim when the holder keeps releasing the key in between. */
+/** Look-then-claim rounds when the holder keeps releasing the key in between. */
 const MAX_CLAIM_ROUNDS = 3;
 
-/** What a request with an Idempotency-Key does. */
 export type IdempotencyOutcome =
   { kind: 'run' } | { kind: 'replay'; status: number; body: unknown };
 
-/** 1–255 printable ASCII characters. */
 const KEY_SHAPE = /^[\x20-\x7e]{1,255}$/;
 
 export function isValidIdempotencyKey(value: unknown): value is string {
   return typeof value === 'string' && KEY_SHAPE.test(value);
 }
 
-/** Hex SHA-256 over method, path and the body's own hash: what "the same request" means. */
+/** What "the same request" means: method, path and the body's own hash. */
 export function requestFingerprint(method: string, path: string, bodySha256: string): string {
   return createHash('sha256').update(`${method}\n${path}\n${bodySha256}`).digest('hex');
 }
 
-/** SHA-256 of no bytes: the body hash of a request without a body. */
 export const EMPTY_BODY_SHA256 = createHash('sha256').digest('hex');
 
-/**
- * Idempotency-Key (docs/api-rules.md#idempotency-keys): a key is claimed atomically in PostgreSQL,
- * so it holds across API instances; the answer of the request that claimed it (2xx and 4xx) is
- * kept 24 hours and replayed; 5xx frees the key. Expired keys are ignored at once and removed in
- * the background.
- */
+/** docs/api-rules.md#idempotency-keys: claimed atomically; 2xx/4xx replayed, 5xx frees the key. */
 @Injectable()
 export class IdempotencyService implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger(IdempotencyService.name);
@@ -49,7 +39,7 @@ export class IdempotencyService implements OnModuleInit, BeforeApplicationShutdo
     this.purgeTimer.unref();
   }
 
-  /** Stopping: a purge under way finishes while the pool is still open. */
+  /** A purge under way finishes while the pool is still open. */
   async beforeApplicationShutdown(): Promise<void> {
     clearInterval(this.purgeTimer);
     await this.purging;
@@ -60,11 +50,7 @@ export class IdempotencyService implements OnModuleInit, BeforeApplicationShutdo
     return this.purging;
   }
 
-  /**
-   * Claims the key for this request (`run`), or answers for it: `replay` of a finished request
-   * with the same fingerprint, 422 idempotency_key_reused for another one, 409
-   * idempotency_key_in_use while the first still runs.
-   */
+  /** Else `replay`, 422 idempotency_key_reused, or 409 idempotency_key_in_use. */
   async begin(apiKeyId: number, key: string, fingerprint: string): Promise<IdempotencyOutcome> {
     if (await this.keys.claimNew(apiKeyId, key, fingerprint, IDEMPOTENCY_TTL_SECONDS))
       return { kind: 'run' };
@@ -83,7 +69,6 @@ export class IdempotencyService implements OnModuleInit, BeforeApplicationShutdo
           );
         return { kind: 'replay', status: held.response_status, body: held.response_body };
       }
-      // Expired, or released meanwhile: the key is free to take again.
       if (await this.keys.claim(apiKeyId, key, fingerprint, IDEMPOTENCY_TTL_SECONDS))
         return { kind: 'run' };
     }
@@ -101,7 +86,6 @@ export class IdempotencyService implements OnModuleInit, BeforeApplicationShutdo
     return this.keys.release(apiKeyId, key, fingerprint);
   }
 
-  /** Removes expired keys; returns how many. */
   async purgeExpired(): Promise<number> {
     let total = 0;
     try {

@@ -4,11 +4,7 @@ import { ApiErrors } from '../errors/api-errors.decorator';
 import { IDEMPOTENCY_HEADER } from './idempotency-header';
 import { IdempotencyInterceptor } from './idempotency.interceptor';
 
-/**
- * A public POST that takes Idempotency-Key. On a route whose body is read by an interceptor
- * of its own (media upload), put this above that interceptor's `@UseInterceptors`, so the body
- * has been read (and hashed) when the key is checked.
- */
+/** Above a body-reading interceptor's `@UseInterceptors`, so the body is hashed first. */
 export function Idempotent(): MethodDecorator {
   return applyDecorators(
     UseInterceptors(IdempotencyInterceptor),

@@ -5,33 +5,18 @@ import { AppError } from '../errors/error-codes';
 import { carriesIdempotencyKey } from '../idempotency/idempotency-header';
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from './json-depth';
 
-/** A JSON body over 1 MB is refused with 413 payload_too_large. */
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;
 
-/** What the body layer leaves on a request for the guards and handlers after it. */
 export interface BodyRequest extends Request {
-  /**
-   * An error of the body (not JSON, too large, too deep, not an object) is held here and raised
-   * only at the last of the checks by RequestInputGuard, after key, rate limit, scope, project and
-   * flag have passed.
-   */
+  /** Held for RequestInputGuard, the last check, so access is decided before the body is judged. */
   bodyParseError?: AppError;
-  /**
-   * Hex SHA-256 of the raw JSON body bytes exactly as received (before decoding), set for a JSON
-   * body read in full whose request carries an Idempotency-Key. For that key's fingerprint:
-   * hash what the client sent, not a re-serialisation of the parsed value.
-   */
+  /** Of the raw bytes, only with an Idempotency-Key: the fingerprint hashes what was sent. */
   rawBodySha256?: string;
 }
 
 const readJsonBytes = raw({ type: 'application/json', limit: MAX_JSON_BODY_BYTES });
 
-/**
- * The JSON body parser. Reads `application/json` bodies up to 1 MB as bytes, then decodes, checks
- * the nesting depth without recursion, parses, and requires an object. It never answers the
- * request itself: whatever is wrong is held for RequestInputGuard
- * (docs/api-rules.md#order-of-checks).
- */
+/** Never answers itself: errors wait for RequestInputGuard (docs/api-rules.md#order-of-checks). */
 export function jsonBody(): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     readJsonBytes(req, res, (error?: unknown) => {
@@ -58,7 +43,6 @@ export function jsonBody(): RequestHandler {
 
 const UTF8 = /^utf-?8$/i;
 
-/** The body as a JSON object, or the error it is answered with. Exported for unit tests. */
 export function parseJsonObject(
   bytes: Buffer,
   contentType: string | undefined,
@@ -83,7 +67,6 @@ export function parseJsonObject(
   return value as Record<string, unknown>;
 }
 
-/** Errors of reading the bytes (body-parser's), in the shape of the error table. */
 function bodyReadError(error: unknown): AppError {
   const type = (error as { type?: string })?.type;
   if (type === 'entity.too.large')

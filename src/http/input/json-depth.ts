@@ -1,4 +1,4 @@
-/** JSON nested deeper than this is `400 invalid_json`. */
+/** Deeper is `400 invalid_json`. */
 export const MAX_JSON_DEPTH = 32;
 
 const QUOTE = 0x22;
@@ -8,11 +8,7 @@ const OPEN_ARRAY = 0x5b;
 const CLOSE_OBJECT = 0x7d;
 const CLOSE_ARRAY = 0x5d;
 
-/**
- * Whether JSON text opens more than `max` objects or arrays inside each other. One pass, no
- * recursion, so any depth is measured without touching the stack; brackets inside strings (and
- * escaped quotes) do not count. The text need not be valid JSON.
- */
+/** One pass without recursion, so any depth is measured; brackets in strings do not count. */
 export function jsonDepthExceeds(text: string, max: number): boolean {
   let depth = 0;
   let inString = false;

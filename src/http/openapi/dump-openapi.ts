@@ -7,10 +7,7 @@ import { AppModule } from '../../app.module';
 import { loadConfig } from '../../infrastructure/config/config';
 import { buildOpenApiDocuments } from './openapi';
 
-/**
- * Writes the two served OpenAPI documents to a directory, for the linter (`npm run lint`). The
- * app is built in preview mode: the module graph and its routes, with no connection to anything.
- */
+/** For the linter; the app is built in preview mode, connected to nothing. */
 async function main(outDir: string): Promise<void> {
   const config = loadConfig({
     DATABASE_URL: 'postgres://lint@127.0.0.1:1/lint',
@@ -18,7 +15,6 @@ async function main(outDir: string): Promise<void> {
     APP_SECRET: 'openapi-dump-secret-that-is-long-enough',
     LOG_LEVEL: 'silent',
     ...process.env,
-    // The document names its server; the lint wants a real-looking one, not localhost.
     PUBLIC_BASE_URL: 'https://herald.invalid',
   });
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {

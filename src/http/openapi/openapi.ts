@@ -5,7 +5,6 @@ import { APP_API_TAG, PUBLIC_API_PREFIX, PUBLIC_API_TAG } from '../../access/dec
 import type { AppConfig } from '../../infrastructure/config/config';
 import { errorStatus, type ErrorCode } from '../errors/error-codes';
 
-// The spec types, reached through the one type the package exports at its root.
 type OperationObject = NonNullable<OpenAPIObject['paths'][string]['get']>;
 type ParameterOrReference = NonNullable<OperationObject['parameters']>[number];
 type ParameterObject = Extract<ParameterOrReference, { in: string }>;
@@ -13,9 +12,9 @@ type ReferenceObject = Extract<ParameterOrReference, { $ref: string }>;
 type ResponseObject = Extract<OperationObject['responses'][string], { description: string }>;
 
 export interface OpenApiDocuments {
-  /** Both APIs: served at /api/openapi.json and shown at /api/docs. */
+  /** Served at /api/openapi.json and shown at /api/docs. */
   full: OpenAPIObject;
-  /** The public API alone and the schemas it uses: served at /api/public/v1/openapi.json. */
+  /** Served at /api/public/v1/openapi.json. */
   publicOnly: OpenAPIObject;
 }
 
@@ -23,7 +22,7 @@ const PUBLIC_PREFIX = `/${PUBLIC_API_PREFIX}/`;
 const ERROR_SCHEMA = '#/components/schemas/ErrorResponseDto';
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
-/** Builds the two documents from the app's routes, then makes them true to what the service answers. */
+/** From the app's routes, then made true to what the service answers. */
 export function buildOpenApiDocuments(app: INestApplication, config: AppConfig): OpenApiDocuments {
   const builder = new DocumentBuilder()
     .setTitle('Herald')
@@ -49,7 +48,6 @@ export function buildOpenApiDocuments(app: INestApplication, config: AppConfig):
     .addTag(PUBLIC_API_TAG, 'Versioned API for integrators, authenticated with API keys')
     .addTag(APP_API_TAG, 'The internal frontend’s API, authenticated with session tokens')
     .build();
-  // Each route's access decorator tags it with its API surface; no tag named after a controller.
   const full = SwaggerModule.createDocument(app, builder, { autoTagControllers: false });
   for (const [path, item] of Object.entries(full.paths)) {
     for (const method of METHODS) {
@@ -61,7 +59,6 @@ export function buildOpenApiDocuments(app: INestApplication, config: AppConfig):
   return { full, publicOnly: publicDocument(full) };
 }
 
-/** Serves the documents as JSON and the full one as Swagger UI. */
 export function serveOpenApi(app: INestApplication, documents: OpenApiDocuments): void {
   const http = app.getHttpAdapter();
   http.get(`${PUBLIC_PREFIX}openapi.json`, (_req: Request, res: Response) =>
@@ -73,10 +70,7 @@ export function serveOpenApi(app: INestApplication, documents: OpenApiDocuments)
   });
 }
 
-/**
- * What every operation of a kind can answer besides its own errors: the guards'
- * refusals, body and query errors, and the outages. Each route adds its own with @ApiErrors.
- */
+/** The errors every operation of a kind can answer; each route adds its own with @ApiErrors. */
 function completeOperation(path: string, operation: OperationObject): void {
   const isPublicApi = path.startsWith(PUBLIC_PREFIX);
   const secured = (operation.security ?? []).length > 0;
@@ -114,10 +108,7 @@ function completeOperation(path: string, operation: OperationObject): void {
   }
 }
 
-/**
- * The MCP endpoint: a message the protocol's transport cannot read is answered by it, as a
- * JSON-RPC error, rather than in Herald's error shape.
- */
+/** The MCP transport answers unreadable messages as JSON-RPC errors. */
 function acceptJsonRpcErrors(operation: OperationObject): void {
   const answer = operation.responses['400'] as ResponseObject | undefined;
   if (!answer) return;
@@ -144,7 +135,6 @@ function acceptJsonRpcErrors(operation: OperationObject): void {
   };
 }
 
-/** Adds each code to the answer of its status, creating that answer when the route had none. */
 function addErrors(operation: OperationObject, codes: ErrorCode[]): void {
   for (const code of codes) {
     const status = String(errorStatus(code));
@@ -156,7 +146,6 @@ function addErrors(operation: OperationObject, codes: ErrorCode[]): void {
       };
       continue;
     }
-    // Every error answer has the one error shape, whatever a library documented for it.
     existing.content = { 'application/json': { schema: { $ref: ERROR_SCHEMA } } };
     const match = /^error\.code: (.*)$/.exec(existing.description);
     const listed = match ? match[1].split(', ') : [];
@@ -165,7 +154,7 @@ function addErrors(operation: OperationObject, codes: ErrorCode[]): void {
   }
 }
 
-/** Every `{name}` in the path is a declared, required parameter; ids are integers. */
+/** Ids are integers. */
 function declarePathParameters(path: string, operation: OperationObject): void {
   const parameters = (operation.parameters ?? []) as ParameterObject[];
   for (const [, name] of path.matchAll(/\{(\w+)\}/g)) {
@@ -197,12 +186,7 @@ const RATE_LIMIT_HEADERS = {
   },
 };
 
-/**
- * Every answer to an authenticated request (a key or a session) carries the X-RateLimit-*
- * headers. Not on 401 (no key yet), nor on outages, nor on the per-address 429 of failed
- * authentications, nor while the limiter's store is unreachable (it fails open): so they are
- * documented, not required.
- */
+/** Documented, not required: absent on 401, outages, per-address 429s, a failing-open limiter. */
 function documentRateLimitHeaders(operation: OperationObject): void {
   for (const [status, response] of Object.entries(operation.responses) as [
     string,
@@ -222,10 +206,7 @@ function documentRateLimitHeaders(operation: OperationObject): void {
   }
 }
 
-/**
- * OpenAPI 3.0 ignores `nullable` beside `allOf`/`$ref`, so `{ allOf: [X], nullable: true }`
- * documents a field that may not be null. Rewrite it to `oneOf: [X, null]`.
- */
+/** OpenAPI 3.0 ignores `nullable` beside `allOf`/`$ref`: rewrite to `oneOf: [X, null]`. */
 function fixNullableReferences(document: OpenAPIObject): void {
   const visit = (node: unknown): void => {
     if (Array.isArray(node)) return node.forEach(visit);
@@ -246,7 +227,6 @@ function fixNullableReferences(document: OpenAPIObject): void {
   visit(document.paths);
 }
 
-/** The public paths, the schemas they reach, and only the API-key scheme and tag. */
 function publicDocument(full: OpenAPIObject): OpenAPIObject {
   const paths = Object.fromEntries(
     Object.entries(full.paths).filter(([path]) => path.startsWith(PUBLIC_PREFIX)),

@@ -19,58 +19,43 @@ export {
 } from './environment';
 
 export interface RateLimitConfig {
-  /** Length of one fixed window, in milliseconds (60 s in production). */
+  /** Milliseconds (60 s in production). */
   windowMs: number;
   upload: number;
   createPost: number;
   publish: number;
   other: number;
-  /** Failed authentications allowed per client IP and window. */
   authFailuresPerIp: number;
-  /** Password sign-in: the window failures are counted in (15 minutes in production). */
   signInWindowMs: number;
-  /** Failed sign-ins allowed per account, and per client address, in one window. */
+  /** Per account, and per client address, in one window. */
   signInFailuresPerAccount: number;
   signInFailuresPerAddress: number;
-  /** Registrations allowed per client address in an hour. */
   registrationsPerAddressPerHour: number;
-  /** Application API requests allowed per user and minute. */
   appRequestsPerMinute: number;
-  /** AI generations allowed per user and hour. */
   aiGenerationsPerHour: number;
-  /** `RATE_LIMIT_ENABLED=false` turns every request limit off; for benchmarks only. */
+  /** False turns every request limit off; for benchmarks only. */
   enabled: boolean;
 }
 
-/** The publication pipeline: queue worker, retries, recovery sweep, the wait for one send. */
 export interface PublicationConfig {
   /** Jobs one worker process holds at once (sized for I/O: see PUBLICATION_CONCURRENCY_DEFAULT). */
   concurrency: number;
-  /**
-   * Bound on each queue and pacing call to Redis (adding a job, a worker's pacing check, closing a
-   * queue at stop; the webhook queue's too), which otherwise hangs while Redis is away.
-   */
+  /** Bounds each queue and pacing call to Redis, which otherwise hangs while Redis is away. */
   queueCallTimeoutMs: number;
-  /**
-   * Bull's job lock, and how often a worker looks for jobs whose worker died (their lock ran out):
-   * a job of a killed worker is taken again within about twice this.
-   */
+  /** Bull's job lock: a killed worker's job is taken again within about twice this. */
   lockMs: number;
-  /** How often the recovery sweep looks for posts without a live job. */
   sweepIntervalMs: number;
-  /** Transient failures of one target before it fails for good. */
   maxTries: number;
-  /** First retry delay; doubles with every further failure. */
+  /** Doubles with every further failure. */
   retryBaseMs: number;
-  /** Wait for one send, on every platform, before its outcome counts as unknown. */
   sendTimeoutMs: number;
 }
 
-/** An S3-compatible bucket for media; present only when MEDIA_STORAGE_DRIVER is `s3`. */
+/** Present only when MEDIA_STORAGE_DRIVER is `s3`. */
 export interface S3Config {
   bucket: string;
   region: string;
-  /** Endpoint of an S3-compatible store (MinIO, R2…); null for AWS itself. */
+  /** Null for AWS itself. */
   endpoint: string | null;
   accessKeyId: string | null;
   secretAccessKey: string | null;
@@ -78,60 +63,31 @@ export interface S3Config {
   forcePathStyle: boolean;
 }
 
-/** Operations (docs/api-rules.md#operations): metrics, the queue dashboard, stopping. */
 export interface OpsConfig {
-  /** Bearer token of GET /metrics; null turns the route off (404). */
+  /** Null turns GET /metrics off (404). */
   metricsToken: string | null;
-  /** Port of a worker's metrics listener (a worker serves no other HTTP); 0 picks a free one. */
+  /** 0 picks a free port. */
   metricsPort: number;
-  /** `METRICS_HTTP_ENABLED=false` stops timing requests; for the metrics cost benchmark only. */
   httpMetrics: boolean;
-  /**
-   * How long stopping (SIGTERM, SIGINT) waits for the requests and jobs in hand before the process
-   * exits anyway.
-   */
   shutdownTimeoutMs: number;
-  /**
-   * Finished and failed jobs each queue keeps for the queue dashboard, so an operator sees what
-   * happened and why: at most this many of each, none older than this.
-   */
   queueHistory: { jobs: number; ageSeconds: number };
 }
 
-/** Webhook delivery (docs/api-rules.md#webhooks). */
 export interface WebhookConfig {
-  /** Delay before each retry of a failed delivery; one more attempt than entries. */
+  /** One more attempt than entries. */
   retryDelaysMs: readonly number[];
-  /** An endpoint is disabled after this many events in a row failed every attempt. */
   disableAfterEvents: number;
-  /** Wait for one receiver's answer (10 s by default). */
   timeoutMs: number;
-  /** Deliveries one worker process runs at once. */
   concurrency: number;
-  /**
-   * Deliveries to one endpoint a worker process runs at once: an endpoint that hangs holds no more
-   * than this, and the others' deliveries go on in the rest.
-   */
+  /** Per endpoint and worker process, so an endpoint that hangs holds no more than this. */
   endpointConcurrency: number;
-  /**
-   * A worker's hold on a delivery attempt (its queue job's lock): the attempt of a worker that died
-   * is made again by another within about twice this.
-   */
   lockMs: number;
-  /** How often the sweep enqueues what Redis missed and purges the old delivery log. */
   sweepIntervalMs: number;
 }
 
-/** The PostgreSQL connections one process keeps. */
 export interface DatabasePoolConfig {
-  /** Connections at most. */
   size: number;
-  /**
-   * How long a connection may stay idle before it closes; 0: never. A new connection is a new
-   * PostgreSQL backend (a fork, cold caches, statements prepared again): closing idle ones
-   * quickly makes a process under uneven load reconnect over and over, and every reconnection
-   * delays the requests queued behind it.
-   */
+  /** 0: never close. Closing idle connections quickly makes uneven load reconnect over and over. */
   idleMs: number;
 }
 
@@ -140,50 +96,35 @@ export interface AppConfig {
   databaseUrl: string;
   databasePool: DatabasePoolConfig;
   redisUrl: string;
-  /** Prefix of every Redis key Herald writes (queues, rate limits), so instances of one deployment share them. */
+  /** Shared by the instances of one deployment. */
   redisKeyPrefix: string;
   publicBaseUrl: string;
   mediaStorageDriver: MediaStorageDriverName;
   mediaStorageDir: string;
-  /** Set when `mediaStorageDriver` is `s3`. */
   s3: S3Config | null;
-  /**
-   * Private ranges that requests to user-given URLs (media by link, webhook receivers) may reach
-   * anyway: development and tests only.
-   */
+  /** Private ranges user-given URLs may reach anyway: development and tests only. */
   outboundAllowCidrs: readonly string[];
   mediaFetchTimeoutMs: number;
-  /**
-   * Each platform's own settings, by its name, as its descriptor read them (every platform folder
-   * has a function that answers its own, typed).
-   */
+  /** By platform name, as each descriptor read them. */
   platforms: Readonly<Record<string, unknown>>;
   aiApiBaseUrl: string | null;
   aiApiKey: string | null;
-  /** Chat-completions model for post and template text. */
   aiTextModel: string;
-  /** Images model; asked for `b64_json`. */
   aiImageModel: string;
-  /** Wait for one AI provider call, in milliseconds. */
   aiTimeoutMs: number;
   appSecret: string;
   appRole: AppRole;
   logLevel: LogLevel;
-  /** Express `trust proxy`: which hops' X-Forwarded-For to believe for the client address. */
   trustProxy: string;
-  /** scrypt's cost for new password hashes, as log2(N); older hashes are upgraded at sign-in. */
+  /** log2(N); older hashes are upgraded at sign-in. */
   passwordHashLog2N: number;
-  /**
-   * How long a process may authenticate a key from memory; revocations reach every process at
-   * once through Redis, so this bounds only one whose announcement was lost. 0: every request
-   * reads the database.
-   */
+  /** Revocations reach processes through Redis: this bounds a lost one; 0: no cache. */
   apiKeyCacheMs: number;
   rateLimits: RateLimitConfig;
   publication: PublicationConfig;
   ops: OpsConfig;
   webhooks: WebhookConfig;
-  /** Lines for the log at start: variables read under an earlier name. */
+  /** Start-up log lines: variables read under an earlier name. */
   notices: readonly string[];
 }
 
@@ -193,15 +134,9 @@ export class ConfigError extends Error {
   }
 }
 
-/** Where the local defaults live (the quick start writes them): `.env` in the working directory. */
 export const ENV_FILE = '.env';
 
-/**
- * The environment the service, the CLI and the TypeORM CLI are configured from: the process's
- * own variables, completed by the `.env` file when there is one (Node's process.loadEnvFile: a
- * variable already set, even empty, wins over the file). Tests pass their variables to
- * loadConfig directly and never read a file.
- */
+/** Process variables, completed by `.env` when there is one (a variable set, even empty, wins). */
 export function readEnvironment(file = ENV_FILE): Env {
   if (existsSync(file)) {
     try {
@@ -213,7 +148,7 @@ export function readEnvironment(file = ENV_FILE): Env {
   return process.env;
 }
 
-/** Reads and validates the environment once; errors name the variable, never its value. */
+/** Errors name the variable, never its value. */
 export function loadConfig(env: Env): AppConfig {
   const { env: named, notices, renamed } = withEarlierNames(env);
   const { variables: v, problems } = readVariables(EnvironmentVariables, named);
@@ -296,10 +231,7 @@ export function loadConfig(env: Env): AppConfig {
   });
 }
 
-/**
- * The environment with Herald's variables that a platform used to name read under their earlier
- * names where they are unset; a problem with such a value names the variable that was set.
- */
+/** Unset variables read under their earlier names; a problem names the variable that was set. */
 function withEarlierNames(env: Env): {
   env: Env;
   notices: string[];
@@ -319,7 +251,6 @@ function withEarlierNames(env: Env): {
   return { env: named, notices, renamed };
 }
 
-/** Only the database address, for the TypeORM CLI, which needs nothing else. */
 export function loadDatabaseUrl(env: Env): string {
   const { variables, problems } = readVariables(EnvironmentVariables, env);
   if (problems.DATABASE_URL) throw new ConfigError([problems.DATABASE_URL]);
@@ -327,7 +258,6 @@ export function loadDatabaseUrl(env: Env): string {
 }
 
 function s3Config(v: EnvironmentVariables): S3Config | null {
-  // The schema requires the bucket with the S3 driver.
   if (v.MEDIA_STORAGE_DRIVER !== 's3' || v.S3_BUCKET === undefined) return null;
   return {
     bucket: v.S3_BUCKET,

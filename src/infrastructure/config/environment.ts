@@ -13,11 +13,7 @@ import {
   WholeNumberList,
 } from './variable-rules';
 
-/*
- * Every environment variable Herald reads, its default and its rule, checked with class-validator
- * (the rules it lacks are in variable-rules.ts). What each setting does is told on AppConfig in
- * config.ts, which maps the checked variables to it.
- */
+// Every variable Herald reads, its default and its rule; what each does is told on AppConfig.
 
 export type AppRole = 'all' | 'api' | 'worker';
 export const APP_ROLES: readonly AppRole[] = ['all', 'api', 'worker'];
@@ -26,15 +22,10 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export type MediaStorageDriverName = 'local' | 's3';
 export const MEDIA_STORAGE_DRIVERS: readonly MediaStorageDriverName[] = ['local', 's3'];
 
-/**
- * A job in hand spends its time waiting: for the platform's answer and for its pacing slot (a
- * timer). It costs memory, not a CPU, so a worker holds enough of them to keep every bot at
- * the busiest platform's ceiling: 30 messages/s per account × about a second of answer and wait,
- * for ten busy accounts at once, with room (docs/performance.md#worker-concurrency).
- */
+/** Jobs mostly wait: room for ten busy bots (docs/performance.md#worker-concurrency). */
 export const PUBLICATION_CONCURRENCY_DEFAULT = 400;
 
-/** Webhook retries: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+/** 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 export const DEFAULT_WEBHOOK_RETRY_DELAYS_MS: readonly number[] = [
   5_000,
   5 * 60_000,
@@ -45,23 +36,17 @@ export const DEFAULT_WEBHOOK_RETRY_DELAYS_MS: readonly number[] = [
   10 * 3_600_000,
 ];
 const MAX_WEBHOOK_RETRIES = 20;
-/** One retry waits at most a day. */
 const MAX_WEBHOOK_RETRY_DELAY_MS = 86_400_000;
 
-/** The S3 variables are read only for the S3 driver; otherwise they are ignored. */
 function WhenS3(): PropertyDecorator {
   return ValidateIf((env: EnvironmentVariables) => env.MEDIA_STORAGE_DRIVER === 's3');
 }
 
 const HTTP = ['http:', 'https:'];
 const MODEL_NAME = /^[\w.:/-]{1,100}$/;
-/** Bucket naming rules of S3: 3 to 63 lower-case letters, digits, dots and hyphens. */
 const S3_BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 
-/**
- * Every environment variable Herald reads: its default and its rule. The errors come out in the
- * order of the properties. What each setting does is told on AppConfig above.
- */
+/** Errors come out in the order of the properties. */
 export class EnvironmentVariables {
   @WholeNumber(0, 65535)
   PORT = 3000;
@@ -95,7 +80,6 @@ export class EnvironmentVariables {
   @CidrList()
   OUTBOUND_ALLOW_CIDRS?: string[];
 
-  /** The list's earlier name, read only when OUTBOUND_ALLOW_CIDRS is unset. */
   @ValidateIf((env: EnvironmentVariables) => env.OUTBOUND_ALLOW_CIDRS === undefined)
   @Omittable()
   @CidrList()
@@ -132,7 +116,6 @@ export class EnvironmentVariables {
   @OneOf(LOG_LEVELS)
   LOG_LEVEL: LogLevel = 'info';
 
-  /** Addresses, subnets and Express's names for them (`loopback`), comma-separated. */
   @Pattern(/^[A-Za-z0-9.:/, ]{1,500}$/)
   TRUST_PROXY = 'loopback';
 
@@ -184,7 +167,7 @@ export class EnvironmentVariables {
   @WholeNumber(1, 10_000)
   PUBLICATION_CONCURRENCY = PUBLICATION_CONCURRENCY_DEFAULT;
 
-  /** Bounds every queue and pacing call to Redis, the webhook queue's too, despite its name. */
+  /** Bounds the webhook queue's calls too, despite its name. */
   @WholeNumber(50, 60_000)
   PUBLICATION_ENQUEUE_TIMEOUT_MS = 2_000;
 
@@ -203,7 +186,6 @@ export class EnvironmentVariables {
   @WholeNumber(100, 600_000)
   PUBLICATION_SEND_TIMEOUT_MS = 30_000;
 
-  /** Unset: GET /metrics answers 404. */
   @Omittable()
   @AtLeastCharacters(16)
   METRICS_TOKEN?: string;
@@ -262,7 +244,6 @@ export class EnvironmentVariables {
   @Pattern(/^[a-z0-9-]{1,40}$/)
   S3_REGION = 'us-east-1';
 
-  /** An S3-compatible store (MinIO, R2…); unset for AWS itself. */
   @WhenS3()
   @Omittable()
   @UrlOf(HTTP)

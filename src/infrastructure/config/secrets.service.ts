@@ -21,16 +21,13 @@ const scryptAsync = promisify(scrypt) as (
 ) => Promise<Buffer>;
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-/** scrypt's block size, parallelism and output length; N comes from configuration. */
+/** N comes from configuration. */
 const SCRYPT = { r: 8, p: 1, keylen: 32 };
 /** scrypt needs 128 × N × r bytes; this allows N up to 2^20 with r = 8. */
 const SCRYPT_MAXMEM = 1100 * 1024 * 1024;
 const SEALED_VERSION = 'v1';
 
-/**
- * Every use of APP_SECRET: keyed hashes of tokens and key secrets, sealing of third-party
- * credentials, and password hashing. Each use derives its own key, so one never unlocks another.
- */
+/** Every use of APP_SECRET derives its own key, so one never unlocks another. */
 @Injectable()
 export class SecretsService {
   private readonly hashKey: Buffer;
@@ -47,18 +44,17 @@ export class SecretsService {
     this.passwordN = 2 ** config.passwordHashLog2N;
   }
 
-  /** The CSRF token of a form for `nonce`: an HMAC under a key of its own. */
   formToken(nonce: string): string {
     return createHmac('sha256', this.formKey).update(nonce).digest('base64url');
   }
 
-  /** An opaque token that carries `data` and proves we made it (list cursors): not secret, not forgeable. */
+  /** Not secret, not forgeable (list cursors). */
   signToken(data: string): string {
     const body = Buffer.from(data, 'utf8').toString('base64url');
     return `${body}.${createHmac('sha256', this.tokenKey).update(body).digest('base64url')}`;
   }
 
-  /** The data of a token signToken made; null for anything else. */
+  /** Null for anything signToken did not make. */
   verifyToken(token: string): string | null {
     const [body, mac, extra] = token.split('.');
     if (!body || !mac || extra !== undefined) return null;
@@ -68,19 +64,17 @@ export class SecretsService {
     return Buffer.from(body, 'base64url').toString('utf8');
   }
 
-  /** Random `[A-Za-z0-9]` text from a cryptographic source. */
   randomAlphanumeric(length: number): string {
     let out = '';
     for (let i = 0; i < length; i++) out += ALPHANUMERIC[randomInt(ALPHANUMERIC.length)];
     return out;
   }
 
-  /** HMAC-SHA-256 of a high-entropy secret, hex: fast enough for the request path. */
+  /** For high-entropy secrets only: fast enough for the request path. */
   hashToken(secret: string): string {
     return createHmac('sha256', this.hashKey).update(secret).digest('hex');
   }
 
-  /** Constant-time comparison of two hex digests. */
   digestsEqual(a: string, b: string): boolean {
     const left = Buffer.from(a, 'hex');
     const right = Buffer.from(b, 'hex');
@@ -137,7 +131,7 @@ export class SecretsService {
     return timingSafeEqual(actual, expected);
   }
 
-  /** A stored hash made at a lower cost than new ones get: rehash it at the next sign-in. */
+  /** Made at a lower cost than new ones get: rehash it at the next sign-in. */
   needsRehash(stored: string): boolean {
     const [kind, n, r, p] = stored.split('$');
     return (

@@ -15,10 +15,7 @@ import {
 } from 'class-validator';
 import { isIP } from 'node:net';
 
-// The rules config.ts declares the environment variables with, beyond class-validator's own, and
-// the reading of an environment against such a class.
-
-/** The rule a variable broke, as one line naming the variable; never its value (secrets). */
+/** One line naming the variable; never its value (secrets). */
 export function problem(rule: string): ValidationOptions {
   return { message: ({ property }: ValidationArguments) => `${property} ${rule}` };
 }
@@ -28,7 +25,6 @@ function toWholeNumber(value: unknown): unknown {
   return typeof value === 'string' ? (/^\d+$/.test(value) ? Number(value) : NaN) : value;
 }
 
-/** Each item of a comma-separated list, trimmed. */
 function commaSeparated(value: unknown): string[] {
   return String(value)
     .split(',')
@@ -45,7 +41,6 @@ export function WholeNumber(min: number, max: number): PropertyDecorator {
   );
 }
 
-/** A comma-separated list of at most maxItems whole numbers from 0 to max. */
 export function WholeNumberList(maxItems: number, max: number): PropertyDecorator {
   const rule = problem(
     `must be a comma-separated list of at most ${maxItems} whole numbers from 0 to ${max}`,
@@ -104,7 +99,7 @@ export function AtLeastCharacters(min: number): PropertyDecorator {
   );
 }
 
-/** An address and a prefix length within its family: `127.0.0.2/32`, `fd00::/8`. */
+/** A prefix length within its family: `127.0.0.2/32`, `fd00::/8`. */
 function IsCidr(options: ValidationOptions): PropertyDecorator {
   return ValidateBy(
     {
@@ -137,7 +132,6 @@ export function CidrList(): PropertyDecorator {
   );
 }
 
-/** Both set or neither. */
 export function SetTogetherWith(other: string): PropertyDecorator {
   return ValidateBy(
     {
@@ -154,11 +148,7 @@ export function SetTogetherWith(other: string): PropertyDecorator {
 
 export type Env = Record<string, string | undefined>;
 
-/**
- * The environment read against a schema class: the variables with their defaults, and one line per
- * variable that breaks its rule, keyed by the variable. A variable set to blanks counts as unset
- * (an empty line in `.env` leaves the default); variables the schema does not declare are ignored.
- */
+/** One problem line per variable; blanks count as unset, undeclared variables are ignored. */
 export function readVariables<T extends object>(
   schema: ClassConstructor<T>,
   env: Env,

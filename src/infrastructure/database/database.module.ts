@@ -15,18 +15,15 @@ export const QUERY_TIMEOUT_MS = 6_000;
         const options = buildDataSourceOptions(config.databaseUrl);
         return {
           ...options,
-          // A database that is away or hung answers 503 within 10 s, never a hang. The
-          // pool waits at most 3 s for a connection and a query at most 6 s for its answer.
+          // A database away or hung answers 503 within 10 s: 3 s for a connection, 6 s per query.
           extra: {
             ...options.extra,
             connectionTimeoutMillis: POOL_CONNECT_TIMEOUT_MS,
             query_timeout: QUERY_TIMEOUT_MS,
             keepAlive: true,
             max: config.databasePool.size,
-            // pg's default closes a connection idle for 10 s, and under uneven load the requests
-            // then wait behind new backends being opened (docs/performance.md#database-pool).
+            // pg's 10 s default: load waits on new backends (docs/performance.md#database-pool).
             idleTimeoutMillis: config.databasePool.idleMs,
-            // Which process a backend serves, in pg_stat_activity.
             application_name: `herald-${config.appRole}`,
           },
           retryAttempts: 3,

@@ -3,15 +3,7 @@ import type { Pool, PoolClient, QueryResult } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 
-/**
- * A named prepared statement. PostgreSQL parses and plans an unnamed statement (what TypeORM's
- * `query()` sends) at every call, and on the hot paths (key lookup, project access, post creation,
- * the worker's state updates) that costs several times more than running it. A named statement is
- * parsed once per connection and, after a few runs, planned once (PostgreSQL's generic plan).
- * Saves PostgreSQL most of a hot statement's cost (docs/performance.md#prepared-statements).
- *
- * The name comes from the text, so two statements never share one.
- */
+/** Parsed once per connection (docs/performance.md#prepared-statements); named by its text. */
 export class Statement {
   readonly name: string;
 
@@ -20,10 +12,7 @@ export class Statement {
   }
 }
 
-/**
- * Runs `statement` in the manager's transaction when it is in one, otherwise on the data source's
- * pool (the same pool, type parsers and session settings TypeORM uses).
- */
+/** In the manager's transaction when it is in one, else on the data source's pool. */
 export async function execute<T>(
   db: DataSource | EntityManager,
   statement: Statement,
@@ -40,7 +29,6 @@ export async function execute<T>(
   return pool.query(query);
 }
 
-/** The rows `statement` returns. */
 export async function rowsOf<T>(
   db: DataSource | EntityManager,
   statement: Statement,

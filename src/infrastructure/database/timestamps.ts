@@ -1,10 +1,6 @@
 import { Column, ColumnOptions, CreateDateColumn } from 'typeorm';
 
-/**
- * Timestamps are `timestamptz(6)` read as the database's own text (see data-source.ts), so the
- * microseconds every answer carries are never rounded through a JavaScript Date. TypeORM leaves
- * `timestamptz` values as the driver hands them over.
- */
+/** The database's own text (see data-source.ts): microseconds never round through a Date. */
 export type DbTimestamp = string;
 
 export const CreatedAtColumn = (): PropertyDecorator =>
@@ -16,7 +12,6 @@ export const TimestampColumn = (options: ColumnOptions = {}): PropertyDecorator 
 const DB_TIMESTAMP =
   /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?(?:Z|[+-]00(?::?00)?)?$/;
 
-/** `2026-11-22 07:47:01.1234+00` → `2026-11-22T07:47:01.123400`. */
 export function formatTimestamp(raw: DbTimestamp): string;
 export function formatTimestamp(raw: DbTimestamp | null): string | null;
 export function formatTimestamp(raw: DbTimestamp | null): string | null {
@@ -29,13 +24,7 @@ export function formatTimestamp(raw: DbTimestamp | null): string | null {
 const INPUT_TIMESTAMP =
   /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?(?:Z|([+-])(\d{2}):?(\d{2}))?$/;
 
-/**
- * Parses an input date-time (docs/api-rules.md#date-times): ISO 8601 with `Z`, an offset, or none
- * (taken as UTC). Returns the instant as an ISO string with microseconds in UTC, or null when it
- * is not valid. A field out of its range (month 13, February 30, hour 24, second 60, year 0050
- * that Date.UTC reads as 1950) makes Date.UTC roll over, so the fields read back differ: one check
- * covers all.
- */
+/** docs/api-rules.md#date-times; null when invalid (out-of-range fields roll over: read back). */
 export function parseInputTimestamp(value: string): { iso: string; epochMs: number } | null {
   const match = INPUT_TIMESTAMP.exec(value);
   if (!match) return null;

@@ -5,10 +5,9 @@ import { PLATFORM_DESCRIPTORS } from '../../domains/platforms/platforms';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
-/** What every platform masks in a logged path. */
 const MASKS = PLATFORM_DESCRIPTORS.flatMap((platform) => platform.logMasks);
 
-/** Reuses a caller's X-Request-Id when it is sane, else mints one; echoes it on the answer. */
+/** A caller's X-Request-Id when it is sane, else a new one; echoed on the answer. */
 export function assignRequestId(req: IncomingMessage, res: ServerResponse): string {
   const incoming = req.headers['x-request-id'];
   const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
@@ -17,11 +16,7 @@ export function assignRequestId(req: IncomingMessage, res: ServerResponse): stri
   return id;
 }
 
-/**
- * One JSON line per finished request: id, method, path, status, duration. Headers, query strings
- * and bodies never reach the log, so no key, token or password does; a path segment a platform
- * says holds a secret is masked too.
- */
+/** Never headers, query strings or bodies, and secret path segments are masked. */
 export function requestLogger(logger: Logger) {
   return (req: IncomingMessage, res: ServerResponse, next: () => void): void => {
     const id = assignRequestId(req, res);

@@ -4,12 +4,9 @@ import { PLATFORM_DESCRIPTORS } from '../../domains/platforms/platforms';
 import { boundedQueueCall } from '../redis/bull-queue';
 import { QueueRegistry } from './queue-registry';
 
-/**
- * A route no handler matched: one label value for all of them, so raw paths never become series.
- */
+/** One label for every unmatched route, so raw paths never become series. */
 export const UNMATCHED_ROUTE = 'unmatched';
 
-/** Bull job states reported by `herald_queue_jobs`. */
 export const QUEUE_STATES = [
   'waiting',
   'active',
@@ -19,21 +16,13 @@ export const QUEUE_STATES = [
   'paused',
 ] as const;
 
-/** How long a scrape waits for Redis before it leaves the queue gauges out. */
 const QUEUE_READ_TIMEOUT_MS = 2_000;
 
 export type PublicationOutcome = 'published' | 'failed';
-/** What became of one webhook delivery attempt. */
 export type WebhookDeliveryOutcome = 'delivered' | 'retrying' | 'failed';
-/** How one call to a platform's API ended. */
 export type PlatformCallOutcome = 'ok' | 'api_error' | 'transport_error';
 
-/**
- * The Prometheus series (docs/api-rules.md#operations), in one registry per application instance
- * (tests run several in one process). Labels are closed sets or templates, never ids or raw paths.
- * Queue gauges are read from Redis when Prometheus scrapes, so the request path never pays for
- * them.
- */
+/** One registry per app (tests run several); closed label sets; queue gauges read at scrape. */
 @Injectable()
 export class Metrics {
   readonly registry = new Registry();
@@ -88,7 +77,6 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  /** Each platform's histogram of API calls, under the name the platform gives it. */
   private readonly platformCalls = new Map(
     PLATFORM_DESCRIPTORS.map(({ name, callMetric }) => [
       name,
@@ -148,7 +136,7 @@ export class Metrics {
     this.rateLimited.inc({ category });
   }
 
-  /** The counter of one source, to increment on the request path without a label lookup. */
+  /** Incremented on the request path without a label lookup. */
   apiKeyLookups(source: 'memory' | 'database'): { inc(): void } {
     return this.apiKeyLookupsTotal.labels({ source });
   }
@@ -173,7 +161,6 @@ export class Metrics {
     calls.histogram.observe({ method: label, outcome }, seconds);
   }
 
-  /** The exposition text and its content type. */
   async render(): Promise<{ contentType: string; body: string }> {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }

@@ -2,11 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import Bull from 'bull';
 
-/**
- * Every Bull queue the application registered (`BullModule.registerQueue`), found by walking Nest's
- * providers rather than listed by hand, so a queue added later appears in the metrics and on the
- * dashboard without touching either.
- */
+/** Found among Nest's providers, so a new queue shows in metrics and the dashboard by itself. */
 @Injectable()
 export class QueueRegistry {
   private found: Bull.Queue[] | null = null;

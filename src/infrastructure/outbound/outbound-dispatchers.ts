@@ -9,36 +9,26 @@ import {
   type ResolvedAddress,
 } from './pinned-address';
 
-/** The host name of a user-given address did not resolve: worth trying again later. */
+/** Worth trying again later. */
 export class HostUnresolvedError extends Error {
   constructor(host: string) {
     super(`The host name ${host} could not be resolved`);
   }
 }
 
-/** Connections kept open to this many checked addresses at most; the oldest is closed first. */
+/** The oldest is closed first. */
 const MAX_AGENTS = 256;
 
 const CONNECT_TIMEOUT_MS = 10_000;
 
-/**
- * Dispatchers for calls to addresses users gave (a platform's instance or service): each call
- * checks its URL under the outbound rules again (`OUTBOUND_ALLOW_CIDRS`: public addresses only
- * unless listed), and gets a dispatcher that can only dial the address that was checked, so a
- * second DNS answer is never used. Calls to the same checked address share a dispatcher and its
- * kept-alive connections.
- */
+/** Each call re-checks its URL and gets a dispatcher that dials only the checked address. */
 @Injectable()
 export class OutboundDispatchers implements OnModuleDestroy {
   private readonly agents = new Map<string, Agent>();
 
   constructor(private readonly hosts: HostAdmission) {}
 
-  /**
-   * The dispatcher for a call to `raw`. Throws `invalid_url` (not an absolute http(s) URL without
-   * credentials), `url_not_allowed` (a local or private address) or HostUnresolvedError. `use` ends
-   * the refusal of another scheme ("Only http and https URLs can {use}").
-   */
+  /** Throws `invalid_url`, `url_not_allowed` or HostUnresolvedError. */
   async for(raw: string, use: string): Promise<Dispatcher> {
     const url = parseOutboundUrl(raw, use);
     const pins: AddressPins = new Map();
@@ -72,7 +62,7 @@ export class OutboundDispatchers implements OnModuleDestroy {
     );
   }
 
-  /** An IP literal is dialled as it is, without a lookup: nothing to pin. */
+  /** Dialled as it is, without a lookup: nothing to pin. */
   private agentForLiteral(url: URL): Agent {
     const key = `${url.protocol}//${url.host}`;
     return (

@@ -12,10 +12,7 @@ export interface ResolvedAddress {
   family: 4 | 6;
 }
 
-/**
- * Resolves a host name to every address it has; the system's unless given (tests play DNS
- * rebinding).
- */
+/** The system's resolver unless given (tests play DNS rebinding). */
 export type HostResolver = (hostname: string) => Promise<ResolvedAddress[]>;
 export const HOST_RESOLVER = Symbol('HOST_RESOLVER');
 
@@ -24,11 +21,7 @@ export const systemResolver: HostResolver = async (hostname) => {
   return found.map((entry) => ({ address: entry.address, family: entry.family === 6 ? 6 : 4 }));
 };
 
-/**
- * An absolute http(s) URL without credentials (docs/api-rules.md#outbound-addresses); anything
- * else is `invalid_url`. `use` ends the refusal of another scheme: "Only http and https URLs can
- * {use}".
- */
+/** Else `invalid_url`; `use` ends "Only http and https URLs can {use}". */
 export function parseOutboundUrl(raw: string, use: string): URL {
   let url: URL;
   try {
@@ -48,19 +41,11 @@ function invalidUrl(message: string): AppError {
   return new AppError('invalid_url', message);
 }
 
-/** The address each host name of one outbound request must be dialled at. */
 export type AddressPins = Map<string, ResolvedAddress>;
 
-/**
- * What checking one URL's host found: allowed (and pinned), refused, or a name that does not
- * resolve.
- */
 export type HostVerdict = 'allowed' | 'not_allowed' | 'unresolved';
 
-/**
- * The outbound address rules (`OUTBOUND_ALLOW_CIDRS` included) and the resolver, built once for
- * every request to a URL a user gave: media by link and webhook receivers are admitted alike.
- */
+/** The one address policy for every URL a user gave (docs/api-rules.md#outbound-addresses). */
 @Injectable()
 export class HostAdmission {
   private readonly policy: AddressPolicy;
@@ -72,19 +57,13 @@ export class HostAdmission {
     this.policy = new AddressPolicy(config.outboundAllowCidrs);
   }
 
-  /**
-   * Checks the host of one request (or redirect hop) and pins the address the connection must
-   * use. An IP literal is checked as it is (Node dials it without a lookup); `localhost` is
-   * loopback without asking DNS; every address a name resolves to must be allowed, so a name
-   * mixing public and private addresses is refused.
-   */
+  /** Every address a name resolves to must be allowed; an IP literal is checked as it is. */
   async admit(url: URL, pins: AddressPins): Promise<HostVerdict> {
     const host = url.hostname;
     if (isIpLiteral(host)) return this.policy.isAllowed(host) ? 'allowed' : 'not_allowed';
     const name = host.replace(/\.$/, '').toLowerCase();
     if (name === 'localhost' || name.endsWith('.localhost')) {
-      // Loopback by definition (RFC 6761), never asked of DNS: admitted only when the allow-list
-      // covers a loopback address, which is then the one dialled.
+      // Loopback by definition (RFC 6761), never asked of DNS; allowed only if listed.
       const loopback = LOOPBACK.find((entry) => this.policy.isAllowed(entry.address));
       if (!loopback) return 'not_allowed';
       pins.set(host, loopback);
@@ -120,10 +99,7 @@ type LookupCallback = (
   family?: number,
 ) => void;
 
-/**
- * A `lookup` for undici's connector that only ever answers the address that was checked, so a
- * second DNS answer (rebinding) is never used.
- */
+/** Only ever answers the checked address, so a second DNS answer (rebinding) is never used. */
 export function pinnedLookup(pins: AddressPins) {
   return (hostname: string, options: { all?: boolean }, callback: LookupCallback): void => {
     const pin = pins.get(hostname);

@@ -12,11 +12,7 @@ export const AI_QUOTA_MESSAGE = 'The hourly quota of AI generations is used up; 
 export const AI_QUOTA_CATEGORY = 'ai_generation';
 const HOUR_MS = 3_600_000;
 
-/**
- * AI generations per user and hour (AI_GENERATIONS_PER_HOUR), each one a paid call to the
- * provider. Counted once the request has passed every check, so a refused request costs none;
- * its answer carries this quota's X-RateLimit-* headers.
- */
+/** Each generation is a paid call: counted only once every check has passed. */
 @Injectable()
 export class AiQuota {
   constructor(

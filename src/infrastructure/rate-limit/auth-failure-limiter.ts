@@ -9,19 +9,12 @@ import { rateLimitExceeded, RedisRateLimitStorage } from './redis-rate-limit.sto
 
 export const AUTH_FAILURE_MESSAGE =
   'Too many failed authentications from this address; retry later';
-/** The `category` label of `herald_rate_limited_total` for refused authentications. */
 export const AUTH_FAILURE_CATEGORY = 'auth_failures';
-/** IPv6 clients are counted per /64, as one subscriber usually holds a whole /64. */
+/** One subscriber usually holds a whole /64. */
 const IPV6_SUBNET_PREFIX = 64;
-/** Bound on the per-process memory of blocked addresses. */
 const MAX_REMEMBERED_BLOCKS = 10_000;
 
-/**
- * Failed authentications are counted per client IP in Redis (shared by
- * every instance); past the limit the answer is 429 instead of 401. Once an instance has seen an
- * address blocked, it answers that address's next failures with 429 from memory, without counting
- * them in Redis, until the window ends. A valid key is never refused for its address.
- */
+/** Per client IP in Redis, 429 past the limit; a known-blocked address is refused from memory. */
 @Injectable()
 export class AuthFailureLimiter {
   private readonly blockedUntil = new Map<string, number>();
@@ -32,7 +25,7 @@ export class AuthFailureLimiter {
     private readonly metrics: Metrics,
   ) {}
 
-  /** Throws 429 when this address is known to be blocked; costs no Redis round-trip. */
+  /** Costs no Redis round trip. */
   assertNotBlocked(request: Request): void {
     if (this.blockedUntil.size === 0) return;
     const address = clientAddress(request);
@@ -47,7 +40,7 @@ export class AuthFailureLimiter {
     throw rateLimitExceeded(AUTH_FAILURE_MESSAGE, left);
   }
 
-  /** Counts a failed authentication; answers the error to send (401, or 429 past the limit). */
+  /** Answers the error to send (401, or 429 past the limit). */
   async failed(request: Request, error: unknown): Promise<unknown> {
     if (!(error instanceof AppError) || error.code !== 'unauthorized') return error;
     if (!this.config.rateLimits.enabled) return error;
@@ -75,7 +68,7 @@ export class AuthFailureLimiter {
   }
 }
 
-/** The client's address as limits count it: IPv4 whole, IPv6 per /64. */
+/** IPv4 whole, IPv6 per /64. */
 export function clientAddress(request: Request): string {
   const ip = request.ip ?? request.socket.remoteAddress ?? 'unknown';
   return normalizeIp(ip, IPV6_SUBNET_PREFIX);

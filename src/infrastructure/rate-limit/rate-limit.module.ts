@@ -10,11 +10,7 @@ import { categoryLimits, RATE_LIMIT_CATEGORIES } from '../../access/rate-limit-c
 import { RedisRateLimitStorage } from './redis-rate-limit.storage';
 import { SignInLimiter } from './sign-in-limiter';
 
-/**
- * Rate limits of the public API (docs/api-rules.md#rate-limits): one named throttler per category,
- * counted in Redis. `RateLimitGuard` itself is an APP_GUARD in AppModule, second in the order of
- * checks.
- */
+/** One named throttler per category (docs/api-rules.md#rate-limits); the guard is an APP_GUARD. */
 @Global()
 @Module({
   imports: [

@@ -5,12 +5,7 @@ import { AppError } from '../../http/errors/error-codes';
 import { RedisScript } from '../redis/redis-script';
 import { withinTime } from '../redis/time-limit';
 
-/**
- * A fixed window per key, in one atomic round-trip. The first hit starts the window: it stores the
- * window's end (epoch ms on Redis's clock) beside the count and makes the key expire then. Every
- * hit counts; the reply is { hits, ms left, window end }, the same end for every instance and every
- * request of the window. Being one script, it is exact under concurrency.
- */
+/** Atomic fixed window on Redis's clock; replies { hits, ms left, window end }. */
 export const FIXED_WINDOW_SCRIPT = `
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
@@ -30,50 +25,40 @@ return { hits, ends - now, ends }
 
 const FIXED_WINDOW = new RedisScript(FIXED_WINDOW_SCRIPT, 1);
 
-/** Takes one hit back from a window that is still open; a window that ended stays ended. */
+/** A window that ended stays ended. */
 const REFUND = new RedisScript(
   `if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HINCRBY', KEYS[1], 'hits', -1) end
    return 0`,
   1,
 );
 
-/** A Redis that does not answer within this time counts as unreachable. */
 export const RATE_LIMIT_REDIS_TIMEOUT_MS = 1_000;
-/** At most one warning about an unreachable Redis in this period. */
 export const OUTAGE_LOG_INTERVAL_MS = 30_000;
 
-/** What @nestjs/throttler expects back from a storage (its record type is not exported). */
+/** @nestjs/throttler does not export its record type. */
 type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
 export interface RateLimitRecord extends ThrottlerStorageRecord {
-  /** Unix epoch milliseconds at which the window ends (Redis's clock). */
+  /** Epoch ms on Redis's clock. */
   resetAtMs: number;
-  /** Milliseconds left in the window. */
   msToReset: number;
 }
 
-/**
- * Whole seconds until a window ends, at least 1: `Retry-After` and the throttler's `timeToExpire`.
- */
+/** At least 1. */
 export function retryAfterSeconds(msToReset: number): number {
   return Math.max(1, Math.ceil(msToReset / 1000));
 }
 
-/** Redis did not answer: callers decide what that means (the public API fails open). */
+/** Callers decide what that means (the public API fails open). */
 export class RateLimitStoreUnavailable extends Error {}
 
-/** The refusal of every request limit: 429 `rate_limit_exceeded` with `Retry-After`. */
 export function rateLimitExceeded(message: string, msToReset: number): AppError {
   return new AppError('rate_limit_exceeded', message, undefined, {
     'Retry-After': String(retryAfterSeconds(msToReset)),
   });
 }
 
-/**
- * `ThrottlerStorage` for @nestjs/throttler on the shared ioredis client. Unlike the throttler's
- * default, a refused request is blocked only until its window ends (fixed windows), so the
- * `blockDuration` argument is not used.
- */
+/** Fixed windows: a refused request waits only until its window ends (`blockDuration` unused). */
 export class RedisRateLimitStorage implements ThrottlerStorage {
   private readonly logger = new Logger('RateLimit');
   private lastOutageLog = 0;
@@ -83,11 +68,10 @@ export class RedisRateLimitStorage implements ThrottlerStorage {
     private readonly redis: Redis,
     private readonly keyPrefix: string,
   ) {
-    // Connection errors would otherwise go to stderr on every reconnect attempt.
     redis.on('error', (error: Error) => this.noteOutage(error));
   }
 
-  /** `key` is prefixed with the deployment's Redis key prefix; `ttl` is the window in ms. */
+  /** `key` gets the deployment's key prefix; `ttl` is the window in ms. */
   async increment(
     key: string,
     ttl: number,
@@ -109,10 +93,7 @@ export class RedisRateLimitStorage implements ThrottlerStorage {
     };
   }
 
-  /**
-   * `increment`, or null while Redis is unreachable: Herald's own limits then let the request
-   * through (README, rate limits), the outage logged by `noteOutage`.
-   */
+  /** Null while Redis is unreachable: Herald's own limits then let the request through. */
   async countOrPass(key: string, ttl: number, limit: number): Promise<RateLimitRecord | null> {
     try {
       return await this.increment(key, ttl, limit);
@@ -122,10 +103,7 @@ export class RedisRateLimitStorage implements ThrottlerStorage {
     }
   }
 
-  /**
-   * Takes back one hit of `increment` (a counted attempt that turned out not to count); while
-   * Redis is unreachable the hit stays, as nothing was counted against it either.
-   */
+  /** While Redis is unreachable the hit stays, as nothing was counted against it either. */
   async refund(key: string): Promise<void> {
     try {
       await withinTime(
@@ -155,7 +133,6 @@ export class RedisRateLimitStorage implements ThrottlerStorage {
     }
   }
 
-  /** Logs an outage at most once per interval, with how many went unlogged. */
   private noteOutage(error: Error): RateLimitStoreUnavailable {
     const now = Date.now();
     if (now - this.lastOutageLog >= OUTAGE_LOG_INTERVAL_MS) {

@@ -15,7 +15,6 @@ import {
 
 export const SIGN_IN_LIMIT_MESSAGE = 'Too many failed sign-ins; retry later';
 export const REGISTRATION_LIMIT_MESSAGE = 'Too many registrations from this address; retry later';
-/** The `category` labels of `herald_rate_limited_total` for these refusals. */
 export const SIGN_IN_CATEGORY = 'sign_in';
 export const REGISTRATION_CATEGORY = 'registration';
 export const OAUTH_CALLBACK_CATEGORY = 'oauth_callback';
@@ -23,16 +22,7 @@ export const OAUTH_CALLBACK_LIMIT_MESSAGE =
   'Too many unknown connection links from this address; retry later';
 const HOUR_MS = 3_600_000;
 
-/**
- * Limits on password guessing, shared by every instance through Redis: failed sign-ins are
- * counted per account and per client address in a fixed window, and once either count is full,
- * every sign-in to that account or from that address is refused with 429, the right password
- * too, until the window ends. Registrations are counted per address and hour.
- *
- * An attempt takes its place in both counts before the password is checked and gives it back
- * when the password was right, so attempts sent at the same moment never get past the limit.
- * A Redis that does not answer lets sign-in through, as the other limits do.
- */
+/** Counted before the check and refunded on success, so concurrent guesses never pass the limit. */
 @Injectable()
 export class SignInLimiter {
   constructor(
@@ -41,10 +31,7 @@ export class SignInLimiter {
     private readonly metrics: Metrics,
   ) {}
 
-  /**
-   * Runs `check` (a password check answering the user, or null when wrong) within the limits of
-   * `account` (an email) and the request's address; throws 429 when either is full.
-   */
+  /** `check` answers the user, or null when wrong; throws 429 when either count is full. */
   async attempt<T>(
     request: Request,
     account: string,
@@ -73,10 +60,7 @@ export class SignInLimiter {
     return user;
   }
 
-  /**
-   * Runs `check` (an OAuth callback's state lookup: the state, or null when it is unknown) within
-   * the request address's limit of failed guesses, counted like failed sign-ins.
-   */
+  /** An OAuth callback's state lookup (null: unknown), counted per address like failed sign-ins. */
   async stateGuess<T>(request: Request, check: () => Promise<T | null>): Promise<T | null> {
     const limits = this.config.rateLimits;
     if (!limits.enabled) return check();
@@ -97,7 +81,6 @@ export class SignInLimiter {
     return found;
   }
 
-  /** Counts a registration from the request's address; throws 429 past the hourly limit. */
   async registration(request: Request): Promise<void> {
     const limits = this.config.rateLimits;
     if (!limits.enabled) return;
@@ -117,7 +100,7 @@ export class SignInLimiter {
   }
 }
 
-/** The account's email, normalised and hashed: Redis keys never carry an address in clear. */
+/** Hashed: Redis keys never carry an address in clear. */
 function accountKey(email: string): string {
   return createHash('sha256').update(normalizeEmail(email)).digest('base64url');
 }

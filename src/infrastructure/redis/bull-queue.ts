@@ -3,28 +3,17 @@ import type { Job, JobOptions, Queue } from 'bull';
 import type { OpsConfig } from '../config/config';
 import { withinTime } from './time-limit';
 
-/**
- * What every Bull queue of Herald needs around it (the publication and webhook queues alike):
- * Redis calls bounded in time, Redis errors logged without flooding, the live-job check of the
- * recovery sweeps, and a worker that does not end the process when its connection is not named.
- */
+/** For every Bull queue: bounded Redis calls, throttled error logs, the live-job check. */
 
-/** Redis did not answer a queue call in time (PUBLICATION_ENQUEUE_TIMEOUT_MS). */
 export class QueueUnavailable extends Error {}
 
-/** How often a stopping queue checks that Redis still answers while its jobs in hand finish. */
 const CLOSE_CHECK_INTERVAL_MS = 1_000;
 
-/** Redis errors repeat while it is away; one line per interval is enough. */
 const ERROR_LOG_INTERVAL_MS = 30_000;
 
 const LIVE_STATES = new Set(['waiting', 'active', 'delayed', 'paused']);
 
-/**
- * What a job leaves behind once it ends: the recent finished and failed jobs stay, bounded in
- * number and age (Bull trims them as further jobs end), for the queue dashboard. A kept job never
- * blocks its id: the recovery sweeps remove a finished job before adding it again (hasLiveJob).
- */
+/** Recent jobs stay for the dashboard; the sweeps remove a finished one before re-adding it. */
 export function finishedJobRetention(
   history: OpsConfig['queueHistory'],
 ): Pick<JobOptions, 'removeOnComplete' | 'removeOnFail'> {
@@ -41,7 +30,7 @@ export function boundedQueueCall<T>(work: Promise<T>, limitMs: number): Promise<
   );
 }
 
-/** Bull re-emits its Redis clients' errors; unheard, an 'error' event would end the process. */
+/** Unheard, an 'error' event would end the process. */
 export function logQueueErrors(queue: Queue, logger: Logger, label: string): void {
   let lastLog = 0;
   queue.on('error', (error: Error) => {
@@ -51,10 +40,7 @@ export function logQueueErrors(queue: Queue, logger: Logger, label: string): voi
   });
 }
 
-/**
- * Whether the job is waiting, delayed or running. A finished job still in Redis is removed, so
- * that the sweep can add it again. Every call goes through `bounded`.
- */
+/** Waiting, delayed or running; a finished job still in Redis is removed so it can be re-added. */
 export async function hasLiveJob(
   queue: Queue,
   jobId: string,
@@ -68,11 +54,7 @@ export async function hasLiveJob(
   return false;
 }
 
-/**
- * Starts the queue's worker. Bull's processing loop ends when the queue closes, with the close's
- * error when Redis was away: that end was asked for (stopping) and logs nothing; any other end is a
- * worker that no longer consumes. `label` names the queue in the log ("Webhook").
- */
+/** An end at close (stopping) logs nothing; any other end is a worker that no longer consumes. */
 export function startWorker<T>(
   queue: Queue<T>,
   concurrency: number,
@@ -83,21 +65,15 @@ export function startWorker<T>(
   guardWorkerNaming(queue, logger);
   queue.process(concurrency, handler).catch((error?: Error) => {
     if (isClosing(queue)) return;
-    // Bull rejects with the connection's last error, which may be none at all.
     logger.error(`${label} worker stopped: ${error?.message ?? 'Redis connection ended'}`);
   });
 }
 
-/** Bull sets `closing` once close() began, and never clears it. */
 function isClosing(queue: Queue): boolean {
   return (queue as Queue & { closing?: Promise<void> }).closing !== undefined;
 }
 
-/**
- * Bull's process() names the worker's blocking connection (CLIENT SETNAME) and drops the promise;
- * stopping before Redis answers (a shutdown right after start, Redis away) would leave an
- * unhandled rejection, which ends a Node process. Its outcome only matters for the log.
- */
+/** Bull drops the CLIENT SETNAME promise: a stop before Redis answers must not reject unhandled. */
 function guardWorkerNaming(queue: Queue, logger: Logger): void {
   const named = queue as Queue & { setWorkerName?: () => Promise<void> };
   const setWorkerName = named.setWorkerName?.bind(queue);
@@ -108,7 +84,6 @@ function guardWorkerNaming(queue: Queue, logger: Logger): void {
     );
 }
 
-/** Whether the queue's Redis answers a PING within `limitMs` (a hung Redis keeps its connection). */
 export async function queueRedisAnswers(queue: Queue, limitMs: number): Promise<boolean> {
   if (queue.client.status !== 'ready') return false;
   try {
@@ -119,12 +94,7 @@ export async function queueRedisAnswers(queue: Queue, limitMs: number): Promise<
   }
 }
 
-/**
- * Closes the queue at shutdown: the jobs in hand finish as long as Redis answers. Bull's close()
- * alone would wait forever for a Redis that refuses or does not answer (it reconnects its blocking
- * connection and waits for it, and queued commands never settle); once Redis is found away, the
- * queue's connections are dropped, which fails what waits on them and lets close() finish.
- */
+/** Jobs in hand finish while Redis answers; once it is away, connections drop so close() ends. */
 export async function closeQueue(queue: Queue, logger: Logger, limitMs: number): Promise<void> {
   for (const client of queue.clients) expectFailures(client);
   let closed = false;
@@ -140,11 +110,7 @@ export async function closeQueue(queue: Queue, logger: Logger, limitMs: number):
   }
 }
 
-/**
- * Whether Redis answers a PING on a connection of its own. Bull's own connections say nothing
- * while it closes them, the last step of a clean close (a client it quits reads as closing, then
- * ended), and taking that for Redis away ended the connections of a clean stop by force.
- */
+/** On a connection of its own: Bull's say nothing while a clean close quits them. */
 async function redisAnswersApart(queue: Queue, limitMs: number): Promise<boolean> {
   const probe = queue.client.duplicate({
     lazyConnect: true,
@@ -164,16 +130,10 @@ async function redisAnswersApart(queue: Queue, limitMs: number): Promise<boolean
   }
 }
 
-/** Calls whose promise Bull or ioredis drops while a client closes (see expectFailures). */
 const UNAWAITED_CALLS = ['connect', 'subscribe', 'psubscribe'] as const;
 const expecting = new WeakSet<object>();
 
-/**
- * Failures that closing produces and nobody awaits must not be unhandled rejections, which end a
- * Node process: Bull's close() reconnects its blocking client and may drop that promise, and
- * ioredis re-subscribes after a reconnection without awaiting it. Whoever awaits a command or a
- * connection still sees its failure.
- */
+/** Failures of calls Bull and ioredis drop while closing must not be unhandled rejections. */
 function expectFailures(client: Queue['client']): void {
   const internals = client as unknown as EndableClient;
   for (const { command } of [
@@ -194,7 +154,6 @@ function expectFailures(client: Queue['client']): void {
   }
 }
 
-/** ioredis internals that end a client whatever its state (see endClient). */
 interface EndableClient {
   flushQueue(error: Error): void;
   setStatus(status: 'end'): void;
@@ -202,12 +161,7 @@ interface EndableClient {
   offlineQueue: { toArray(): { command: { promise: Promise<unknown> } }[] };
 }
 
-/**
- * Ends an ioredis client for good, failing the commands it holds. disconnect() alone leaves a
- * client that was waiting to reconnect (or whose socket is already gone) in its state with its
- * commands held forever and no 'end' event, which is what Bull's close() waits for; so the client
- * is ended as its own close handler would end it.
- */
+/** disconnect() alone can hold a reconnecting client's commands forever: end it for good. */
 function endClient(client: Queue['client']): void {
   if ((client.status as string) === 'end') return;
   expectFailures(client);

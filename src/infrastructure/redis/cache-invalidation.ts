@@ -12,25 +12,16 @@ import { InjectConfig } from '../config/config.module';
 import { InjectRedis } from './redis.module';
 import { withinTime } from './time-limit';
 
-/** How long publishing an invalidation waits for Redis. */
 const ANNOUNCE_TIMEOUT_MS = 1_000;
 
-/** What a process's cache of some rows does with the messages on its channel. */
 export interface InvalidationListener {
-  /** A message on the channel: what it names may have changed in the database. */
+  /** What the message names may have changed in the database. */
   onMessage(message: string): void;
-  /** Subscribed or not any more: messages may have been missed meanwhile. */
+  /** Messages may have been missed meanwhile. */
   onSubscribed(now: boolean): void;
 }
 
-/**
- * Cache invalidation over Redis pub/sub, for what processes cache of the database
- * (api-key-cache.ts, project-access-cache.ts): a change is stored, then published on its channel,
- * and each process evicts what the message names as soon as it arrives. One subscriber
- * connection per process, opened when a memory is first used (a process that never reads one,
- * a worker, never subscribes), for every channel registered by then. Without Redis (the CLI)
- * nothing is received and nothing published.
- */
+/** Pub/sub invalidation of processes' caches; one subscriber per process, on first use. */
 @Injectable()
 export class CacheInvalidation implements OnApplicationShutdown {
   private readonly logger = new Logger(CacheInvalidation.name);
@@ -43,12 +34,11 @@ export class CacheInvalidation implements OnApplicationShutdown {
     @Optional() @InjectRedis() private readonly redis?: Redis,
   ) {}
 
-  /** Whether this process can receive and publish invalidations at all. */
   get available(): boolean {
     return this.redis !== undefined;
   }
 
-  /** Registers a channel (named under the deployment's key prefix), before the first `listen`. */
+  /** Before the first `listen`. */
   channel(name: string, listener: InvalidationListener): string {
     if (this.subscriber) throw new Error(`Channel ${name} registered after subscribing`);
     const channel = `${this.config.redisKeyPrefix}:${name}`;
@@ -56,7 +46,7 @@ export class CacheInvalidation implements OnApplicationShutdown {
     return channel;
   }
 
-  /** Whether every registered channel is subscribed right now; the first call starts subscribing. */
+  /** The first call starts subscribing. */
   listen(): boolean {
     if (!this.subscriber && this.redis) this.subscribe(this.redis);
     return this.subscribed;
@@ -77,7 +67,7 @@ export class CacheInvalidation implements OnApplicationShutdown {
     for (const listener of this.listeners.values()) listener.onSubscribed(subscribed);
   }
 
-  /** Subscribes now and after every reconnection; messages count only while subscribed. */
+  /** Messages count only while subscribed. */
   private subscribe(redis: Redis): void {
     const subscriber = redis.duplicate({
       // Subscribing again is ours to do, so that we know when it is done.
@@ -102,47 +92,28 @@ export class CacheInvalidation implements OnApplicationShutdown {
       if (this.subscribed) this.logger.warn('Unsubscribed from cache invalidations: Redis away');
       this.setSubscribed(false);
     });
-    // ioredis reconnects by itself; its errors are the 'close' above.
     subscriber.on('error', () => undefined);
   }
 }
 
 export interface InvalidatedCacheOptions {
-  /** The channel's name under the deployment's key prefix. */
   channel: string;
-  /** The context of its warnings (the memory's owner). */
   owner: string;
-  /** How long an entry is used at most; 0: nothing is remembered. */
+  /** 0: nothing is remembered. */
   ttlMs: number;
-  /** Entries held at most; past it the oldest makes room (a bound on memory, not an LRU). */
+  /** Past it the oldest makes room (a bound on memory, not an LRU). */
   maxEntries: number;
-  /** Whether a message names an entry's key; by default the message is the key. */
+  /** By default the message is the key. */
   names?: (message: string, key: string) => boolean;
-  /** Counted at every `get`, by where the value came from (a metric's counters). */
   lookups?: (source: 'memory' | 'database') => { inc(): void };
-  /** Told when the subscription starts or stops (for a gauge). */
   onSubscribed?: (now: boolean) => void;
 }
 
-/**
- * Rows a process read from the database and may use again without reading them, for as long as
- * it receives the invalidations of their changes:
- *
- * - A change evicts what it names here at once and is published; every other process evicts it
- *   when the message arrives.
- * - Nothing is served from memory while not subscribed (not yet, or Redis away): every
- *   lookup reads the database, as without a cache. A subscription lost or won clears everything,
- *   since invalidations may have been missed meanwhile.
- * - A row read before an invalidation or a change of subscription is not stored: it may predate the
- *   change (`version`).
- * - An entry is used at most `ttlMs`, which bounds a change whose invalidation was lost (Redis
- *   refused the PUBLISH) or that was written to the database by hand.
- */
+/** Used only while subscribed; rows read across an invalidation are not kept; `ttlMs` caps. */
 export class InvalidatedCache<V> {
   private readonly logger: Logger;
   private readonly entries = new Map<string, { value: V; until: number }>();
   private readonly channel: string;
-  /** Bumped whenever an entry may have become false: an invalidation, a subscription lost or won. */
   private generation = 0;
   private readonly fromMemory?: { inc(): void };
   private readonly fromDatabase?: { inc(): void };
@@ -164,12 +135,10 @@ export class InvalidatedCache<V> {
     });
   }
 
-  /** How long an entry is used at most; 0 when this process remembers nothing. */
   get ttlMs(): number {
     return this.invalidation.available ? this.options.ttlMs : 0;
   }
 
-  /** The cached value if it may be trusted now; the first call starts subscribing. */
   get(key: string): V | undefined {
     if (this.ttlMs === 0 || !this.invalidation.listen()) {
       this.fromDatabase?.inc();
@@ -185,12 +154,12 @@ export class InvalidatedCache<V> {
     return undefined;
   }
 
-  /** Taken before reading the database; `put` stores the row only if nothing was invalidated since. */
+  /** Taken before reading the database; `put` stores only if nothing was invalidated since. */
   version(): number {
     return this.generation;
   }
 
-  /** Remembers a value read after `version()`, for `ttlMs` and never past `until` (epoch ms). */
+  /** For `ttlMs` and never past `until` (epoch ms). */
   put(version: number, key: string, value: V, until = Infinity): void {
     if (this.ttlMs === 0 || !this.invalidation.listen() || version !== this.generation) return;
     if (this.entries.size >= this.options.maxEntries) {
@@ -200,11 +169,7 @@ export class InvalidatedCache<V> {
     this.entries.set(key, { value, until: Math.min(Date.now() + this.ttlMs, until) });
   }
 
-  /**
-   * After a change is stored: forgets here what `message` names, then tells every other process.
-   * If Redis refuses, they trust their memory of it for at most `ttlMs`, and the warning about
-   * `what` (e.g. "Revocation of API key 7") says so; the change itself stands.
-   */
+  /** If Redis refuses, others trust their memory for at most `ttlMs`; the change stands. */
   async changed(message: string, what: string): Promise<void> {
     this.forget(message);
     if (!this.invalidation.available) return;
@@ -229,7 +194,7 @@ export class InvalidatedCache<V> {
   }
 }
 
-/** Global: both the application and the CLI (without Redis) get the one instance. */
+/** Global: the application and the CLI (without Redis) share one instance. */
 @Global()
 @Module({ providers: [CacheInvalidation], exports: [CacheInvalidation] })
 export class CacheInvalidationModule {}

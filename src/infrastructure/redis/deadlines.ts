@@ -6,15 +6,7 @@ interface Wait {
   next: Wait | null;
 }
 
-/**
- * Gives up on work that has not settled within a fixed time, with one timer for every wait. A
- * timer per request (and a race of two promises) costs CPU on the request path: under load Node's
- * list of timers keeps emptying and refilling (docs/performance.md#shared-deadlines).
- * Every wait here is as long as the others, so waits end in the order they began: they form a
- * list, oldest first, and one timer armed for the oldest serves them all. A settled wait leaves
- * the list at once, so it dies young. `withinTime` (time-limit.ts) keeps one per time limit for
- * every Redis call that is bounded in time.
- */
+/** One timer for many equal waits (docs/performance.md#shared-deadlines). */
 export class Deadlines {
   private oldest: Wait | null = null;
   private newest: Wait | null = null;
@@ -25,10 +17,7 @@ export class Deadlines {
     private readonly timedOut: () => Error,
   ) {}
 
-  /**
-   * `work`'s outcome, or a rejection with `timedOut()` (this wait's own, else the instance's) once
-   * `ms` have passed without one.
-   */
+  /** Rejects with `timedOut()` (this wait's, else the instance's) once `ms` pass. */
   within<T>(work: Promise<T>, timedOut: () => Error = this.timedOut): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const wait: Wait = {

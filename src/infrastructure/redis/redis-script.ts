@@ -2,11 +2,7 @@ import type Redis from 'ioredis';
 import { createHash } from 'node:crypto';
 import { batchSocketWrites } from './batched-writes';
 
-/**
- * A Lua script run by its SHA1 (EVALSHA), so its text crosses the wire once per Redis server
- * rather than at every call; sent whole only when Redis does not know it yet (after a restart or
- * SCRIPT FLUSH). Scripts run in the same turn of the event loop leave in one write.
- */
+/** Run by SHA1 (EVALSHA), sent whole only when Redis does not know it yet. */
 export class RedisScript {
   private readonly sha: string;
 

@@ -16,8 +16,7 @@ export function createRedisClient(config: AppConfig): Redis {
     maxRetriesPerRequest: 1,
     // Fail fast instead of queueing commands while Redis is away (see the README on rate limits).
     enableOfflineQueue: false,
-    // Scripts issued in the same turn of the event loop share a socket write (batchSocketWrites),
-    // without the Pipeline object per turn that ioredis's auto-pipelining builds.
+    // Same-turn scripts share a socket write (batchSocketWrites), no Pipeline objects.
     enableAutoPipelining: false,
     connectTimeout: 2_000,
   });

@@ -1,10 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { InFlightRequests } from './in-flight-requests';
 
-/**
- * How Herald stops (docs/api-rules.md#hostile-input-and-outages): requests and jobs in hand finish
- * before the pool closes.
- */
+/** Requests and jobs in hand finish before the pool closes. */
 @Global()
 @Module({ providers: [InFlightRequests], exports: [InFlightRequests] })
 export class ShutdownModule {}

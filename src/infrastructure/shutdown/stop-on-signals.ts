@@ -3,17 +3,7 @@ import { InFlightRequests } from './in-flight-requests';
 
 const SIGNALS = ['SIGTERM', 'SIGINT'] as const;
 
-/**
- * How the process stops, in place of Nest's enableShutdownHooks, which ends the process with
- * the signal itself rather than an exit code and waits without a bound. On SIGTERM or SIGINT,
- * app.close() runs Nest's hooks in their phases: requests in flight finish and new ones are
- * refused (InFlightRequests, onModuleDestroy); timers stop and queues finish their jobs in hand
- * (beforeApplicationShutdown); only then do the database pool and Redis close
- * (onApplicationShutdown). Exit 0 when all that is done; past `timeoutMs`, or at a second signal,
- * exit 1 at once, leaving the pool open under whatever still runs: its clients lose their
- * connection, and its jobs are taken over like a crashed worker's (lock expiry, recovery sweep).
- * `before` runs first (a worker's metrics listener closes).
- */
+/** Instead of enableShutdownHooks: a bounded app.close(), then an exit code, not the signal. */
 export function stopOnSignals(
   app: INestApplicationContext,
   timeoutMs: number,

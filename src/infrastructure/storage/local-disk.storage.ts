@@ -9,7 +9,7 @@ import type { AppConfig } from '../config/config';
 import { InjectConfig } from '../config/config.module';
 import type { StorageDriver, StoredObject } from './storage-driver';
 
-/** A storage key: slash-separated segments of safe characters, none of them starting with a dot. */
+/** Slash-separated safe segments, none starting with a dot. */
 const STORAGE_KEY = /^[A-Za-z0-9_-][A-Za-z0-9._-]*(?:\/[A-Za-z0-9_-][A-Za-z0-9._-]*)*$/;
 export const MAX_STORAGE_KEY_LENGTH = 512;
 
@@ -19,21 +19,16 @@ export class InvalidStoragePathError extends Error {
   }
 }
 
-/** Whether `path` is a well-formed storage key (no traversal, no odd characters). */
 export function isValidStorageKey(path: string): boolean {
   return path.length <= MAX_STORAGE_KEY_LENGTH && STORAGE_KEY.test(path);
 }
 
-/** Where files are written until complete: under the root (one file system, so renames are atomic). */
+/** Under the root (one file system, so renames are atomic). */
 export const INCOMING_DIR = '.incoming';
-/** A partial file this old belongs to no upload still running (a process died mid-write). */
+/** Older partial files belong to no running upload (a process died mid-write). */
 export const STALE_PARTIAL_MS = 24 * 60 * 60 * 1000;
 
-/**
- * Files under `MEDIA_STORAGE_DIR`. A file is written to a temporary name in `.incoming/` and
- * renamed into place only when complete, so a failed or rejected upload leaves nothing behind; what
- * a crashed process left there is removed at the next start. No storage key can name `.incoming`.
- */
+/** Written under `.incoming/` and renamed when complete, so a failed upload leaves nothing. */
 @Injectable()
 export class LocalDiskStorage implements StorageDriver, OnApplicationBootstrap {
   private readonly logger = new Logger(LocalDiskStorage.name);
@@ -54,7 +49,7 @@ export class LocalDiskStorage implements StorageDriver, OnApplicationBootstrap {
     );
   }
 
-  /** Deletes partial files older than `STALE_PARTIAL_MS`; the number removed. */
+  /** Answers the number removed. */
   async removeStalePartials(now = Date.now()): Promise<number> {
     let names: string[];
     try {
@@ -105,7 +100,7 @@ export class LocalDiskStorage implements StorageDriver, OnApplicationBootstrap {
     return `${this.publicBase}${path}`;
   }
 
-  /** Maps a storage key to a file under the root; refuses anything that could step outside it. */
+  /** Refuses anything that could step outside the root. */
   private resolve(path: string): string {
     if (!isValidStorageKey(path)) throw new InvalidStoragePathError();
     const file = resolve(this.root, path);

@@ -23,18 +23,14 @@ import { writeChunks } from './write-chunks';
 
 /** S3's smallest multipart part (but the last); a file under it goes up in one PutObject. */
 export const S3_PART_SIZE = 5 * 1024 * 1024;
-/** Requests in flight per upload; past it, reading the body waits (backpressure to the client). */
+/** Past it, reading the body waits (backpressure to the client). */
 export const S3_UPLOAD_QUEUE = 4;
 const CONNECT_TIMEOUT_MS = 5_000;
-/**
- * Writes to and reads of the spooled file, larger than the body's own chunks (≈ 64 KB): a system
- * call and a thread-pool round trip per chunk would cost CPU on every byte. Larger still grows
- * memory, since each part in flight holds a read ahead (docs/performance.md#s3-spool-chunks).
- */
+/** Larger than the body's chunks, small enough for memory (docs/performance.md#s3-spool-chunks). */
 const SPOOL_WRITE_BYTES = 512 * 1024;
 const READ_CHUNK_BYTES = 128 * 1024;
 
-/** An SDK or socket error, named without the request (which may carry credentials). */
+/** Named without the request, which may carry credentials. */
 function unavailable(error: unknown): StorageUnavailableError {
   const e = error as { name?: string; code?: string; $metadata?: { httpStatusCode?: number } };
   const status = e.$metadata?.httpStatusCode;
@@ -43,21 +39,14 @@ function unavailable(error: unknown): StorageUnavailableError {
   );
 }
 
-/** Whether an SDK error means the object is not there. */
 function isMissing(error: unknown): boolean {
   // Not any 404: a missing bucket (NoSuchBucket) is the deployment's fault, not the file's.
   return error instanceof NoSuchKey || (error as { name?: string }).name === 'NoSuchKey';
 }
 
-/**
- * The file being received, on local disk rather than in memory: S3 wants each part's length
- * before its first byte, so a part must be held somewhere until it is whole, and holding 5 MB
- * parts in memory costs ≥ 10 MB per upload in flight (one filling, one sending), and memory must
- * stay flat whatever the file's size. Unlinked as soon as it is open, so that nothing outlives
- * the process, even one that dies mid-upload.
- */
+/** S3 needs each part's length first, so parts spool to disk, not memory; unlinked once open. */
 class Spool {
-  /** Bytes written to the file (what is still batched in memory is not counted). */
+  /** Bytes written to the file, not those still batched in memory. */
   size = 0;
   private batch: Buffer[] = [];
   private batchBytes = 0;
@@ -71,14 +60,13 @@ class Spool {
     return new Spool(file);
   }
 
-  /** Keeps a chunk of the body for the next write: whether the batch is now due (`flush`). */
+  /** Whether the batch is now due (`flush`). */
   hold(chunk: Buffer): boolean {
     this.batch.push(chunk);
     this.batchBytes += chunk.length;
     return this.batchBytes >= SPOOL_WRITE_BYTES;
   }
 
-  /** Writes the chunks held. */
   async flush(): Promise<void> {
     const chunks = this.batch;
     this.batch = [];
@@ -86,10 +74,7 @@ class Spool {
     this.size += await writeChunks(this.file, chunks, this.size);
   }
 
-  /**
-   * Hands `request` a stream of bytes [start, end) of what was written (reads run beside further
-   * writes), and stops it once the request is over, so that nothing reads past `close()`.
-   */
+  /** Bytes [start, end) as a stream, stopped with the request so nothing reads past `close()`. */
   async send<T>(start: number, end: number, request: (body: Readable) => Promise<T>): Promise<T> {
     // Not fs.ReadStream: destroying one closes the descriptor that the other parts still read.
     const range = Readable.from(this.read(start, end), { objectMode: false });
@@ -115,7 +100,6 @@ class Spool {
   }
 }
 
-/** One upload's multipart state: parts in flight, parts done, the first failure. */
 interface MultipartState {
   uploadId?: string;
   creating?: Promise<string>;
@@ -124,15 +108,7 @@ interface MultipartState {
   failure?: unknown;
 }
 
-/**
- * Media in an S3-compatible bucket, at the same storage keys as the local driver. Uploads
- * stream to the bucket while they arrive: the body is spooled to a temporary file (memory stays
- * flat whatever the file's size and however many uploads run), and each 5 MB part leaves as soon
- * as it is on disk, read back as a stream of known length; a file under one part goes up in one
- * PutObject. A failed upload is aborted and never completes into an object. Media URLs keep their
- * one form: the service streams the object at `/media/<path>`, so the bucket can stay private and
- * unreachable from outside.
- */
+/** Streams uploads part by part; served at `/media/<path>`, so the bucket stays private. */
 @Injectable()
 export class S3Storage implements StorageDriver {
   private readonly logger = new Logger(S3Storage.name);
@@ -142,7 +118,6 @@ export class S3Storage implements StorageDriver {
 
   constructor(
     config: Pick<AppConfig, 'publicBaseUrl' | 's3'>,
-    /** Where uploads are spooled while they stream to the bucket. */
     private readonly spoolDirectory: string = tmpdir(),
   ) {
     const s3 = config.s3 as S3Config;
@@ -157,12 +132,10 @@ export class S3Storage implements StorageDriver {
           ? { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey }
           : undefined,
       // Checksums only where S3 requires them: many S3-compatible stores refuse the newer headers.
-      // Bodies are streams, so they are sent as UNSIGNED-PAYLOAD, not hashed a second time here.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
       requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS },
-      // Without a logger the SDK writes some failures with console.warn; each failure reaches the
-      // caller as an error, and this storage reports it, so the SDK's own lines are debug only.
+      // Failures reach the caller as errors; the SDK's own console lines are debug only.
       logger: {
         trace: () => undefined,
         debug: (...parts: unknown[]) => this.logger.debug(parts.map(String).join(' ')),
@@ -181,7 +154,6 @@ export class S3Storage implements StorageDriver {
     });
     const upload: MultipartState = { parts: [], inFlight: new Set() };
     let sent = 0; // bytes handed to parts so far
-    /** Starts a part for each whole one on disk. */
     const sendWholeParts = () => {
       while (spool.size - sent >= S3_PART_SIZE) {
         this.sendPart(upload, path, contentType, spool, sent, sent + S3_PART_SIZE);
@@ -190,7 +162,6 @@ export class S3Storage implements StorageDriver {
     };
     try {
       try {
-        // The body's own error (client gone, file too large) surfaces here, as it must.
         for await (const chunk of body) {
           if (!spool.hold(chunk as Buffer)) continue;
           await spool.flush();
@@ -207,7 +178,6 @@ export class S3Storage implements StorageDriver {
         throw error === upload.failure ? unavailable(error) : error;
       }
       if (upload.creating === undefined) {
-        // Under one part: a single PutObject of the whole file (no multipart upload to abort).
         await spool
           .send(0, spool.size, (Body) =>
             this.client.send(
@@ -274,15 +244,12 @@ export class S3Storage implements StorageDriver {
     return `${this.publicBase}${path}`;
   }
 
-  /** Closes the client's sockets (tests start many apps in one process). */
+  /** Tests start many apps in one process. */
   onApplicationShutdown(): void {
     this.client.destroy();
   }
 
-  /**
-   * Starts sending bytes [start, end) of the spool as the next part (starting the multipart upload
-   * with the first one). Never rejects: a failure is kept in `upload.failure` for `put` to raise.
-   */
+  /** Never rejects: a failure is kept in `upload.failure` for `put` to raise. */
   private sendPart(
     upload: MultipartState,
     path: string,
@@ -328,10 +295,7 @@ export class S3Storage implements StorageDriver {
     upload.inFlight.add(sending);
   }
 
-  /**
-   * Drops the parts of a multipart upload that will never complete, once no part is still being
-   * sent (a part that lands after the abort would linger). Best effort: logged.
-   */
+  /** Once no part is in flight (a part landing after the abort would linger); best effort. */
   private async abort(upload: MultipartState, path: string): Promise<void> {
     await Promise.all(upload.inFlight);
     await upload.creating?.catch(() => undefined);

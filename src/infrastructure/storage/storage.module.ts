@@ -5,10 +5,7 @@ import { LocalDiskStorage } from './local-disk.storage';
 import { S3Storage } from './s3.storage';
 import { STORAGE_DRIVER } from './storage-driver';
 
-/**
- * Provides the `StorageDriver` everywhere, chosen by MEDIA_STORAGE_DRIVER: local disk at
- * `MEDIA_STORAGE_DIR` (the default), or an S3-compatible bucket shared by every machine.
- */
+/** By MEDIA_STORAGE_DRIVER: local disk (the default) or an S3-compatible bucket. */
 @Global()
 @Module({
   providers: [

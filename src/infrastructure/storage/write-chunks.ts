@@ -3,11 +3,7 @@ import type { FileHandle } from 'node:fs/promises';
 /** What `writeChunks` needs of a file: writes at a position. */
 export type PositionalFile = Pick<FileHandle, 'write' | 'writev'>;
 
-/**
- * Writes `chunks` at `position` of `file` in one system call (one per chunk costs a system call and
- * a thread-pool round trip each; docs/performance.md#s3-spool-chunks). A write that comes up short,
- * rare for a file, is finished from one copy of the rest. Returns the bytes written: all of them.
- */
+/** One system call (docs/performance.md#s3-spool-chunks); a short write is finished. */
 export async function writeChunks(
   file: PositionalFile,
   chunks: Buffer[],

@@ -16,18 +16,12 @@ export const CSRF_COOKIE = 'herald_admin_csrf';
 const COOKIE_PATH = '/admin';
 const SESSION_COOKIE_MAX_AGE_MS = 30 * 24 * 60 * 60 * 1000;
 
-/** What the admin pages know about a caller. */
 export type AdminCaller =
   | { kind: 'anonymous' }
   | { kind: 'operator'; principal: Principal }
   | { kind: 'not_operator'; principal: Principal };
 
-/**
- * Sign-in for the operator console (docs/api-rules.md#operations): the application's own sessions,
- * carried by an `HttpOnly`, `SameSite=Strict` cookie (`Secure` behind https) or `Authorization:
- * Bearer`. API keys never open it. Forms carry a CSRF token: an HMAC of a random nonce held in a
- * cookie of their own, so a page on another site can neither read nor forge it.
- */
+/** Sessions by HttpOnly SameSite=Strict cookie or Bearer, never API keys; HMAC CSRF tokens. */
 @Injectable()
 export class AdminSessionService {
   constructor(
@@ -51,10 +45,7 @@ export class AdminSessionService {
     }
   }
 
-  /**
-   * Checks the email and password under the sign-in limits (a refusal throws); opens a session
-   * only for an operator.
-   */
+  /** Under the sign-in limits; opens a session only for an operator. */
   async signIn(
     email: string,
     password: string,
@@ -80,7 +71,7 @@ export class AdminSessionService {
     res.clearCookie(SESSION_COOKIE, this.cookieOptions(req));
   }
 
-  /** The token to put in a form; sets its nonce cookie when the browser has none yet. */
+  /** Sets its nonce cookie when the browser has none yet. */
   csrfToken(req: Request, res: Response): string {
     const cookies = req.cookies as Record<string, string> | undefined;
     let nonce = cookies?.[CSRF_COOKIE];
@@ -91,7 +82,7 @@ export class AdminSessionService {
     return this.sign(nonce);
   }
 
-  /** A form post is ours when it comes from our own origin and carries the token of its nonce. */
+  /** From our own origin and carrying the token of its nonce. */
   isGenuineForm(req: Request): boolean {
     const origin = req.headers.origin;
     if (origin !== undefined && !sameHost(origin, req.headers.host)) return false;
@@ -111,7 +102,6 @@ export class AdminSessionService {
     return {
       httpOnly: true,
       sameSite: 'strict',
-      // Behind https (directly, or a proxy trusted by TRUST_PROXY that says so).
       secure: req.secure || this.config.publicBaseUrl.startsWith('https:'),
       path: COOKIE_PATH,
     };

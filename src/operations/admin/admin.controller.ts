@@ -10,10 +10,7 @@ export const QUEUES_PATH = '/admin/queues';
 const NOT_OPERATOR = 'The queue dashboard is for operators only';
 const REFUSED_FORM = 'This form has expired or did not come from this site; reload the page';
 
-/**
- * The operator console's sign-in pages. Public routes: they are how a person gets a
- * session. Left out of the OpenAPI document on purpose: HTML pages for people, not API.
- */
+/** Public HTML pages for people, left out of the OpenAPI document. */
 @Controller('admin')
 @OpenRoute()
 @ApiExcludeController()

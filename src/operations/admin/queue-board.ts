@@ -14,18 +14,12 @@ import { refusedPage } from './admin-pages';
 import { AdminSessionService } from './admin-session.service';
 import { QUEUES_PATH } from './admin.controller';
 
-/** The sign-in form is the only body the console takes. */
 const MAX_FORM_BODY = '16kb';
-/** How long the board waits for Redis to answer a PING before it answers 503. */
 const REDIS_CHECK_TIMEOUT_MS = 1_000;
-/** The board's data is answered within this time or 503, never a hang (Redis gone mid-request). */
+/** Answered within this time or 503, never a hang (Redis gone mid-request). */
 const ANSWER_DEADLINE_MS = 8_000;
 
-/**
- * Bull Board at /admin/queues, over every queue the application registered. Express-level,
- * in front of Nest's router: the board is an Express router of its own. Operators only; a browser
- * without a session is sent to the sign-in page, a signed-in non-operator gets 403.
- */
+/** Express-level Bull Board for operators; no session goes to sign-in, a non-operator gets 403. */
 @Injectable()
 export class QueueBoard {
   constructor(
@@ -69,11 +63,7 @@ export class QueueBoard {
     }
   }
 
-  /**
-   * The board's data (its /api routes) lives in Redis, and Bull holds commands while Redis is
-   * away, so without Redis the answer is 503 at once rather than a hang. The page and its assets
-   * need no Redis.
-   */
+  /** Bull holds commands while Redis is away: answer 503 at once rather than hang. */
   private async needsRedis(req: Request, res: Response, next: NextFunction): Promise<void> {
     if (!req.path.startsWith('/api/')) return next();
     if (!(await this.redisAnswers())) return sendError(res, serviceUnavailable());
@@ -82,10 +72,7 @@ export class QueueBoard {
     next();
   }
 
-  /**
-   * Every queue is on the one Redis of REDIS_URL: each queue's connection must be up, and one
-   * PING answers for the server they share.
-   */
+  /** Every queue is on the one Redis of REDIS_URL, so one PING answers for all. */
   private async redisAnswers(): Promise<boolean> {
     const [first, ...others] = this.queues.queues();
     if (!first) return true;

@@ -31,7 +31,6 @@ export const USAGE = `Usage: npm run cli -- <command>
                            platform account and channels, and print a new live API key and a
                            new test key with curl lines`;
 
-/** The commands that grant or revoke a global role, and what each says once done. */
 const ROLE_COMMANDS: Record<string, { role: GlobalRole; granted: boolean; done: string }> = {
   'grant-admin': { role: 'admin', granted: true, done: 'is an administrator' },
   'revoke-admin': { role: 'admin', granted: false, done: 'is no longer an administrator' },
@@ -39,10 +38,7 @@ const ROLE_COMMANDS: Record<string, { role: GlobalRole; granted: boolean; done: 
   'revoke-operator': { role: 'operator', granted: false, done: 'is no longer an operator' },
 };
 
-/**
- * Commands about one user that print one secret alone on stdout, so that a script can take it:
- * `KEY=$(npm run cli --silent -- create-key ada@example.com --test)`.
- */
+/** One secret alone on stdout: `KEY=$(npm run cli --silent -- create-key a@b.c --test)`. */
 interface UserCommand {
   flags: readonly string[];
   run(context: INestApplicationContext, email: string, flags: Set<string>): Promise<string>;
@@ -69,7 +65,7 @@ const USER_COMMANDS: Record<string, UserCommand> = {
   },
 };
 
-/** Runs one CLI command against the configured database; returns the exit code. */
+/** Answers the exit code. */
 export async function runCli(
   args: string[],
   config: AppConfig,
@@ -166,7 +162,7 @@ async function seedDemo(
   );
   if (!project) {
     project = await projects.create(user.id, DEMO_PROJECT, 'Europe/Moscow');
-    // A placeholder account: publishing to it fails until PUT /api/accounts/:id sets real credentials.
+    // A placeholder: publishing to it fails until PUT /api/accounts/:id sets real credentials.
     const demo = await context.get(AccountsService).createDemo(project.project.id);
     output.out(
       `Created project "${DEMO_PROJECT}" (id ${project.project.id}) with a demo ${demo.displayName} account and ${demo.channels.length} channels`,

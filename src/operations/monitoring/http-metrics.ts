@@ -1,11 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { Metrics, UNMATCHED_ROUTE } from '../../infrastructure/metrics/metrics.service';
 
-/**
- * Times every HTTP request into `herald_http_request_duration_seconds`. The route label is the
- * template Express matched (`/api/public/v1/projects/:projectId/posts`), read when the response
- * ends; a request no route matched (404s, bodies refused before routing) is `unmatched`.
- */
+/** Labelled by the route template Express matched, else UNMATCHED_ROUTE. */
 export function httpMetrics(metrics: Metrics): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();

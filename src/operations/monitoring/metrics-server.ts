@@ -5,10 +5,7 @@ import type { AppConfig } from '../../infrastructure/config/config';
 import { Metrics } from '../../infrastructure/metrics/metrics.service';
 import { isMetricsToken } from './metrics-token.guard';
 
-/**
- * A worker serves no public HTTP; it answers `GET /metrics` on METRICS_PORT with the same token
- * rules as the API's route (404 without METRICS_TOKEN, 401 without the right one), and nothing else.
- */
+/** Only `GET /metrics` on METRICS_PORT, with the API route's token rules. */
 export async function startMetricsServer(
   metrics: Metrics,
   config: AppConfig,

@@ -6,7 +6,7 @@ import type { AppConfig } from '../../infrastructure/config/config';
 import { InjectConfig } from '../../infrastructure/config/config.module';
 import { AppError } from '../../http/errors/error-codes';
 
-/** Whether `presented` is the configured metrics token, compared in constant time. */
+/** Compared in constant time. */
 export function isMetricsToken(config: AppConfig, presented: string | null): boolean {
   const expected = config.ops.metricsToken;
   if (expected === null || presented === null) return false;
@@ -15,10 +15,7 @@ export function isMetricsToken(config: AppConfig, presented: string | null): boo
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/**
- * `GET /metrics` answers only `Authorization: Bearer <METRICS_TOKEN>` (else 401); without a
- * configured token the route does not exist (404).
- */
+/** Bearer METRICS_TOKEN or 401; without a configured token the route does not exist (404). */
 @Injectable()
 export class MetricsTokenGuard implements CanActivate {
   constructor(@InjectConfig() private readonly config: AppConfig) {}

@@ -5,10 +5,7 @@ import { OpenRoute } from '../../access/decorators';
 import { Metrics } from '../../infrastructure/metrics/metrics.service';
 import { MetricsTokenGuard } from './metrics-token.guard';
 
-/**
- * Prometheus scrapes this. Left out of the OpenAPI document on purpose: it is an operator's
- * endpoint in Prometheus' text format, not part of the API integrators program against.
- */
+/** An operator's endpoint in Prometheus' text format, left out of the OpenAPI document. */
 @Controller('metrics')
 @OpenRoute()
 @ApiExcludeController()

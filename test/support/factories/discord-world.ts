@@ -1,5 +1,5 @@
 import { DiscordStandIn, DiscordStandInChannel } from '../stand-ins/discord-stand-in';
-import { Factory, SignedInUser, TestChannel, TestProject } from './factories';
+import { Factory, SignedInUser, TestAccount, TestChannel, TestProject } from './factories';
 import { TelegramStandIn } from '../stand-ins/telegram-stand-in';
 import { startTestApp, TestApp } from '../test-app';
 
@@ -20,7 +20,7 @@ export interface DiscordWorld {
   telegram: TelegramStandIn;
   make: Factory;
   /** Connects a bot registered with the stand-in; its account id and token. */
-  discordAccount(owner: SignedInUser, project: TestProject): Promise<{ id: number; token: string }>;
+  discordAccount(owner: SignedInUser, project: TestProject): Promise<TestAccount>;
   /** Adds a channel (made in the stand-in, text unless told) to the account. */
   discordChannel(
     owner: SignedInUser,
@@ -49,28 +49,19 @@ export async function startWithDiscord(env: Record<string, string> = {}): Promis
     await telegram.stop();
     throw error;
   }
+  const make = new Factory(t, telegram, { discord });
   return {
     t,
     discord,
     telegram,
-    make: new Factory(t, telegram),
-    async discordAccount(owner, project) {
-      const token = discord.addBot();
-      const res = await t.http
-        .post('/api/accounts')
-        .set('Authorization', owner.auth)
-        .send({ project_id: project.id, platform: 'discord', bot_token: token })
-        .expect(201);
-      return { id: (res.body as { id: number }).id, token };
-    },
+    make,
+    discordAccount: (owner, project) => make.account(owner, project, { platform: 'discord' }),
     async discordChannel(owner, accountId, channel = {}) {
-      const made = discord.addChannel(channel);
-      const res = await t.http
-        .post(`/api/accounts/${accountId}/channels`)
-        .set('Authorization', owner.auth)
-        .send({ channel_id: made.id })
-        .expect(201);
-      return { ...(res.body as TestChannel & { url: string | null }), discord: made };
+      const added = await make.channel<TestChannel & { url: string | null }>(owner, accountId, {
+        platform: 'discord',
+        discord: channel,
+      });
+      return { ...added, discord: discord.channelById(added.channel_id) };
     },
     async close() {
       await t.close();

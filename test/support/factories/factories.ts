@@ -1,6 +1,8 @@
 import { waitFor } from '../waits';
 import { runCli } from '../../../src/operations/cli/commands';
 import { fixture } from './media-helpers';
+import { DiscordStandIn, DiscordStandInChannel } from '../stand-ins/discord-stand-in';
+import { MastodonStandIn } from '../stand-ins/mastodon-stand-in';
 import { TelegramStandIn } from '../stand-ins/telegram-stand-in';
 import { TestApp } from '../test-app';
 
@@ -30,17 +32,81 @@ export interface TestChannel {
   needs_reconnect: boolean;
 }
 
+/** The stand-ins a factory connects accounts on, by the platform they play. */
+export interface PlatformStandIns {
+  telegram: TelegramStandIn;
+  discord: DiscordStandIn;
+  mastodon: MastodonStandIn;
+}
+
+export type StandInPlatform = keyof PlatformStandIns;
+
+/** A connected account: Herald's id and the credential the stand-in issued. */
+export interface TestAccount {
+  id: number;
+  token: string;
+}
+
+export interface ChannelOptions {
+  platform?: 'telegram' | 'discord';
+  /** Telegram: the chat's id and title. */
+  chatId?: number;
+  title?: string;
+  /** Discord: the channel as the stand-in makes it (text in a new server unless told). */
+  discord?: Partial<DiscordStandInChannel>;
+}
+
 let counter = 0;
+
+/** A stand-in's new account, as the fields of `POST /api/accounts` a user would send. */
+const CONNECT: { [P in StandInPlatform]: (standIn: PlatformStandIns[P]) => Connect } = {
+  telegram: (telegram) => botToken(telegram.addBot()),
+  discord: (discord) => botToken(discord.addBot()),
+  mastodon: (instance) => {
+    const { token } = instance.addAccount();
+    return { token, fields: { instance_url: instance.url, access_token: token } };
+  },
+};
+
+/** A stand-in's new channel, as the body of `POST /api/accounts/:id/channels`. */
+const ADD_CHANNEL: {
+  [P in 'telegram' | 'discord']: (standIn: PlatformStandIns[P], options: ChannelOptions) => object;
+} = {
+  telegram: (telegram, { chatId = -1001000000000 - ++counter, title = `Channel ${counter}` }) => {
+    telegram.addChat({
+      id: chatId,
+      type: 'channel',
+      title,
+      username: `chan_${counter}_${process.pid}`,
+    });
+    return { chat: String(chatId) };
+  },
+  discord: (discord, options) => ({ channel_id: discord.addChannel(options.discord).id }),
+};
+
+interface Connect {
+  token: string;
+  fields: Record<string, string>;
+}
+
+function botToken(token: string): Connect {
+  return { token, fields: { bot_token: token } };
+}
 
 /**
  * Builds test data through the paths users take: the HTTP API and the CLI. Every method asserts
  * the status it expects, so a broken step fails where it happens.
  */
 export class Factory {
+  private readonly standIns: Partial<PlatformStandIns>;
+
   constructor(
     private readonly t: TestApp,
-    private readonly telegram?: TelegramStandIn,
-  ) {}
+    telegram?: TelegramStandIn,
+    others: Partial<Omit<PlatformStandIns, 'telegram'>> = {},
+  ) {
+    this.standIns = { telegram, ...others };
+  }
 
   async user(name = 'Test user'): Promise<SignedInUser> {
     const email = `user${++counter}.${process.pid}@example.com`;
@@ -126,40 +192,42 @@ export class Factory {
     return (res.body as { key: string }).key;
   }
 
-  /** Connects a Telegram bot registered with the stand-in. */
-  async telegramAccount(
+  /** Connects an account the platform's stand-in (or `standIn`) knows, as a user does. */
+  async account<P extends StandInPlatform = 'telegram'>(
     owner: SignedInUser,
     project: TestProject,
-  ): Promise<{ id: number; token: string }> {
-    const telegram = this.requireTelegram();
-    const token = telegram.addBot();
+    options: { platform?: P; standIn?: PlatformStandIns[P] } = {},
+  ): Promise<TestAccount> {
+    const platform = options.platform ?? ('telegram' as P);
+    const { token, fields } = CONNECT[platform](options.standIn ?? this.standIn(platform));
     const res = await this.t.http
       .post('/api/accounts')
       .set('Authorization', owner.auth)
-      .send({ project_id: project.id, platform: 'telegram', bot_token: token })
+      .send({ project_id: project.id, platform, ...fields })
       .expect(201);
     return { id: (res.body as { id: number }).id, token };
   }
 
-  /** Adds a Telegram chat (known to the stand-in) as a channel of the account. */
-  async channel(
+  telegramAccount(owner: SignedInUser, project: TestProject): Promise<TestAccount> {
+    return this.account(owner, project, { platform: 'telegram' });
+  }
+
+  /** Adds a channel the platform's stand-in knows (a Telegram chat unless told) to the account. */
+  async channel<C extends TestChannel = TestChannel>(
     owner: SignedInUser,
     accountId: number,
-    chatId = -1001000000000 - ++counter,
-    title = `Channel ${counter}`,
-  ): Promise<TestChannel> {
-    this.requireTelegram().addChat({
-      id: chatId,
-      type: 'channel',
-      title,
-      username: `chan_${counter}_${process.pid}`,
-    });
+    options: ChannelOptions = {},
+  ): Promise<C> {
     const res = await this.t.http
       .post(`/api/accounts/${accountId}/channels`)
       .set('Authorization', owner.auth)
-      .send({ chat: String(chatId) })
+      .send(this.channelBody(options.platform ?? 'telegram', options))
       .expect(201);
-    return res.body as TestChannel;
+    return res.body as C;
+  }
+
+  private channelBody<P extends keyof typeof ADD_CHANNEL>(platform: P, options: ChannelOptions) {
+    return ADD_CHANNEL[platform](this.standIn(platform), options);
   }
 
   /**
@@ -169,7 +237,7 @@ export class Factory {
    * is not counted as the test's. Needs an app with a worker.
    */
   async refuseAccount(project: TestProject, key: string, channel: TestChannel): Promise<void> {
-    this.requireTelegram().script('sendMessage', { status: 401, description: 'Unauthorized' });
+    this.standIn('telegram').script('sendMessage', { status: 401, description: 'Unauthorized' });
     await this.t.http
       .post(`/api/public/v1/projects/${project.id}/posts`)
       .set('Authorization', `Bearer ${key}`)
@@ -183,7 +251,7 @@ export class Factory {
       const items = (res.body as { items: { id: string; needs_reconnect: boolean }[] }).items;
       return items.some((c) => c.id === channel.id && c.needs_reconnect);
     }, 10_000);
-    this.requireTelegram().reset();
+    this.standIn('telegram').reset();
   }
 
   /** The channel's row id (`post_targets.channel_id`), which the API shows only as its ref. */
@@ -195,8 +263,9 @@ export class Factory {
     return rows[0].id;
   }
 
-  private requireTelegram(): TelegramStandIn {
-    if (!this.telegram) throw new Error('This factory was built without a Telegram stand-in');
-    return this.telegram;
+  private standIn<P extends StandInPlatform>(platform: P): PlatformStandIns[P] {
+    const standIn = this.standIns[platform];
+    if (!standIn) throw new Error(`This factory was built without a ${platform} stand-in`);
+    return standIn as PlatformStandIns[P];
   }
 }

@@ -55,23 +55,17 @@ export async function startWithMastodon(env: Record<string, string> = {}): Promi
     await mastodon.stop();
     throw error;
   }
+  const make = new Factory(t, undefined, { mastodon });
   return {
     t,
     mastodon,
-    make: new Factory(t),
+    make,
     async mastodonAccount(owner, project, key, instance = mastodon) {
-      const { token, account } = instance.addAccount();
-      const res = await t.http
-        .post('/api/accounts')
-        .set('Authorization', owner.auth)
-        .send({
-          project_id: project.id,
-          platform: 'mastodon',
-          instance_url: instance.url,
-          access_token: token,
-        })
-        .expect(201);
-      const id = (res.body as { id: number }).id;
+      const { id, token } = await make.account(owner, project, {
+        platform: 'mastodon',
+        standIn: instance,
+      });
+      const account = instance.accountOf(token);
       const list = await t.http
         .get(`/api/public/v1/projects/${project.id}/channels`)
         .set('Authorization', `Bearer ${key}`)

@@ -206,6 +206,12 @@ export class DiscordStandIn {
     return made;
   }
 
+  channelById(id: string): DiscordStandInChannel {
+    const channel = this.channels.get(id);
+    if (!channel) throw new Error(`The stand-in has no channel ${id}`);
+    return channel;
+  }
+
   /** The next calls of `route` get these answers, in order, before normal service resumes. */
   script(route: DiscordRoute, ...answers: DiscordScriptedAnswer[]): void {
     this.scripts.set(route, [...(this.scripts.get(route) ?? []), ...answers]);

@@ -188,6 +188,12 @@ export class MastodonStandIn {
     return { token, account };
   }
 
+  accountOf(token: string): Account {
+    const account = this.accounts.get(token);
+    if (!account) throw new Error('The stand-in issued no such token');
+    return account;
+  }
+
   /** Sets the instance's configuration; a field given as undefined is left out of the answer. */
   configure(limits: MastodonInstanceLimits): this {
     this.limits = { ...this.limits, ...limits };

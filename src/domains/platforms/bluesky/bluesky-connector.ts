@@ -19,11 +19,7 @@ import { createSession } from './bluesky-sessions';
 import { blueskyChannelUrl } from './bluesky-text';
 import { BlueskyXrpc, XrpcError, XrpcTransportError } from './bluesky-xrpc';
 
-/**
- * A Bluesky account connected with its handle (or DID) and an app password, checked by opening a
- * session (com.atproto.server.createSession), which is kept for its posts. Its one channel is its
- * own feed, made with it.
- */
+/** Handle (or DID) and app password, checked by createSession; its one channel is its feed. */
 @Injectable()
 export class BlueskyConnector implements PlatformConnector {
   readonly platform = 'bluesky';
@@ -94,10 +90,7 @@ export class BlueskyConnector implements PlatformConnector {
     };
   }
 
-  /**
-   * The service's refusals as Herald's: a 429 is the caller's rate limit (its reset kept), another
-   * 4xx a refusal, the rest unavailability.
-   */
+  /** 429 is a rate limit, another 4xx a refusal, the rest unavailable. */
   private async check<T>(call: () => Promise<T>): Promise<T> {
     try {
       return await call();

@@ -1,12 +1,11 @@
-/** What a Bluesky account keeps of its credentials (sealed): its service and app password. */
+/** Sealed. */
 export interface BlueskyCredentials {
-  /** The service the user gave; null for the operator's (BLUESKY_SERVICE_URL). */
+  /** Null for the operator's (BLUESKY_SERVICE_URL). */
   service: string | null;
   identifier: string;
   appPassword: string;
 }
 
-/** A session the service opened: tokens to call with and to renew with. */
 export interface BlueskySession {
   accessJwt: string;
   refreshJwt: string;
@@ -27,7 +26,6 @@ export function readCredentials(secret: string): BlueskyCredentials {
   };
 }
 
-/** The answer of createSession and refreshSession, as far as Herald reads it. */
 export interface SessionAnswer {
   did: string;
   handle: string;

@@ -5,11 +5,7 @@ import { InjectConfig } from '../../../infrastructure/config/config.module';
 import { InjectRedis } from '../../../infrastructure/redis/redis.module';
 import { WindowPacing } from '../window-pacing';
 
-/**
- * Bluesky's published write limit: 5000 points an hour per account, a created record costing 3,
- * so 1666 posts an hour. An account's one channel is its own feed, so both windows are the
- * account's. The daily limit (35,000 points) is honoured through the service's 429.
- */
+/** 5000 points an hour per account, 3 per record; the daily limit is honoured by its 429. */
 export const BLUESKY_POSTS_PER_HOUR = Math.floor(5000 / 3);
 
 @Injectable()

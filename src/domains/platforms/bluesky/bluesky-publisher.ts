@@ -27,19 +27,13 @@ import { BlueskyXrpc, XrpcError, type XrpcTarget, XrpcTransportError } from './b
 
 const POST_COLLECTION = 'app.bsky.feed.post';
 
-/** One image of the embed, as `app.bsky.embed.images#image` has it. */
 interface EmbeddedImage {
   alt: string;
   image: BlobRef;
   aspectRatio?: { width: number; height: number };
 }
 
-/**
- * One record per post: its images uploaded with uploadBlob, then createRecord with the record key
- * chosen when the target was stored, link, tag and mention facets in UTF-8 bytes and the images
- * as an embed (the media's alt text, never its file name, and its own aspect ratio). A send that
- * may have arrived before reads that record first: found means delivered.
- */
+/** One record per post, its key chosen at storage, so a retry reads what an earlier try made. */
 @Injectable()
 export class BlueskyPublisher implements PlatformPublisher {
   readonly platform = 'bluesky';
@@ -105,8 +99,7 @@ export class BlueskyPublisher implements PlatformPublisher {
       );
       return [{ id: created.uri }];
     } catch (error) {
-      // Whatever the refusal says (the PDS answers a taken key with a 500), the record may be
-      // there from an earlier try: read it at once rather than back off and try again.
+      // Whatever the refusal (a taken key is a 500), an earlier try may have made the record.
       if (error instanceof XrpcError) {
         const found = await this.existing(credentials.service, target).catch(() => null);
         if (found) return [found];
@@ -115,7 +108,7 @@ export class BlueskyPublisher implements PlatformPublisher {
     }
   }
 
-  /** The record an earlier try made, or null when there is none (a public read: no token). */
+  /** Null when there is none (a public read: no token). */
   private async existing(
     service: string | null,
     target: SendTarget,
@@ -135,7 +128,7 @@ export class BlueskyPublisher implements PlatformPublisher {
     }
   }
 
-  /** The DID of a mentioned handle, asked of the account's own service; null when it has none. */
+  /** Asked of the account's own service; null when it has none. */
   private async resolve(service: string | null, handle: string): Promise<string | null> {
     try {
       const answer = await this.xrpc.call({ service }, (c, o) =>
@@ -148,10 +141,7 @@ export class BlueskyPublisher implements PlatformPublisher {
     }
   }
 
-  /**
-   * Uploads one image and describes it for the embed. Read whole (at most the lexicon's 2,000,000
-   * bytes) so its aspect ratio comes from its own header and the upload has a known length.
-   */
+  /** Read whole (at most 2,000,000 bytes) for its aspect ratio and a known upload length. */
   private async upload(call: XrpcTarget, medium: OutgoingMedia): Promise<EmbeddedImage> {
     const opened: Readable[] = [];
     let bytes: Buffer;
@@ -176,7 +166,6 @@ export class BlueskyPublisher implements PlatformPublisher {
   }
 }
 
-/** What a Bluesky failure means for the target. */
 function toDeliveryError(error: unknown): DeliveryError {
   if (error instanceof DeliveryError) return error;
   if (error instanceof XrpcError) {

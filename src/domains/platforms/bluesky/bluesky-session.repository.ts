@@ -2,15 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
-/**
- * The sealed Bluesky session on an account's row. Not scoped by project: a worker reads and renews
- * the session of the account it is sending from, never on a caller's behalf.
- */
+/** Not scoped by project: a worker renews the session of the account it sends from. */
 @Injectable()
 export class BlueskySessionRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  /** The account's sealed session, or null when it has none. */
   async read(accountId: number): Promise<string | null> {
     const [row] = (await this.db.query(`SELECT session_encrypted FROM accounts WHERE id = $1`, [
       accountId,
@@ -18,11 +14,7 @@ export class BlueskySessionRepository {
     return row?.session_encrypted ?? null;
   }
 
-  /**
-   * Holds the account's row while `replace` decides, from the sealed session stored now, what to
-   * store instead (the same one to keep it), so renewals of one account take turns. Nothing is
-   * written when `replace` throws.
-   */
+  /** Holds the row while `replace` decides, so renewals take turns; writes nothing if it throws. */
   async replaceLocked(
     accountId: number,
     replace: (stored: string | null) => Promise<string>,

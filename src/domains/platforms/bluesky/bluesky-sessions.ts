@@ -4,7 +4,7 @@ import type { BlueskyCredentials, BlueskySession, SessionAnswer } from './bluesk
 import { BlueskySessionRepository } from './bluesky-session.repository';
 import { BlueskyXrpc, XrpcError } from './bluesky-xrpc';
 
-/** An answer that says the session's token is no good (expired, revoked, or not accepted). */
+/** Expired, revoked, or not accepted. */
 export function isAuthFailure(error: unknown): boolean {
   return (
     error instanceof XrpcError &&
@@ -13,18 +13,9 @@ export function isAuthFailure(error: unknown): boolean {
   );
 }
 
-/**
- * One session per account, kept sealed in the database and shared by every worker: a post uses
- * it, never a session of its own (the service allows only 30 new sessions in 5 minutes). When the
- * service refuses its token, it is renewed with refreshSession; only when that fails is a new
- * session made from the app password. Renewals of one account take turns on its row: a worker
- * that finds the session already renewed by another uses that one, so a refresh token is never
- * spent twice (the service would refuse the second, and the account would be locked out of its
- * session).
- */
+/** One sealed session per account, shared by workers (new ones are scarce); renewals take turns. */
 @Injectable()
 export class BlueskySessions {
-  /** The session each account last used in this process, as it was sealed. */
   private readonly known = new Map<number, { sealed: string; session: BlueskySession }>();
 
   constructor(
@@ -33,7 +24,7 @@ export class BlueskySessions {
     private readonly xrpc: BlueskyXrpc,
   ) {}
 
-  /** The account's session: the one this process knows, else the stored one, else a new one. */
+  /** The one this process knows, else the stored one, else a new one. */
   async current(accountId: number, credentials: BlueskyCredentials): Promise<BlueskySession> {
     const known = this.known.get(accountId);
     if (known) return known.session;
@@ -42,11 +33,7 @@ export class BlueskySessions {
     return this.renew(accountId, credentials, null);
   }
 
-  /**
-   * A session to replace `stale` (whose token the service refused; null when there was none):
-   * the one another worker stored meanwhile, else a refreshed one, else a new one. Throws the
-   * service's refusal when the app password no longer opens a session.
-   */
+  /** Another worker's, else refreshed, else new; throws when the app password opens none. */
   async renew(
     accountId: number,
     credentials: BlueskyCredentials,
@@ -68,7 +55,6 @@ export class BlueskySessions {
   ): Promise<BlueskySession> {
     if (stored) {
       try {
-        // The lexicon gives refreshSession no input: the client sends no body.
         return tokens(
           await this.xrpc.call({ service: credentials.service, token: stored.refreshJwt }, (c, o) =>
             c.com.atproto.server.refreshSession(undefined, o),
@@ -94,7 +80,6 @@ export class BlueskySessions {
   }
 }
 
-/** Opens a session with the app password. */
 export function createSession(
   xrpc: BlueskyXrpc,
   credentials: BlueskyCredentials,

@@ -1,14 +1,10 @@
 import { RichText } from '@atproto/api';
 import type { PlatformChannel, PlatformLimits } from '../platform-answers';
 
-/** The lexicon's `maxSize` of an embedded image ("formerly limited to 1 MB"). */
+/** The lexicon's `maxSize` of an embedded image. */
 export const BLUESKY_IMAGE_MAX_BYTES = 2_000_000;
 
-/**
- * What a post may hold on Bluesky: 300 graphemes and 3000 UTF-8 bytes of text, up to 4 images of
- * at most 2,000,000 bytes each (the `maxSize` of `app.bsky.embed.images#image.image` in the
- * lexicon, which the PDS enforces); no video.
- */
+/** 300 graphemes and 3000 UTF-8 bytes, up to 4 images within the lexicon's size; no video. */
 export const BLUESKY_LIMITS: PlatformLimits = {
   text_max: 300,
   text_unit: 'graphemes',
@@ -27,23 +23,18 @@ export function graphemeLength(text: string): number {
   return count;
 }
 
-/** A rich-text feature: a link, a tag, or a mention of an account by its DID. */
 export type FacetFeature =
   | { $type: 'app.bsky.richtext.facet#link'; uri: string }
   | { $type: 'app.bsky.richtext.facet#tag'; tag: string }
   | { $type: 'app.bsky.richtext.facet#mention'; did: string };
 
-/** Where a feature is in the text, in UTF-8 bytes, and what it is. */
+/** Offsets in UTF-8 bytes. */
 export interface Facet {
   index: { byteStart: number; byteEnd: number };
   features: FacetFeature[];
 }
 
-/**
- * The facets of a post's text, found as Bluesky's own apps find them (RichText), offsets in UTF-8
- * bytes, in the order of the text: every http(s) link, every `#tag`, and every `@handle` that
- * `resolve` turns into a DID (one that does not resolve stays plain text).
- */
+/** As Bluesky's RichText finds them, in order; a handle that does not resolve stays text. */
 export async function textFacets(
   text: string,
   resolve: (handle: string) => Promise<string | null>,
@@ -74,12 +65,11 @@ export async function textFacets(
   return facets.sort((a, b) => a.index.byteStart - b.index.byteStart);
 }
 
-/** A profile's link, by its handle. */
 export function blueskyChannelUrl(channel: PlatformChannel): string | null {
   return channel.username ? `https://bsky.app/profile/${channel.username}` : null;
 }
 
-/** A post's link: the profile's, then `post/<record key>` (the last part of its at:// URI). */
+/** The profile's link, then `post/<record key>` (the last part of its at:// URI). */
 export function blueskyPostUrl(channel: PlatformChannel, uri: string): string | null {
   const rkey = uri.split('/').at(-1);
   const profile = channel.username ?? channel.channelId;

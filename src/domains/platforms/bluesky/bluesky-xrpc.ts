@@ -11,16 +11,11 @@ import {
 } from '../../../infrastructure/outbound/outbound-dispatchers';
 import { blueskySettings } from './bluesky-settings';
 
-/** Default wait for one XRPC call. */
 const XRPC_TIMEOUT_MS = 15_000;
-/** Clients kept, one per service; the oldest goes first (each parses the lexicons once). */
+/** One client per service, oldest out first (each parses the lexicons once). */
 const MAX_CLIENTS = 64;
 
-/**
- * The service answered, and said no: the HTTP status and XRPC's `{error, message}` body
- * (`ExpiredToken`, `AuthenticationRequired`, `InvalidRequest`, `RecordNotFound`, …). No token
- * ever appears in it.
- */
+/** The service said no: HTTP status and XRPC's `{error, message}`; never holds a token. */
 export class XrpcError extends Error {
   constructor(
     readonly status: number,
@@ -33,10 +28,7 @@ export class XrpcError extends Error {
   }
 }
 
-/**
- * The request may or may not have reached the service: a time-out or a broken connection after
- * sending. `sent` tells whether the request had been handed to the network.
- */
+/** The request may or may not have reached the service; `sent`: it was handed to the network. */
 export class XrpcTransportError extends Error {
   constructor(
     message: string,
@@ -46,30 +38,20 @@ export class XrpcTransportError extends Error {
   }
 }
 
-/** Where a call goes and with what: the account's service and a token of its session. */
 export interface XrpcTarget {
-  /** The account's service; null for the operator's (BLUESKY_SERVICE_URL). */
+  /** Null for the operator's (BLUESKY_SERVICE_URL). */
   service: string | null;
-  /** Bearer token: an access or a refresh JWT. */
+  /** An access or a refresh JWT. */
   token?: string;
   timeoutMs?: number;
 }
 
-/** What a call of the lexicon-driven client takes beside its params and input. */
 export interface XrpcCallOptions {
   headers: Record<string, string>;
   signal: AbortSignal;
 }
 
-/**
- * The AT Protocol calls Herald makes, through `@atproto/api`'s lexicon-driven base client: each
- * method's HTTP method, query parameters, input and its encoding come from its lexicon (a procedure
- * without input is sent without a body), and each answer is checked against its output schema.
- * Herald supplies only the transport, a `fetchHandler` that sends to the service's address as the
- * outbound rules checked it (a user-given service is checked at every call; the operator's is not)
- * with the token of the account's one shared session (kept sealed in the database, renewed by
- * BlueskySessions), never the agent's own per-process session.
- */
+/** Lexicon-driven calls over our transport: checked outbound address, the shared session. */
 @Injectable()
 export class BlueskyXrpc {
   private readonly clients = new Map<string, AtpBaseClient>();
@@ -80,10 +62,7 @@ export class BlueskyXrpc {
     @Optional() private readonly metrics?: Metrics,
   ) {}
 
-  /**
-   * Runs one call on the client of `target.service`, with its token and time limit: Herald's
-   * XrpcError for the service's refusals, XrpcTransportError when no answer came.
-   */
+  /** XrpcError for the service's refusals, XrpcTransportError when no answer came. */
   async call<T>(
     target: XrpcTarget,
     send: (client: AtpBaseClient, options: XrpcCallOptions) => Promise<{ data: T }>,
@@ -112,7 +91,6 @@ export class BlueskyXrpc {
     return client;
   }
 
-  /** The client's transport: `path` is `/xrpc/<nsid>?<params>`, the rest the lexicon decided. */
   private async fetch(service: string | null, path: string, init: RequestInit): Promise<Response> {
     const nsid = new URL(path, 'http://xrpc').pathname.replace(/^\/xrpc\//, '');
     const started = performance.now();
@@ -134,7 +112,7 @@ export class BlueskyXrpc {
         throw transportError(nsid, error);
       }
       if (response.status < 200 || response.status >= 300) outcome = 'api_error';
-      // The body is read here, so that a connection lost while reading is a transport failure.
+      // Read here, so that a connection lost while reading is a transport failure.
       let body: ArrayBuffer;
       try {
         body = await response.arrayBuffer();
@@ -154,10 +132,8 @@ export class BlueskyXrpc {
   }
 }
 
-/** The client's failures as Herald's: the service's answer, or no answer at all. */
 function fromClientError(error: unknown): unknown {
   if (!(error instanceof XRPCError)) return error;
-  // The transport's own failures (no answer, an address refused) come back wrapped.
   const cause = (error as { cause?: unknown }).cause;
   if (
     cause instanceof XrpcTransportError ||
@@ -179,7 +155,7 @@ function fromClientError(error: unknown): unknown {
   );
 }
 
-/** A failed request: sent unless the connection was refused or the name did not resolve. */
+/** Sent unless the connection was refused or the name did not resolve. */
 function transportError(nsid: string, error: unknown): XrpcTransportError {
   const failure = error as { code?: unknown; cause?: { code?: unknown }; name?: string };
   const code = [failure.code, failure.cause?.code].find((c) => typeof c === 'string') as

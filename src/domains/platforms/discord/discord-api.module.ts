@@ -2,10 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { DiscordApi } from './discord-api';
 import { DiscordConnector } from './discord-connector';
 
-/**
- * The REST client and the account connector alone, for what connects accounts (the CLI has no
- * Redis, so no pacing).
- */
+/** The connector alone, without Redis or pacing, for the CLI. */
 @Global()
 @Module({
   providers: [DiscordApi, DiscordConnector],

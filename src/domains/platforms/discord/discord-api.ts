@@ -16,37 +16,29 @@ import { Metrics, type PlatformCallOutcome } from '../../../infrastructure/metri
 import { DeliveryError } from '../platform';
 import { discordSettings } from './discord-settings';
 
-/** Default wait for one call that sends nothing (checking a token or a channel). */
 const DISCORD_TIMEOUT_MS = 15_000;
 
-/** The version Herald's Discord client states in its User-Agent, as Discord asks of every client. */
+/** Discord asks every client to state its version in its User-Agent. */
 const CLIENT_VERSION = '1.0';
 
-/** Connection failures that never reached Discord: the request was not sent. */
 const NOT_SENT_CODES = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT'];
 
-/** Discord's rate-limit headers, as an answer gave them. */
 export interface DiscordRateLimit {
   bucket: string | null;
   limit: number | null;
   remaining: number | null;
-  /** Seconds until the bucket resets (`X-RateLimit-Reset-After`). */
+  /** `X-RateLimit-Reset-After`. */
   resetAfterSeconds: number | null;
   /** `user`, `global` or `shared`, on a 429 only. */
   scope: string | null;
 }
 
-/**
- * Discord answered, and said no. `status` is the HTTP status, `code` Discord's JSON error code
- * (0 when its answer gave none), `description` Discord's message with the first field errors of an
- * invalid form. The bot token never appears in it.
- */
+/** Discord said no; `code` is its JSON error code (0 when none). Never holds the bot token. */
 export class DiscordApiError extends Error {
   constructor(
     readonly status: number,
     readonly code: number,
     readonly description: string,
-    /** On a 429: how long Discord asked to wait, in ms. */
     readonly retryAfterMs: number | null = null,
     /** On a 429: the bot's limit over all routes, not one route's. */
     readonly global = false,
@@ -56,10 +48,7 @@ export class DiscordApiError extends Error {
   }
 }
 
-/**
- * The request may or may not have reached Discord: a time-out or a broken connection after
- * sending. `sent` tells whether the request had been handed to the network.
- */
+/** The request may or may not have reached Discord; `sent`: it was handed to the network. */
 export class DiscordTransportError extends Error {
   constructor(
     message: string,
@@ -69,14 +58,9 @@ export class DiscordTransportError extends Error {
   }
 }
 
-/** What a Discord call is counted as in the call metric (a closed set). */
 export type DiscordMethod = 'getCurrentUser' | 'getChannel' | 'createMessage';
 
-/**
- * A thin client of Discord's REST API at DISCORD_API_BASE_URL. Each call is one HTTP request
- * with one answer: no retries and no queue of its own, since Herald paces sends across workers
- * and decides what a failure means; the token travels only in the Authorization header.
- */
+/** One request, one answer: no retries or queue, since Herald paces sends and judges failures. */
 @Injectable()
 export class DiscordApi {
   constructor(
@@ -84,22 +68,16 @@ export class DiscordApi {
     @Optional() private readonly metrics?: Metrics,
   ) {}
 
-  /** The bot the token belongs to (`GET /users/@me`). */
   getCurrentUser(token: string): Promise<APIUser> {
     return this.call<APIUser>(token, 'getCurrentUser', 'GET', '/users/@me');
   }
 
-  /** A channel the bot can see (`GET /channels/{id}`). */
   getChannel(token: string, channelId: string): Promise<APIChannel> {
     const path = `/channels/${encodeURIComponent(channelId)}`;
     return this.call<APIChannel>(token, 'getChannel', 'GET', path);
   }
 
-  /**
-   * Posts a message (`POST /channels/{id}/messages`): JSON without files; with files, multipart
-   * with the body as `payload_json` and each file as `files[n]`, `n` its index (the attachment
-   * id the body names it by).
-   */
+  /** With files: multipart, body as `payload_json`, each file as `files[n]` (its attachment id). */
   createMessage(
     token: string,
     channelId: string,
@@ -138,7 +116,7 @@ export class DiscordApi {
     }
   }
 
-  /** The call bounded by `timeoutMs`, its answer read included; the timer is cleared when it ends. */
+  /** Bounded by `timeoutMs`, its answer read included. */
   private async send<T>(
     token: string,
     method: DiscordMethod,
@@ -199,7 +177,6 @@ export class DiscordApi {
 }
 
 function transportError(method: DiscordMethod, error: unknown): DiscordTransportError {
-  // Socket errors carry a string code (a DOMException's is a number: use its name instead).
   const failure = error as { code?: unknown; cause?: { code?: unknown } };
   const code = [failure.code, failure.cause?.code].find((c) => typeof c === 'string') as
     string | undefined;
@@ -225,8 +202,7 @@ function apiError(
   const description = details.length > 0 ? `${message} (${details.join('; ')})` : message;
   const code = typeof body.code === 'number' ? body.code : 0;
   if (status !== 429) return new DiscordApiError(status, code, description, null, false, rateLimit);
-  // The body's retry_after is exact (seconds, with a fraction); Retry-After and the bucket's reset
-  // say the same in other words, for an answer without a readable body.
+  // retry_after is exact; the headers say the same for an answer without a readable body.
   const seconds =
     numeric(body.retry_after) ??
     numeric(header(headers, 'retry-after')) ??
@@ -242,7 +218,6 @@ function apiError(
   );
 }
 
-/** An invalid form's field errors as `path: message`, in the order Discord gave them. */
 function fieldErrors(data: RESTErrorData, path: string): string[] {
   if (typeof data === 'string') return [path ? `${path}: ${data}` : data];
   if ('_errors' in data && Array.isArray(data._errors)) {
@@ -280,11 +255,7 @@ function numeric(value: unknown): number | null {
   return Number.isFinite(number) && number >= 0 ? number : null;
 }
 
-/**
- * What a Discord failure means for the target: a 429 waits what Discord said, a refused token
- * needs the account reconnected, any other 4xx is a refusal for good, a 5xx or a connection that
- * was never made is worth retrying, and a request that went out without an answer is unconfirmed.
- */
+/** 429 waits, refused token reconnects, 4xx rejects, 5xx or unsent retries, else unconfirmed. */
 export function toDeliveryError(error: unknown): DeliveryError {
   if (error instanceof DeliveryError) return error;
   if (error instanceof DiscordApiError) {

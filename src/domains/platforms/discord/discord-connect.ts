@@ -1,6 +1,5 @@
 import type { ChannelMethod, ConnectMethod } from '../platform-descriptor';
 
-/** A bot connected by its token, checked with GET /users/@me. */
 export const DISCORD_CONNECT: ConnectMethod = {
   mode: 'credentials',
   fields: [
@@ -19,12 +18,10 @@ export const DISCORD_CONNECT: ConnectMethod = {
   },
 };
 
-/** A text or announcement channel the bot can see, checked with GET /channels/{id}. */
 export const DISCORD_CHANNELS: ChannelMethod = {
   fields: [
     {
       name: 'channel_id',
-      // A Discord id (a snowflake): digits only.
       pattern: /^\d{1,20}$/,
       patternMessage: 'channel_id must be a Discord channel id (copy it with developer mode on)',
       description:

@@ -15,10 +15,8 @@ import { DISCORD_CHANNELS, DISCORD_CONNECT } from './discord-connect';
 import { DiscordApi, DiscordApiError, DiscordTransportError } from './discord-api';
 import { discordChannelUrl } from './discord-links';
 
-/** The channels a bot posts a post to: a server's text and announcement channels. */
 const POSTABLE_CHANNELS: readonly number[] = [ChannelType.GuildText, ChannelType.GuildAnnouncement];
 
-/** A bot connected by its token (checked with GET /users/@me), its channels added by id. */
 @Injectable()
 export class DiscordConnector implements PlatformConnector {
   readonly platform = 'discord';
@@ -26,7 +24,7 @@ export class DiscordConnector implements PlatformConnector {
 
   constructor(private readonly api: DiscordApi) {}
 
-  /** The body's `bot_token`, checked with GET /users/@me; the token itself is what the account keeps. */
+  /** Checked with GET /users/@me; the token itself is what the account keeps. */
   async connect(fields: ConnectFields): Promise<ConnectedAccount> {
     const botToken = readFields(fields, DISCORD_CONNECT.fields, this.displayName)
       .bot_token as string;
@@ -34,10 +32,7 @@ export class DiscordConnector implements PlatformConnector {
     return { id: bot.id, title: botTitle(bot), username: bot.username, secret: botToken };
   }
 
-  /**
-   * The body's `channel_id`, checked with GET /channels/{id}: a text or announcement channel of a
-   * server the bot is in, linked as Discord links it.
-   */
+  /** A text or announcement channel of a server the bot is in. */
   async addChannel(botToken: string, fields: ConnectFields): Promise<PlatformIdentity> {
     const channelId = readFields(fields, DISCORD_CHANNELS.fields, this.displayName)
       .channel_id as string;
@@ -79,11 +74,7 @@ export class DiscordConnector implements PlatformConnector {
     };
   }
 
-  /**
-   * Discord's refusals as Herald's: a 429 is the caller's rate limit (its reset kept), another 4xx
-   * a refusal with Discord's message (a refused token, an unknown channel, a channel the bot may
-   * not see), the rest unavailability.
-   */
+  /** 429 is a rate limit, another 4xx a refusal with Discord's message, the rest unavailable. */
   private async check<T>(call: () => Promise<T>): Promise<T> {
     try {
       return await call();
@@ -106,7 +97,6 @@ function botTitle(bot: APIUser): string {
   return bot.global_name || bot.username;
 }
 
-/** A channel's type in words, for the refusal. */
 function channelKind(channel: APIChannel): string {
   const names: Partial<Record<number, string>> = {
     [ChannelType.DM]: 'a direct message',

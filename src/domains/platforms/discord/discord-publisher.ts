@@ -15,14 +15,10 @@ import type {
 import { openStoredFile } from '../stored-file';
 import { DiscordApi, toDeliveryError } from './discord-api';
 
-/** The longest attachment description Discord takes, in characters; longer alt text is cut. */
+/** In characters; longer alt text is cut. */
 const DISCORD_DESCRIPTION_MAX = 1024;
 
-/**
- * One message per target: the text in `content` and every medium as an attachment, uploaded from
- * storage. The target's key is the message's nonce with `enforce_nonce`, so a send tried again
- * within Discord's few minutes is answered with the message the first one made.
- */
+/** One message; the target's key is an enforced nonce, so a retry gets the first message back. */
 @Injectable()
 export class DiscordPublisher implements PlatformPublisher {
   readonly platform = 'discord';
@@ -33,10 +29,7 @@ export class DiscordPublisher implements PlatformPublisher {
     @Optional() @Inject(STORAGE_DRIVER) private readonly storage?: StorageDriver,
   ) {}
 
-  /**
-   * A post is one message, whatever it holds (the limits keep it within one): `single` even with
-   * several files, since an album is a message per medium and this is one message.
-   */
+  /** One `single` message even with several files (the limits keep it within one). */
   plan(text: string, media: OutgoingMedia[]): DeliveryStep[] {
     const hasText = text.trim().length > 0;
     return [

@@ -6,15 +6,13 @@ import { DISCORD_LIMITS, discordMessageUrl } from './discord-links';
 import { DiscordPacing } from './discord-pacing';
 import { DiscordPublisher } from './discord-publisher';
 
-/** Discord behind the platform interfaces. */
 @Injectable()
 export class DiscordPlatform implements Platform {
   readonly name = 'discord';
   readonly displayName = 'Discord';
   readonly limits = DISCORD_LIMITS;
-  /** Every bot has Discord's limits. */
   readonly accountLimits = false;
-  /** A nonce with enforce_nonce makes Discord answer a send tried again with the message it made. */
+  /** With enforce_nonce, Discord answers a send tried again with the message it made. */
   readonly confirmsByKey = true;
 
   constructor(
@@ -23,7 +21,6 @@ export class DiscordPlatform implements Platform {
     readonly connector: DiscordConnector,
   ) {}
 
-  /** Discord counts a message's length in UTF-16 code units, as JavaScript does. */
   measureText(text: string): number {
     return text.length;
   }

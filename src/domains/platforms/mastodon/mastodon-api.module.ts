@@ -2,10 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { MastodonApi } from './mastodon-api';
 import { MastodonConnector } from './mastodon-connector';
 
-/**
- * The Mastodon client and the account connector alone, for what connects accounts (the CLI has no
- * Redis, so no pacing).
- */
+/** The connector alone, without Redis or pacing, for the CLI. */
 @Global()
 @Module({
   providers: [MastodonApi, MastodonConnector],

@@ -3,12 +3,11 @@ import { Dispatcher, FormData, request } from 'undici';
 import { Metrics, type PlatformCallOutcome } from '../../../infrastructure/metrics/metrics.service';
 import { OutboundDispatchers } from '../../../infrastructure/outbound/outbound-dispatchers';
 
-/** Default wait for one call made while connecting an account. */
 export const MASTODON_TIMEOUT_MS = 15_000;
 
-/** The instance and the token an account keeps (sealed at rest, never logged). */
+/** Sealed at rest, never logged. */
 export interface MastodonCredentials {
-  /** The instance's origin, e.g. `https://mastodon.social`. */
+  /** The origin, e.g. `https://mastodon.social`. */
   instanceUrl: string;
   /** Empty for the calls an application makes before it has one (registering, the code exchange). */
   accessToken: string;
@@ -27,7 +26,6 @@ export interface MastodonToken {
   scope?: string;
 }
 
-/** The fields of Mastodon's Account entity that Herald reads. */
 export interface MastodonAccount {
   id: string;
   username: string;
@@ -36,7 +34,6 @@ export interface MastodonAccount {
   url?: string | null;
 }
 
-/** The fields of `GET /api/v2/instance` that Herald reads: what a status may hold there. */
 export interface MastodonInstance {
   configuration?: {
     statuses?: {
@@ -60,10 +57,7 @@ export interface MastodonStatus {
   uri?: string;
 }
 
-/**
- * The instance answered, and said no: its HTTP status and its `{error, error_description}`.
- * `retryAfterMs` is how long a 429 asks to wait (from its X-RateLimit-Reset).
- */
+/** `retryAfterMs` is how long a 429 asks to wait (from its X-RateLimit-Reset). */
 export class MastodonApiError extends Error {
   constructor(
     readonly status: number,
@@ -74,10 +68,7 @@ export class MastodonApiError extends Error {
   }
 }
 
-/**
- * No answer: a refused connection (`sent` false: it never reached the instance), or a time-out or
- * broken connection after the request went out (`sent` true: it may have been served).
- */
+/** `sent` false: it never reached the instance; true: it may have been served. */
 export class MastodonTransportError extends Error {
   constructor(
     message: string,
@@ -87,13 +78,10 @@ export class MastodonTransportError extends Error {
   }
 }
 
-/** How a refused scheme is told: "Only http and https URLs can be a Mastodon instance". */
 export const INSTANCE_USE = 'be a Mastodon instance';
 
-/** A 429 without a readable X-RateLimit-Reset waits this long. */
 const DEFAULT_RATE_LIMIT_WAIT_MS = 60_000;
 
-/** The connection never reached the instance with these. */
 const NOT_SENT_CODES = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'];
 
 type CallName =
@@ -110,12 +98,7 @@ interface Answer<T> {
   body: T;
 }
 
-/**
- * A thin client of a Mastodon instance's REST API (Bearer token). The instance's address is the
- * user's, so every call goes through the outbound address rules and the dispatcher that dials
- * only the checked address. One call, one answer: nothing is retried here, and the caller's
- * signal bounds each call, its answer read included.
- */
+/** The instance is user-given: every call goes through the outbound address rules. */
 @Injectable()
 export class MastodonApi {
   constructor(
@@ -130,7 +113,7 @@ export class MastodonApi {
     }).then((answer) => answer.body);
   }
 
-  /** The instance's configuration; null on a server without the v2 instance route (404). */
+  /** Null on a server without the v2 instance route (404). */
   async instance(
     credentials: MastodonCredentials,
     signal: AbortSignal,
@@ -147,7 +130,7 @@ export class MastodonApi {
     }
   }
 
-  /** `POST /api/v2/media`: 200 when the medium is ready, 202 while the instance processes it. */
+  /** 200 when the medium is ready, 202 while the instance processes it. */
   uploadMedia(credentials: MastodonCredentials, form: FormData, signal: AbortSignal) {
     return this.call<MastodonAttachment>(credentials, 'upload_media', signal, {
       method: 'POST',
@@ -156,7 +139,7 @@ export class MastodonApi {
     });
   }
 
-  /** `GET /api/v1/media/:id`: 206 while processing, 200 once ready. */
+  /** 206 while processing, 200 once ready. */
   getMedia(credentials: MastodonCredentials, id: string, signal: AbortSignal) {
     return this.call<MastodonAttachment>(credentials, 'get_media', signal, {
       method: 'GET',
@@ -164,10 +147,7 @@ export class MastodonApi {
     });
   }
 
-  /**
-   * `POST /api/v1/statuses`. The instance keeps `idempotencyKey` with the status it made and
-   * answers that status again to a call with the same key.
-   */
+  /** The instance answers the same status again to a call with the same `idempotencyKey`. */
   postStatus(
     credentials: MastodonCredentials,
     status: { status: string; media_ids: string[]; visibility: 'public' },
@@ -260,7 +240,6 @@ export class MastodonApi {
     },
   ): Promise<Answer<T>> {
     const url = new URL(init.path, credentials.instanceUrl).toString();
-    // Throws invalid_url / url_not_allowed / HostUnresolvedError: the address is checked every call.
     const dispatcher = await this.dispatchers.for(url, INSTANCE_USE);
     let response: Dispatcher.ResponseData;
     try {
@@ -308,7 +287,6 @@ export class MastodonApi {
   }
 }
 
-/** A redirect's target, as far as it helps to give the instance's own address. */
 function redirectReason(location: string | string[] | undefined): string {
   const target = Array.isArray(location) ? location[0] : location;
   let origin: string | null = null;
@@ -322,7 +300,6 @@ function redirectReason(location: string | string[] | undefined): string {
     : 'The instance answered with a redirect; give its own address as instance_url';
 }
 
-/** Mastodon's `{error, error_description?}`, in one line. */
 function reasonOf(body: unknown, status: number): string {
   const { error, error_description: description } = (body ?? {}) as {
     error?: unknown;
@@ -334,10 +311,7 @@ function reasonOf(body: unknown, status: number): string {
   return parts.length > 0 ? parts.join(': ') : `HTTP ${status}`;
 }
 
-/**
- * The wait a 429 asks for: until its X-RateLimit-Reset (an ISO time), reckoned from the answer's
- * own Date so that a clock apart from the instance's does not shorten it; at least a second.
- */
+/** Until X-RateLimit-Reset, from the answer's Date so a skewed clock never shortens it; ≥ 1 s. */
 export function rateLimitWaitMs(
   headers: Record<string, string | string[] | undefined>,
   now = Date.now(),
@@ -345,12 +319,11 @@ export function rateLimitWaitMs(
   const reset = Date.parse(String(headers['x-ratelimit-reset'] ?? ''));
   if (Number.isNaN(reset)) return DEFAULT_RATE_LIMIT_WAIT_MS;
   const answered = Date.parse(String(headers['date'] ?? ''));
-  // Date has whole seconds: the answer left up to a second after it, so the wait is never short.
   const wait = Number.isNaN(answered) ? reset - now : reset - answered;
   return Math.max(1_000, Math.ceil(wait));
 }
 
-/** A call that got no answer, named by its error code; never the URL or the token. */
+/** Never names the URL or the token. */
 function transportError(name: CallName, error: unknown): MastodonTransportError {
   const failure = error as { code?: unknown; name?: unknown; cause?: { code?: unknown } };
   const code = [failure.code, failure.cause?.code].find((c) => typeof c === 'string') as

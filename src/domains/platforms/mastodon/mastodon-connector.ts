@@ -27,11 +27,7 @@ import {
 import { sealableSecret } from './mastodon-credentials';
 import { instanceLimits, MASTODON_LIMITS } from './mastodon-limits';
 
-/**
- * An account on a Mastodon instance, connected by the instance's address and an access token:
- * checked with verify_credentials, its limits read from the instance. It comes with its one
- * channel, its own timeline.
- */
+/** Checked with verify_credentials, limits from the instance; its one channel is its timeline. */
 @Injectable()
 export class MastodonConnector implements PlatformConnector {
   readonly platform = 'mastodon';
@@ -43,10 +39,7 @@ export class MastodonConnector implements PlatformConnector {
     this.oauth = new MastodonOAuth(api, this);
   }
 
-  /**
-   * The body's `instance_url` (kept as its origin, under the outbound address rules at every call)
-   * and `access_token`; the account keeps both.
-   */
+  /** `instance_url` is kept as its origin, under the outbound address rules at every call. */
   async connect(fields: ConnectFields): Promise<ConnectedAccount> {
     const read = readFields(fields, MASTODON_CONNECT.fields, this.displayName);
     const url = parseOutboundUrl(read.instance_url as string, INSTANCE_USE);
@@ -68,7 +61,7 @@ export class MastodonConnector implements PlatformConnector {
     };
   }
 
-  /** A Mastodon account publishes to its own timeline only, made with the account. */
+  /** Its own timeline only, made with the account. */
   addChannel(): Promise<PlatformIdentity> {
     return Promise.reject(
       new AppError(
@@ -79,7 +72,7 @@ export class MastodonConnector implements PlatformConnector {
     );
   }
 
-  /** A placeholder on an instance that never resolves (.invalid): publishing to it fails. */
+  /** On an instance that never resolves (.invalid): publishing to it fails. */
   demo(): DemoAccount {
     const id = '109000000000000001';
     const timeline = {
@@ -98,10 +91,7 @@ export class MastodonConnector implements PlatformConnector {
     };
   }
 
-  /**
-   * Mastodon's refusals as Herald's: a 429 is the caller's rate limit (its reset kept), another 4xx
-   * a refusal (its message kept), the rest unavailability. The outbound address rules' own refusals go through as they are.
-   */
+  /** 429 is a rate limit, another 4xx a refusal, the rest unavailable. */
   async check<T>(call: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const abort = new AbortController();
     const timer = setTimeout(
@@ -134,7 +124,6 @@ export class MastodonConnector implements PlatformConnector {
   }
 }
 
-/** The account's own timeline as a channel: title its display name, else its username. */
 function ownTimeline(account: MastodonAccount): PlatformIdentity {
   return {
     id: String(account.id),

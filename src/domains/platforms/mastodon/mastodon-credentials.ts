@@ -1,7 +1,6 @@
 import { DeliveryError } from '../platform';
 import type { MastodonCredentials } from './mastodon-api';
 
-/** What an account keeps, sealed: the instance it is on and its access token. */
 interface StoredSecret {
   instance_url: string;
   access_token: string;
@@ -15,10 +14,7 @@ export function sealableSecret(credentials: MastodonCredentials): string {
   return JSON.stringify(stored);
 }
 
-/**
- * The credentials from an account's opened secret. A secret that is not one of ours cannot reach
- * any instance: the account must be connected again.
- */
+/** A secret that is not one of ours reaches no instance: the account must be connected again. */
 export function credentialsOf(secret: string): MastodonCredentials {
   let stored: Partial<StoredSecret>;
   try {

@@ -3,14 +3,10 @@ import type { PlatformChannel, PlatformLimits } from '../platform-answers';
 import type { MastodonInstance } from './mastodon-api';
 import { MASTODON_URL_LENGTH } from './mastodon-text';
 
-/** Mastodon's own defaults, for an instance that does not state its limits: 16 MiB and 99 MiB. */
+/** Mastodon's defaults for an instance that does not state them. */
 const DEFAULT_IMAGE_BYTES = 16 * 1024 * 1024;
 const DEFAULT_VIDEO_BYTES = 99 * 1024 * 1024;
 
-/**
- * What a status may hold on an instance that does not say: 500 characters (graphemes, each link
- * counting 23), 4 media, images or one video, each file within Mastodon's default sizes.
- */
 export const MASTODON_LIMITS: PlatformLimits = {
   text_max: 500,
   text_unit: 'graphemes',
@@ -20,7 +16,7 @@ export const MASTODON_LIMITS: PlatformLimits = {
   url_length: MASTODON_URL_LENGTH,
 };
 
-/** The instance's limits as `GET /api/v2/instance` states them; each one it leaves out is the default. */
+/** Each limit the instance leaves out is the default. */
 export function instanceLimits(instance: MastodonInstance | null): PlatformLimits {
   const statuses = instance?.configuration?.statuses;
   const media = instance?.configuration?.media_attachments;
@@ -37,10 +33,7 @@ export function instanceLimits(instance: MastodonInstance | null): PlatformLimit
   };
 }
 
-/**
- * Mastodon attaches images, or one video alone, to a status: a video beside any other medium is
- * refused by the instance, so it is refused here first.
- */
+/** The instance refuses a video beside any other medium, so it is refused here first. */
 export function mastodonMediaProblem(media: readonly MediaToCheck[]): string | null {
   const videos = media.filter((medium) => medium.type === 'video').length;
   if (videos === 0 || media.length === 1) return null;
@@ -50,15 +43,11 @@ export function mastodonMediaProblem(media: readonly MediaToCheck[]): string | n
   );
 }
 
-/** The account's profile, as the instance gave it when the account was connected. */
 export function mastodonChannelUrl(channel: PlatformChannel): string | null {
   return channel.url ?? null;
 }
 
-/**
- * A status's link when its answer gave none: Mastodon's statuses live under their author's
- * profile, `<profile url>/<status id>`.
- */
+/** When the answer gave none: `<profile url>/<status id>`. */
 export function mastodonMessageUrl(channel: PlatformChannel, messageId: string): string | null {
   return channel.url ? `${channel.url}/${encodeURIComponent(messageId)}` : null;
 }

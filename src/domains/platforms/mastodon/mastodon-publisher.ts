@@ -24,18 +24,12 @@ import {
 } from './mastodon-api';
 import { credentialsOf } from './mastodon-credentials';
 
-/** How long a medium the instance processes in the background is waited for, at most. */
 export const MEDIA_PROCESSING_MAX_MS = 30_000;
-/** The first poll of a processing medium, then twice the wait each time up to the longest gap. */
+/** Then twice the wait each time, up to the longest gap. */
 const FIRST_POLL_MS = 250;
 const LONGEST_POLL_GAP_MS = 2_000;
 
-/**
- * One public status per target: each medium uploaded (`POST /api/v2/media`, polled with
- * `GET /api/v1/media/:id` while the instance processes it), then the status with the target's key
- * as its Idempotency-Key, so a status tried again is answered with the one already made. One
- * time limit covers the whole send.
- */
+/** Media uploaded and polled, then the status with the target's key as Idempotency-Key. */
 @Injectable()
 export class MastodonPublisher implements PlatformPublisher {
   readonly platform = 'mastodon';
@@ -46,7 +40,7 @@ export class MastodonPublisher implements PlatformPublisher {
     @Optional() @Inject(STORAGE_DRIVER) private readonly storage?: StorageDriver,
   ) {}
 
-  /** A post is one status, whatever it holds (the limits keep it within one). */
+  /** One status, whatever it holds (the limits keep it within one). */
   plan(text: string, media: OutgoingMedia[]): DeliveryStep[] {
     const kind = media.length === 0 ? 'text' : media.length === 1 ? 'single' : 'album';
     return [{ kind, text, media, cost: 1 }];
@@ -80,10 +74,7 @@ export class MastodonPublisher implements PlatformPublisher {
     }
   }
 
-  /**
-   * Uploads one medium and waits until the instance has processed it. Nothing is published before
-   * the status, so a medium whose upload got no answer is simply uploaded again on the next try.
-   */
+  /** Nothing is public before the status, so an unanswered upload is simply made again. */
   private async upload(
     credentials: MastodonCredentials,
     medium: OutgoingMedia,
@@ -108,7 +99,6 @@ export class MastodonPublisher implements PlatformPublisher {
     }
   }
 
-  /** Polls a medium the instance processes in the background until it answers 200, bounded. */
   private async untilProcessed(
     credentials: MastodonCredentials,
     id: string,
@@ -133,7 +123,6 @@ function isApiError(error: unknown): boolean {
   return error instanceof MastodonApiError || error instanceof DeliveryError;
 }
 
-/** What a Mastodon failure means for the target. */
 export function toDeliveryError(error: unknown): DeliveryError {
   if (error instanceof DeliveryError) return error;
   if (error instanceof MastodonApiError) {
@@ -156,15 +145,11 @@ export function toDeliveryError(error: unknown): DeliveryError {
   return new DeliveryError('transient', (error as Error).message ?? 'Unknown error');
 }
 
-/** A status the instance refuses for good: the target fails `mastodon_rejected`, with its reason. */
 function rejected(message: string): DeliveryError {
   return new DeliveryError('rejected', message, null, 'mastodon_rejected');
 }
 
-/**
- * The instance's address, checked again before each call, is no longer allowed (it now resolves
- * to a private address) or does not resolve: nothing was sent.
- */
+/** The address, checked before each call, is now private or unresolvable: nothing was sent. */
 function instanceAddressError(error: AppError | HostUnresolvedError): DeliveryError {
   if (error instanceof AppError)
     return rejected(`The Mastodon instance's address: ${error.message}`);

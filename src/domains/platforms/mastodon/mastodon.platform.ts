@@ -12,16 +12,13 @@ import { MastodonPacing } from './mastodon-pacing';
 import { MastodonPublisher } from './mastodon-publisher';
 import { MASTODON_URL_LENGTH, mastodonTextLength } from './mastodon-text';
 
-/** Mastodon behind the platform interfaces. */
 @Injectable()
 export class MastodonPlatform implements Platform {
   readonly name = 'mastodon';
   readonly displayName = 'Mastodon';
   /** What a stock instance takes; an account's own limits are its instance's. */
   readonly limits = MASTODON_LIMITS;
-  /** Each instance states its limits, read when the account is connected. */
   readonly accountLimits = true;
-  /** A status tried again with the same Idempotency-Key is answered with the one already made. */
   readonly confirmsByKey = true;
 
   constructor(

@@ -2,10 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { TelegramBotApi } from './telegram-bot-api';
 import { TelegramConnector } from './telegram-connector';
 
-/**
- * The Bot API client and the account connector alone, for what connects accounts (the CLI has no
- * Redis, so no pacing).
- */
+/** The connector alone, without Redis or pacing, for the CLI. */
 @Global()
 @Module({
   providers: [TelegramBotApi, TelegramConnector],

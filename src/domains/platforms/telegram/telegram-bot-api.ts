@@ -5,7 +5,6 @@ import { InjectConfig } from '../../../infrastructure/config/config.module';
 import { Metrics, type PlatformCallOutcome } from '../../../infrastructure/metrics/metrics.service';
 import { telegramSettings } from './telegram-settings';
 
-/** Default wait for one Bot API call. */
 const TELEGRAM_TIMEOUT_MS = 15_000;
 
 export interface TelegramUser {
@@ -31,10 +30,7 @@ interface TelegramEnvelope<T> {
   parameters?: { retry_after?: number; migrate_to_chat_id?: number };
 }
 
-/**
- * Telegram answered, and said no. `errorCode` is Telegram's (400, 401, 403, 429, 5xx).
- * The bot token never appears in the message.
- */
+/** Telegram said no; `errorCode` is Telegram's. Never holds the bot token. */
 export class TelegramApiError extends Error {
   constructor(
     readonly errorCode: number,
@@ -45,10 +41,7 @@ export class TelegramApiError extends Error {
   }
 }
 
-/**
- * The request may or may not have reached Telegram: a time-out or a broken connection after
- * sending. `sent` tells whether the request had been handed to the network.
- */
+/** The request may or may not have reached Telegram; `sent`: it was handed to the network. */
 export class TelegramTransportError extends Error {
   constructor(
     message: string,
@@ -60,7 +53,6 @@ export class TelegramTransportError extends Error {
 
 export type TelegramParams = Record<string, string | number | boolean | undefined>;
 
-/** A thin Bot API client at TELEGRAM_API_BASE_URL (docs/api-rules.md#delivery). */
 @Injectable()
 export class TelegramBotApi {
   constructor(
@@ -76,7 +68,7 @@ export class TelegramBotApi {
     return this.call<TelegramChat>(token, 'getChat', { chat_id: chat });
   }
 
-  /** Calls a Bot API method with JSON parameters, or multipart when `body` is a FormData. */
+  /** Multipart when `body` is a FormData, else JSON. */
   async call<T>(
     token: string,
     method: string,
@@ -95,11 +87,7 @@ export class TelegramBotApi {
     }
   }
 
-  /**
-   * The call bounded by `timeoutMs`, its answer read included. A timer cleared when the call ends,
-   * not AbortSignal.timeout(): that one keeps its timer and signal until the time-out passes and
-   * costs more to create. Saves memory and CPU per send (docs/performance.md#plain-timers).
-   */
+  /** A plain timer, cheaper than AbortSignal.timeout() (docs/performance.md#plain-timers). */
   private async send<T>(
     token: string,
     method: string,
@@ -131,8 +119,7 @@ export class TelegramBotApi {
         : JSON.stringify(
             Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined)),
           );
-    // undici's request(), not fetch(): the same connection pool at a fifth of the CPU per call
-    // (docs/performance.md#undici-request).
+    // undici's request(), not fetch(): a fifth of the CPU (docs/performance.md#undici-request).
     let response: Dispatcher.ResponseData;
     try {
       response = await request(url, {
@@ -142,14 +129,12 @@ export class TelegramBotApi {
         signal,
       });
     } catch (error) {
-      // Socket errors carry a string code (a DOMException's is a number: use its name instead).
       const failure = error as { code?: unknown; cause?: { code?: unknown } };
       const code = [failure.code, failure.cause?.code].find((c) => typeof c === 'string') as
         string | undefined;
       // A refused or unresolvable connection never reached Telegram; anything else may have.
       const sent = !['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'].includes(code ?? '');
-      // The error code (ECONNREFUSED, UND_ERR_SOCKET, …) or the error's name; never the URL,
-      // which holds the token.
+      // Never the URL, which holds the token.
       const reason = code ?? (error as Error).name;
       throw new TelegramTransportError(`Telegram ${method} failed: ${reason}`, sent);
     }

@@ -1,13 +1,11 @@
 import type { PlatformIdentity } from '../platform';
 import type { ChannelMethod, ConnectMethod } from '../platform-descriptor';
 
-/** A bot connected by its token, checked with getMe. */
 export const TELEGRAM_CONNECT: ConnectMethod = {
   mode: 'credentials',
   fields: [
     {
       name: 'bot_token',
-      // Bot tokens look like `123456:ABC-…`.
       pattern: /^\d{1,20}:[A-Za-z0-9_-]{20,100}$/,
       patternMessage: 'bot_token must be a Telegram bot token',
       description: 'the bot token from @BotFather',
@@ -18,7 +16,6 @@ export const TELEGRAM_CONNECT: ConnectMethod = {
   example: { bot_token: '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw' },
 };
 
-/** A chat the bot posts to, checked with getChat. */
 export const TELEGRAM_CHANNELS: ChannelMethod = {
   fields: [
     {
@@ -33,7 +30,7 @@ export const TELEGRAM_CHANNELS: ChannelMethod = {
   example: { chat: '@herald_news' },
 };
 
-/** The demo seed's chats: placeholders that no bot can post to until real credentials are set. */
+/** Placeholders no bot can post to until real credentials are set. */
 export const TELEGRAM_DEMO_CHANNELS: readonly PlatformIdentity[] = [
   { id: '-1001000000001', title: 'Herald demo channel', username: 'herald_demo_channel' },
   { id: '-1001000000002', title: 'Herald demo chat', username: null },

@@ -19,7 +19,6 @@ import {
   TelegramUser,
 } from './telegram-bot-api';
 
-/** A bot connected by its token (checked with getMe), its chats added with getChat. */
 @Injectable()
 export class TelegramConnector implements PlatformConnector {
   readonly platform = 'telegram';
@@ -27,7 +26,7 @@ export class TelegramConnector implements PlatformConnector {
 
   constructor(private readonly api: TelegramBotApi) {}
 
-  /** The body's `bot_token`, checked with getMe; the token itself is what the account keeps. */
+  /** Checked with getMe; the token itself is what the account keeps. */
   async connect(fields: ConnectFields): Promise<ConnectedAccount> {
     const botToken = readFields(fields, TELEGRAM_CONNECT.fields, this.displayName)
       .bot_token as string;
@@ -40,7 +39,7 @@ export class TelegramConnector implements PlatformConnector {
     };
   }
 
-  /** The body's `chat` (a numeric id or an @username); its numeric id is kept as text. */
+  /** `chat` is a numeric id or an @username; its numeric id is kept as text. */
   async addChannel(botToken: string, fields: ConnectFields): Promise<PlatformIdentity> {
     const { chat: wanted } = readFields(fields, TELEGRAM_CHANNELS.fields, this.displayName);
     const chat = await this.check(() => this.api.getChat(botToken, wanted as string));
@@ -62,10 +61,7 @@ export class TelegramConnector implements PlatformConnector {
     };
   }
 
-  /**
-   * Telegram's refusals as Herald's: a 429 is the caller's rate limit (its retry_after kept),
-   * another 4xx a refusal, the rest unavailability.
-   */
+  /** 429 is a rate limit (its retry_after kept), another 4xx a refusal, the rest unavailable. */
   private async check<T>(call: () => Promise<T>): Promise<T> {
     try {
       return await call();

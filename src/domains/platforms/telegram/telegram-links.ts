@@ -1,10 +1,7 @@
 import { MAX_MEDIA_BYTES } from '../../media/media-kinds';
 import type { PlatformChannel, PlatformLimits } from '../platform-answers';
 
-/**
- * What a post may hold on Telegram: a message of 4096 UTF-16 code units, an album of 10 images
- * or videos, each file within the size Herald accepts for media.
- */
+/** 4096 UTF-16 code units, an album of 10 images or videos. */
 export const TELEGRAM_LIMITS: PlatformLimits = {
   text_max: 4096,
   text_unit: 'utf16',
@@ -16,16 +13,12 @@ export const TELEGRAM_LIMITS: PlatformLimits = {
 /** Supergroups and channels have ids `-100<n>`; their private links use `<n>`. */
 const SUPERGROUP_PREFIX = '-100';
 
-/** A public chat's link (`t.me/<username>`); a chat without a username has none. */
+/** Null for a chat without a username. */
 export function telegramChannelUrl(channel: PlatformChannel): string | null {
   return channel.username ? `https://t.me/${channel.username}` : null;
 }
 
-/**
- * A message's link: `t.me/<username>/<id>` in a public chat, `t.me/c/<n>/<id>` in a private
- * supergroup or channel (`-100<n>`, open to its members). Basic groups and private chats have no
- * message links.
- */
+/** `t.me/<username>/<id>`, or `t.me/c/<n>/<id>` in a private supergroup; null elsewhere. */
 export function telegramMessageUrl(channel: PlatformChannel, messageId: string): string | null {
   if (channel.username) return `https://t.me/${channel.username}/${messageId}`;
   const id = channel.channelId;

@@ -31,17 +31,24 @@ describe('TelegramPacing: spread sends instead of collecting 429s', () => {
     await redis.quit();
   });
 
-  it('queues sends to a busy chat one chat interval apart, holding only the chat', async () => {
-    const first = await pacing.reserve({ accountId: 1, channelId: '-100', cost: 1 });
-    expect(first).toEqual({ kind: 'booked', waitMs: 0 });
-    const second = await pacing.reserve({ accountId: 1, channelId: '-100', cost: 1 });
-    const third = await pacing.reserve({ accountId: 1, channelId: '-100', cost: 1 });
-    expect(second.kind).toBe('channel_busy');
-    expect(second.waitMs).toBeGreaterThan(CHAT - 200);
-    expect(second.waitMs).toBeLessThanOrEqual(Math.ceil(CHAT));
-    expect(third.kind).toBe('channel_busy');
-    expect(third.waitMs).toBeGreaterThan(2 * CHAT - 200);
-    expect(third.waitMs).toBeLessThanOrEqual(Math.ceil(2 * CHAT));
+  // Sends to one chat, in order: each waits the chat interval once per message booked before it.
+  it.each([
+    { sends: 'single messages one chat interval apart', account: 1, costs: [1, 1, 1] },
+    { sends: 'an album as the messages it holds', account: 3, costs: [4, 1] },
+  ])('holds only a busy chat and queues $sends', async ({ account, costs }) => {
+    const chat = `-${account}00`;
+    let before = 0;
+    for (const [i, cost] of costs.entries()) {
+      const slot = await pacing.reserve({ accountId: account, channelId: chat, cost });
+      if (i === 0) {
+        expect(slot).toEqual({ kind: 'booked', waitMs: 0 });
+      } else {
+        expect(slot.kind).toBe('channel_busy');
+        expect(slot.waitMs).toBeGreaterThan(before * CHAT - 200);
+        expect(slot.waitMs).toBeLessThanOrEqual(Math.ceil(before * CHAT));
+      }
+      before += cost;
+    }
   });
 
   it('a held chat slot books the bot and may send at once when the bot is free', async () => {
@@ -75,13 +82,6 @@ describe('TelegramPacing: spread sends instead of collecting 429s', () => {
       expect(slots[i].waitMs).toBeGreaterThanOrEqual(i * BOT - slots[i].elapsedMs - 1);
       expect(slots[i].waitMs).toBeLessThanOrEqual(Math.ceil(i * BOT));
     }
-  });
-
-  it('an album counts as many messages as it holds', async () => {
-    expect((await pacing.reserve({ accountId: 3, channelId: '-300', cost: 4 })).waitMs).toBe(0);
-    const next = await pacing.reserve({ accountId: 3, channelId: '-300', cost: 1 });
-    expect(next.waitMs).toBeGreaterThan(4 * CHAT - 200);
-    expect(next.waitMs).toBeLessThanOrEqual(Math.ceil(4 * CHAT));
   });
 
   it('different bots do not wait for each other', async () => {

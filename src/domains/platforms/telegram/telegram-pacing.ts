@@ -6,10 +6,7 @@ import { InjectRedis } from '../../../infrastructure/redis/redis.module';
 import { WindowPacing } from '../window-pacing';
 import { telegramSettings } from './telegram-settings';
 
-/**
- * Telegram's limits: about 30 messages a second per bot and 20 a minute per group or channel
- * (both settings), shared by every worker.
- */
+/** About 30 messages a second per bot and 20 a minute per group or channel. */
 @Injectable()
 export class TelegramPacing extends WindowPacing {
   constructor(@InjectRedis() redis: Redis, @InjectConfig() config: AppConfig) {

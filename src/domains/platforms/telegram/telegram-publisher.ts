@@ -16,7 +16,7 @@ import {
 } from '../platform';
 import { openStoredFile } from '../stored-file';
 
-/** Telegram's caption limit; longer text goes as its own message after the media. */
+/** Longer text goes as its own message after the media. */
 export const TELEGRAM_CAPTION_LIMIT = 1024;
 
 interface TelegramMessage {
@@ -102,7 +102,6 @@ export class TelegramPublisher implements PlatformPublisher {
   }
 }
 
-/** What a Telegram failure means for the target. */
 export function toDeliveryError(error: unknown): DeliveryError {
   if (error instanceof DeliveryError) return error;
   if (error instanceof TelegramApiError) {

@@ -6,13 +6,12 @@ import { TELEGRAM_LIMITS, telegramChannelUrl, telegramMessageUrl } from './teleg
 import { TelegramPacing } from './telegram-pacing';
 import { TelegramPublisher } from './telegram-publisher';
 
-/** Telegram behind the platform interfaces. */
 @Injectable()
 export class TelegramPlatform implements Platform {
   readonly name = 'telegram';
   readonly displayName = 'Telegram';
   readonly limits = TELEGRAM_LIMITS;
-  /** Telegram has no key that recognises a send tried again: an unknown outcome stays unknown. */
+  /** No key recognises a send tried again: an unknown outcome stays unknown. */
   readonly confirmsByKey = false;
   readonly accountLimits = false;
 
@@ -22,7 +21,6 @@ export class TelegramPlatform implements Platform {
     readonly connector: TelegramConnector,
   ) {}
 
-  /** Telegram counts a message's length in UTF-16 code units, as JavaScript does. */
   measureText(text: string): number {
     return text.length;
   }
@@ -35,7 +33,6 @@ export class TelegramPlatform implements Platform {
     return telegramMessageUrl(channel, messageId);
   }
 
-  /** Telegram's message ids are integers: `message_ids` has always listed them. */
   listedMessageId(messageId: string): number {
     return Number(messageId);
   }

@@ -8,10 +8,7 @@ import { ListPostsQuery } from './list-posts.query';
 import { PublishPostDto } from './publish-post.dto';
 import { UpdatePostDto } from './update-post.dto';
 
-/**
- * The application API's post bodies: the public API's, plus the `project_id` that
- * names the project (the application's routes carry it in the query or body, not the path).
- */
+/** The application API carries `project_id` in the query or body, not the path. */
 
 function ProjectIdProperty(): PropertyDecorator {
   return applyDecorators(ApiProperty({ example: 1 }), IsInt(), IsPositive(), Max(MAX_DB_ID));

@@ -2,12 +2,7 @@ import { applyDecorators, Type } from '@nestjs/common';
 import { ApiBody } from '@nestjs/swagger';
 import { EXAMPLE_PLATFORM } from '../../platforms/platforms';
 
-/**
- * The request bodies the API documentation pre-fills ("Try it out"): whole bodies that Herald
- * accepts as they stand, against the quick start's demo channel. Built from the properties'
- * examples instead, a body would combine fields that exclude each other (scheduled_at with
- * publish_now) and a date that ages into the past.
- */
+/** Whole bodies Herald accepts as they stand; property examples would mix exclusive fields. */
 const DEMO_TARGETS = [
   { channel_ref: `${EXAMPLE_PLATFORM.name}:1:${EXAMPLE_PLATFORM.examples.demoChannelId}` },
 ];
@@ -20,7 +15,6 @@ export const CREATE_POST_EXAMPLE = {
 
 export const UPDATE_POST_EXAMPLE = { text: 'New wording' };
 
-/** `@ApiBody` of `type` with `example` as the one example offered. */
 export function ApiBodyExample(type: Type<unknown>, example: object): MethodDecorator {
   return applyDecorators(ApiBody({ type, examples: { example: { value: example } } }));
 }

@@ -2,7 +2,6 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { EXAMPLE_CHANNEL_ID, EXAMPLE_PLATFORM } from '../../platforms/platforms';
 import { POST_STATUSES, TARGET_STATUSES } from '../post-state';
 
-/** The answer to a post's creation. */
 export class PostCreatedDto {
   @ApiProperty() id!: number;
   @ApiProperty({ enum: POST_STATUSES }) status!: string;
@@ -20,7 +19,6 @@ export class TargetErrorDto {
   @ApiProperty() message!: string;
 }
 
-/** One message a target became. */
 export class TargetMessageDto {
   @ApiProperty({
     description:
@@ -38,7 +36,6 @@ export class TargetMessageDto {
   url!: string | null;
 }
 
-/** Per-target delivery state. */
 export class PostTargetStateDto {
   @ApiProperty({ example: EXAMPLE_PLATFORM.examples.channelRef }) channel_ref!: string;
   @ApiProperty({ example: EXAMPLE_CHANNEL_ID }) channel_id!: string;
@@ -66,7 +63,6 @@ export class PostTargetStateDto {
   @ApiProperty({ type: String, nullable: true }) published_at!: string | null;
 }
 
-/** An item of the post list: its documented fields, plus project_id, media_ids and targets. */
 export class PostListItemDto {
   @ApiProperty() id!: number;
   @ApiProperty({ enum: POST_STATUSES }) status!: string;
@@ -101,7 +97,6 @@ export class PostMediaDto {
   url!: string;
 }
 
-/** One post: every list item field plus updated_at and its media in album order. */
 export class PostObjectDto extends PostListItemDto {
   @ApiProperty({ example: '2026-11-22T07:47:01.123456' }) updated_at!: string;
   @ApiProperty({ type: [PostMediaDto], description: 'In album order' }) media!: PostMediaDto[];
@@ -118,7 +113,6 @@ export class PostListDto {
   next_cursor!: string | null;
 }
 
-/** The answer to POST publish. */
 export class PublishResultDto {
   @ApiProperty() id!: number;
   @ApiProperty({ example: 'publishing' }) status!: string;
@@ -126,7 +120,7 @@ export class PublishResultDto {
   test!: boolean;
 }
 
-/** One problem a dry run found; the same codes create, PATCH and publish answer. */
+/** The same codes create, PATCH and publish answer. */
 export class PostProblemDto {
   @ApiProperty({ example: 'channel_not_found' }) code!: string;
   @ApiProperty() message!: string;
@@ -135,7 +129,6 @@ export class PostProblemDto {
   channel_ref!: string | null;
 }
 
-/** What one target would receive. */
 export class TargetPlanDto {
   @ApiProperty({ example: EXAMPLE_PLATFORM.examples.channelRef }) channel_ref!: string;
   @ApiProperty({ example: EXAMPLE_PLATFORM.name }) platform!: string;
@@ -146,7 +139,6 @@ export class TargetPlanDto {
   messages!: number;
 }
 
-/** The dry run's answer: every problem at once, and what each known target would receive. */
 export class PostValidationDto {
   @ApiProperty({ description: 'True when create would accept this body' }) valid!: boolean;
   @ApiProperty({ type: [PostProblemDto] }) errors!: PostProblemDto[];

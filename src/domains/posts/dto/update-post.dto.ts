@@ -4,10 +4,7 @@ import { MAX_MEDIA_PER_POST, MAX_TARGETS_PER_POST, MAX_TEXT_LENGTH } from '../po
 import { MediaIdsList, PostTargetDto, ScheduledAtRule, TargetsList } from './create-post.dto';
 import { Omittable } from '../../../http/input/omittable';
 
-/**
- * A change to a draft or scheduled post: every field given replaces the stored one, absent fields
- * stay. The creation rules then apply to the post as it would become (PostsService.update).
- */
+/** Given fields replace the stored ones; the creation rules apply to the result. */
 export class UpdatePostDto {
   @ApiPropertyOptional({
     maxLength: MAX_TEXT_LENGTH,
