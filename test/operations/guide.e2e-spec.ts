@@ -1,3 +1,4 @@
+import { MastodonStandIn } from '../support/stand-ins/mastodon-stand-in';
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
@@ -33,6 +34,8 @@ const VARYING = new Set([
   'duration_ms',
   'token',
   'prefix',
+  'authorize_url',
+  'expires_at',
 ]);
 
 interface Example {
@@ -146,6 +149,8 @@ describe('docs/integrating.md: every example does what the guide shows', () => {
   let env: Record<string, string>;
   let hooks: Server;
   let built: string;
+  /** The instance the guide's connection starts on. */
+  let mastodon: MastodonStandIn;
   const guide = readFileSync(GUIDE, 'utf8');
   const all = examples(guide);
 
@@ -176,6 +181,7 @@ describe('docs/integrating.md: every example does what the guide shows', () => {
       .send({ name: 'narrow', scopes: ['projects:read'] })
       .expect(201);
     hooks = await receiver();
+    mastodon = await new MastodonStandIn().start();
     built = mkdtempSync(join(tmpdir(), 'herald-guide-client-'));
     execFileSync(process.execPath, [
       require.resolve('typescript/bin/tsc'),
@@ -188,6 +194,8 @@ describe('docs/integrating.md: every example does what the guide shows', () => {
       HERALD: `http://127.0.0.1:${port}`,
       API: `http://127.0.0.1:${port}/api/public/v1`,
       KEY: /Test key \(shown once\): (\S+)/.exec(seeded)![1],
+      LIVE_KEY: /API key \(shown once\): (\S+)/.exec(seeded)![1],
+      INSTANCE: mastodon.url,
       NARROW: narrow.body.key,
       PROJECT: '1',
       CHANNEL: 'telegram:1:-1001000000001',
@@ -202,6 +210,7 @@ describe('docs/integrating.md: every example does what the guide shows', () => {
   afterAll(async () => {
     await world?.close();
     await new Promise((resolve) => hooks?.close(resolve));
+    await mastodon?.stop();
     if (built) rmSync(built, { recursive: true, force: true });
   });
 
@@ -227,6 +236,7 @@ describe('docs/integrating.md: every example does what the guide shows', () => {
       'Post states',
       'Checking a post before creating it',
       'Media rules',
+      "Connecting your users' accounts",
       'Test mode',
       'Idempotency',
       'Webhooks',
