@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Herald, HeraldError } from '../../clients/typescript/src';
 import type { SignedInUser, TestProject } from '../support/factories/factories';
 import { startWithMastodon, MastodonWorld } from '../support/factories/mastodon-world';
-import { addMember, allFlagsBut } from '../support/factories/team';
+import { addMember, allFlagsBut, onlyFlags } from '../support/factories/team';
 import type { MastodonStandIn } from '../support/stand-ins/mastodon-stand-in';
 import type { TestApp } from '../support/test-app';
 import { waitFor } from '../support/waits';
@@ -287,6 +287,30 @@ describe('Connecting accounts through OAuth (Mastodon)', () => {
         ])
       ).rows[0].n,
     ).toBe(0);
+  });
+
+  it('connects nothing when whoever started it has since left the project', async () => {
+    const member = await world.make.admin('Leaving');
+    await addMember(t, owner, project, member, 'editor', onlyFlags('can_manage_accounts'));
+    const { token } = mastodon.addAccount();
+    mastodon.oauth.signIn(token);
+    const started = await startApp(
+      {
+        platform: 'mastodon',
+        instance_url: mastodon.url,
+        redirect_url: 'https://app.example.com/',
+      },
+      member.auth,
+    ).expect(201);
+    const back = await consent(started.body.authorize_url as string);
+    await t.http
+      .delete(`/api/projects/${project.id}/members/${member.id}`)
+      .set('Authorization', owner.auth)
+      .expect(204);
+    const before = await accountRows();
+    const res = await callback(back).expect(302);
+    expect(res.headers.location).toBe('https://app.example.com/?status=error&error=forbidden');
+    expect(await accountRows()).toEqual(before);
   });
 
   it('lands the account in the project that started it, whoever follows the link', async () => {

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountsModule } from '../accounts/accounts.module';
+import { ProjectsModule } from '../projects/projects.module';
 import { AppConnectionsController, PublicConnectionsController } from './connections.controller';
 import { ConnectionsRepository } from './connections.repository';
 import { ConnectionsService } from './connections.service';
@@ -10,7 +11,7 @@ import { OAuthState } from './oauth-state.entity';
 
 /** Accounts connected through OAuth: starting a connection, and the platform's callback. */
 @Module({
-  imports: [TypeOrmModule.forFeature([OAuthState, OAuthClientRow]), AccountsModule],
+  imports: [TypeOrmModule.forFeature([OAuthState, OAuthClientRow]), AccountsModule, ProjectsModule],
   controllers: [PublicConnectionsController, AppConnectionsController, OAuthCallbackController],
   providers: [ConnectionsService, ConnectionsRepository],
 })

@@ -6,6 +6,7 @@ import { SecretsService } from '../../infrastructure/config/secrets.service';
 import { formatTimestamp } from '../../infrastructure/database/timestamps';
 import { AppError } from '../../http/errors/error-codes';
 import { AccountsService } from '../accounts/accounts.service';
+import { ProjectsService } from '../projects/projects.service';
 import { PlatformConnectors } from '../platforms/platform-connectors';
 import type { OAuthFlow } from '../platforms/oauth-flow';
 import type { ConnectionStartedDto, StartConnectionDto } from './connection.dto';
@@ -41,6 +42,7 @@ export class ConnectionsService {
     private readonly repository: ConnectionsRepository,
     private readonly connectors: PlatformConnectors,
     private readonly accounts: AccountsService,
+    private readonly projects: ProjectsService,
     private readonly secrets: SecretsService,
     @InjectConfig() private readonly config: AppConfig,
   ) {}
@@ -102,6 +104,14 @@ export class ConnectionsService {
         message: 'The connection was declined',
       };
     }
+    const access = await this.projects.findAccess(state.userId, state.projectId);
+    if (!access?.permissions.can_manage_accounts)
+      return {
+        ...base,
+        status: 'error',
+        error: 'forbidden',
+        message: 'Whoever started this connection may no longer manage the project’s accounts',
+      };
     try {
       const connected = await this.flowOf(state.platform).finish({
         code: query.code,
