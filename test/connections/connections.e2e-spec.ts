@@ -54,6 +54,20 @@ describe('Connecting accounts through OAuth (Mastodon)', () => {
     return new URL(String(res.headers.location));
   }
 
+  /** A connection started in `own`'s project (by `auth`, its owner unless given), consented to. */
+  async function consentedLink(
+    own: { owner: SignedInUser; project: TestProject },
+    extra: Record<string, unknown> = {},
+    auth = own.owner.auth,
+  ): Promise<URL> {
+    const started = await startApp(
+      { platform: 'mastodon', instance_url: mastodon.url, ...extra },
+      auth,
+      own.project.id,
+    ).expect(201);
+    return consent(started.body.authorize_url as string);
+  }
+
   /** The browser arriving back at Herald's callback with the instance's query. */
   const callback = (back: URL) => t.http.get(`${back.pathname}${back.search}`);
 
@@ -167,14 +181,7 @@ describe('Connecting accounts through OAuth (Mastodon)', () => {
     const own = await world.make.owner('Reconnect by OAuth');
     const { token, account } = mastodon.addAccount('again', 'Again');
     mastodon.oauth.signIn(token);
-    const connect = async () => {
-      const started = await startApp(
-        { platform: 'mastodon', instance_url: mastodon.url },
-        own.owner.auth,
-        own.project.id,
-      ).expect(201);
-      return callback(await consent(started.body.authorize_url as string));
-    };
+    const connect = async () => callback(await consentedLink(own));
     const first = await connect();
     // Without redirect_url: a small page that says what happened.
     expect(first.status).toBe(200);
@@ -211,16 +218,7 @@ describe('Connecting accounts through OAuth (Mastodon)', () => {
   it('a declined consent reaches redirect_url as access_denied, storing nothing', async () => {
     const own = await world.make.owner('Declined');
     mastodon.oauth.decline();
-    const started = await startApp(
-      {
-        platform: 'mastodon',
-        instance_url: mastodon.url,
-        redirect_url: 'http://localhost:5173/done',
-      },
-      own.owner.auth,
-      own.project.id,
-    ).expect(201);
-    const back = await consent(started.body.authorize_url as string);
+    const back = await consentedLink(own, { redirect_url: 'http://localhost:5173/done' });
     expect(back.searchParams.get('error')).toBe('access_denied');
     const res = await callback(back).expect(302);
     expect(res.headers.location).toBe(
@@ -233,16 +231,7 @@ describe('Connecting accounts through OAuth (Mastodon)', () => {
     const own = await world.make.owner('Refused code');
     const { token } = mastodon.addAccount();
     mastodon.oauth.signIn(token);
-    const started = await startApp(
-      {
-        platform: 'mastodon',
-        instance_url: mastodon.url,
-        redirect_url: 'https://app.example.com/x',
-      },
-      own.owner.auth,
-      own.project.id,
-    ).expect(201);
-    const back = await consent(started.body.authorize_url as string);
+    const back = await consentedLink(own, { redirect_url: 'https://app.example.com/x' });
     back.searchParams.set('code', 'forged-code');
     const res = await callback(back).expect(302);
     expect(res.headers.location).toBe(
@@ -256,12 +245,7 @@ describe('Connecting accounts through OAuth (Mastodon)', () => {
     const own = await world.make.owner('Bad states');
     const { token } = mastodon.addAccount();
     mastodon.oauth.signIn(token);
-    const started = await startApp(
-      { platform: 'mastodon', instance_url: mastodon.url },
-      own.owner.auth,
-      own.project.id,
-    ).expect(201);
-    const back = await consent(started.body.authorize_url as string);
+    const back = await consentedLink(own);
     const state = back.searchParams.get('state')!;
     for (const path of [
       `${CALLBACK}?code=x&state=unknown-state`,
@@ -294,15 +278,11 @@ describe('Connecting accounts through OAuth (Mastodon)', () => {
     await addMember(t, owner, project, member, 'editor', onlyFlags('can_manage_accounts'));
     const { token } = mastodon.addAccount();
     mastodon.oauth.signIn(token);
-    const started = await startApp(
-      {
-        platform: 'mastodon',
-        instance_url: mastodon.url,
-        redirect_url: 'https://app.example.com/',
-      },
+    const back = await consentedLink(
+      { owner, project },
+      { redirect_url: 'https://app.example.com/' },
       member.auth,
-    ).expect(201);
-    const back = await consent(started.body.authorize_url as string);
+    );
     await t.http
       .delete(`/api/projects/${project.id}/members/${member.id}`)
       .set('Authorization', owner.auth)
@@ -318,12 +298,7 @@ describe('Connecting accounts through OAuth (Mastodon)', () => {
     const theirs = await world.make.owner('Theirs');
     const { token } = mastodon.addAccount();
     mastodon.oauth.signIn(token);
-    const started = await startApp(
-      { platform: 'mastodon', instance_url: mastodon.url },
-      mine.owner.auth,
-      mine.project.id,
-    ).expect(201);
-    await callback(await consent(started.body.authorize_url as string)).expect(200);
+    await callback(await consentedLink(mine)).expect(200);
     expect(await accountRows(mine.project.id)).toHaveLength(1);
     expect(await accountRows(theirs.project.id)).toEqual([]);
     // No endpoint subscribed to account.connected: no event is written.

@@ -29,42 +29,33 @@ export function postEventOutbox(changed: string): string {
    ${SENDS}`;
 }
 
-/** For accounts just flagged in `changed` (`id`, `project_id`); always live events. */
-export function reconnectEventOutbox(changed: string): string {
+/** An account event for each row of `changed` (accounts), with the account's channel refs. */
+function accountEventOutbox(changed: string, type: string, fields: Record<string, string>): string {
+  const extra = Object.entries(fields)
+    .map(([name, column]) => `'${name}', ${column},\n              `)
+    .join('');
   return `webhook_event AS (
      INSERT INTO webhook_events (id, project_id, type, data)
-     SELECT ${NEW_EVENT_ID}, c.project_id, 'channel.needs_reconnect',
+     SELECT ${NEW_EVENT_ID}, c.project_id, '${type}',
             jsonb_build_object(
               'project_id', c.project_id,
               'account_id', c.id,
-              'channel_refs', coalesce(
+              ${extra}'channel_refs', coalesce(
                 (SELECT jsonb_agg(ch.platform || ':' || ch.account_id || ':' || ch.channel_id
                                   ORDER BY ch.id)
                    FROM channels ch WHERE ch.account_id = c.id), '[]'::jsonb))
        FROM ${changed} c
-      WHERE ${subscribed('c.project_id', 'false', `'channel.needs_reconnect'`)}
+      WHERE ${subscribed('c.project_id', 'false', `'${type}'`)}
      RETURNING id, project_id, type, test),
    ${SENDS}`;
 }
 
-/**
- * `account.connected` for every row of `changed` (accounts: `id`, `project_id`, `platform`): a
- * connection completed through OAuth, with the account's channel refs as they now are.
- */
+/** For accounts just flagged in `changed` (`id`, `project_id`); always live events. */
+export function reconnectEventOutbox(changed: string): string {
+  return accountEventOutbox(changed, 'channel.needs_reconnect', {});
+}
+
+/** A connection through OAuth completed, for each row of `changed` (`id`, `project_id`, `platform`). */
 export function connectedEventOutbox(changed: string): string {
-  return `webhook_event AS (
-     INSERT INTO webhook_events (id, project_id, type, data)
-     SELECT ${NEW_EVENT_ID}, c.project_id, 'account.connected',
-            jsonb_build_object(
-              'project_id', c.project_id,
-              'account_id', c.id,
-              'platform', c.platform,
-              'channel_refs', coalesce(
-                (SELECT jsonb_agg(ch.platform || ':' || ch.account_id || ':' || ch.channel_id
-                                  ORDER BY ch.id)
-                   FROM channels ch WHERE ch.account_id = c.id), '[]'::jsonb))
-       FROM ${changed} c
-      WHERE ${subscribed('c.project_id', 'false', `'account.connected'`)}
-     RETURNING id, project_id, type, test),
-   ${SENDS}`;
+  return accountEventOutbox(changed, 'account.connected', { platform: 'c.platform' });
 }
