@@ -60,11 +60,8 @@ export class PostChecks {
   ) {}
 
   /** Refs that parse, to platforms no well-formed body can break: the insert checks enough. */
-  insertChecksEnough(refs: readonly PostTargetDto[]): boolean {
-    return refs.every((ref) => {
-      const parsed = parseChannelRef(ref.channel_ref);
-      return parsed !== null && this.fitsEveryPost(parsed.platform);
-    });
+  insertChecksEnough(refs: readonly (ChannelRefParts | null)[]): boolean {
+    return refs.every((ref) => ref !== null && this.fitsEveryPost(ref.platform));
   }
 
   async check(
@@ -74,12 +71,12 @@ export class PostChecks {
     parts: CheckedParts = ALL_NEW,
   ): Promise<PostCheck> {
     const problems: PostProblem[] = [];
-    const limited = !draft.refs.every((ref) =>
-      this.fitsEveryPost(parseChannelRef(ref.channel_ref)?.platform ?? ''),
-    );
+    const refs = draft.refs.map((ref) => ref.channel_ref);
+    const parsed = refs.map(parseChannelRef);
+    const limited = !parsed.every((ref) => this.fitsEveryPost(ref?.platform ?? ''));
     let channels: ResolvedChannel[] = [];
     if (parts.targets || limited) {
-      const targets = await this.targets(m, projectId, draft.refs, draft.publishing);
+      const targets = await this.targets(m, projectId, refs, parsed, draft.publishing);
       channels = targets.channels;
       if (parts.targets) problems.push(...targets.problems);
     }
@@ -99,12 +96,12 @@ export class PostChecks {
   private async targets(
     m: EntityManager,
     projectId: number,
-    targets: readonly PostTargetDto[],
+    refs: readonly string[],
+    parsed: readonly (ChannelRefParts | null)[],
     publishing: boolean,
   ): Promise<{ channels: ResolvedChannel[]; problems: PostProblem[] }> {
-    const refs = targets.map((t) => t.channel_ref);
-    const parsed = refs.map(parseChannelRef).filter((r): r is ChannelRefParts => r !== null);
-    const found = await this.posts.findChannels(m, projectId, parsed);
+    const wellFormed = parsed.filter((r): r is ChannelRefParts => r !== null);
+    const found = await this.posts.findChannels(m, projectId, wellFormed);
     // A ref that parses is exactly its channel's toChannelRef(), so the refs themselves are keys.
     const byRef = new Map(
       found.map((c) => [toChannelRef(c.platform, c.account_id, c.channel_id), c]),

@@ -74,7 +74,7 @@ export class PostsService {
       requireConnected: publishing,
     };
     // The insert checks targets and media itself; when it refuses, the checked insert says why.
-    const fast = this.checks.insertChecksEnough(dto.targets ?? []);
+    const fast = this.checks.insertChecksEnough(refs);
     const post =
       (fast && (await this.inserts.insertPost(input).catch(refusedWhenGone))) ||
       (await this.insertChecked(projectId, dto, publishing, input));
