@@ -168,6 +168,15 @@ export class MastodonStandIn {
     return { token, account };
   }
 
+  /** Another access token of the account of `token` (a new application's, say); both work. */
+  newToken(token: string): string {
+    const account = this.accounts.get(token);
+    if (!account) throw new Error('No such token');
+    const another = randomBytes(32).toString('base64url');
+    this.accounts.set(another, account);
+    return another;
+  }
+
   /** Sets the instance's configuration; a field given as undefined is left out of the answer. */
   configure(limits: MastodonInstanceLimits): this {
     this.limits = { ...this.limits, ...limits };

@@ -1,4 +1,5 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { randomBytes } from 'node:crypto';
 import { AddressInfo } from 'node:net';
 import { readMultipart, type RecordedFile } from './multipart';
 
@@ -104,6 +105,23 @@ export class TelegramStandIn {
     const token = `${id}:AA${Buffer.from(username).toString('hex').padEnd(33, 'x').slice(0, 33)}`;
     this.bots.set(token, { id, first_name: `Bot ${username}`, username });
     return token;
+  }
+
+  /** A new token for the bot of `token`, as BotFather's /revoke gives: the old one stops working. */
+  rotateToken(token: string): string {
+    const bot = this.bots.get(token);
+    if (!bot) throw new Error('No such bot');
+    this.bots.delete(token);
+    const rotated = `${bot.id}:BB${randomBytes(17).toString('hex').slice(0, 33)}`;
+    this.bots.set(rotated, bot);
+    return rotated;
+  }
+
+  /** Forgets a chat, as when it is deleted on Telegram: getChat and sends answer "chat not found". */
+  removeChat(id: number | string): void {
+    const chat = this.chats.get(String(id));
+    this.chats.delete(String(id));
+    if (chat?.username) this.chats.delete(`@${chat.username}`);
   }
 
   /** Registers a chat getChat knows, by numeric id and, if given, @username. */
