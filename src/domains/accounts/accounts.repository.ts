@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { LooksUpProjectOf } from '../../access/project-lookups';
 import { InjectRepository } from '@nestjs/typeorm';
-import { type EntityManager, Repository } from 'typeorm';
+import { type EntityManager, IsNull, Repository } from 'typeorm';
 import { Channel } from '../channels/channel.entity';
 import type { ChannelRow } from '../channels/channels.repository';
 import type { PlatformIdentity } from '../platforms/platform';
@@ -32,18 +32,21 @@ export class AccountsRepository {
     @InjectRepository(Channel) private readonly channels: Repository<Channel>,
   ) {}
 
-  /** The project an account belongs to, for access checks: not scoped by tenant by nature. */
+  /**
+   * The project an account belongs to, for access checks: not scoped by tenant by nature. A
+   * removed account belongs to none: every route answers it as one that never existed.
+   */
   async projectOf(accountId: number): Promise<number | null> {
     const row = await this.accounts.findOne({
-      where: { id: accountId },
+      where: { id: accountId, removedAt: IsNull() },
       select: { projectId: true },
     });
     return row?.projectId ?? null;
   }
 
-  /** The project's account, or null when it has none with this id. */
+  /** The project's connected account, or null when it has none with this id (or it was removed). */
   find(projectId: number, accountId: number): Promise<Account | null> {
-    return this.accounts.findOneBy({ id: accountId, projectId });
+    return this.accounts.findOneBy({ id: accountId, projectId, removedAt: IsNull() });
   }
 
   /** The project's account, which must exist (it was just written). */
@@ -77,10 +80,19 @@ export class AccountsRepository {
     });
   }
 
-  /** Deletes the project's account and, by cascade, its channels; false when there was none. */
+  /**
+   * Removes the project's account: its secrets are erased at once, and it stays with its channels
+   * as disconnected rows, so that the posts that name them keep their history. False when the
+   * project has no such connected account.
+   */
   async remove(projectId: number, accountId: number): Promise<boolean> {
-    const result = await this.accounts.delete({ id: accountId, projectId });
-    return !!result.affected;
+    const [, affected] = (await this.accounts.query(
+      `UPDATE accounts
+          SET removed_at = now(), credentials_encrypted = NULL, session_encrypted = NULL
+        WHERE id = $1 AND project_id = $2 AND removed_at IS NULL`,
+      [accountId, projectId],
+    )) as [unknown, number];
+    return affected > 0;
   }
 
   /** Inserts an account alone, outside any transaction (the demo seed). */

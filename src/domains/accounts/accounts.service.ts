@@ -52,6 +52,8 @@ export class AccountsService {
   ): Promise<AccountResponseDto> {
     const account = await this.find(projectId, accountId);
     const connected = await this.connectors.get(account.platform).connect(fields);
+    // Another identity's credentials would send the old channels' posts as someone else.
+    if (connected.id !== account.externalId) throw accountMismatch(account, connected);
     // The channels that come with the account follow it: their names and links as they are now.
     await this.repository.updateWithChannels(
       account,
@@ -112,6 +114,7 @@ export class AccountsService {
 
   /** The account's credentials in clear, for the moment of a call; never logged, never returned. */
   private secret(account: Account): string {
+    if (account.credentialsEncrypted === null) throw accountNotFound();
     return this.secrets.open(account.credentialsEncrypted);
   }
 
@@ -160,6 +163,14 @@ export class AccountsService {
 
 function accountNotFound(): AppError {
   return new AppError(ACCOUNT_NOT_FOUND.code, ACCOUNT_NOT_FOUND.message);
+}
+
+function accountMismatch(account: Account, connected: ConnectedAccount): AppError {
+  const who = (name: string | null, title: string) => (name ? `@${name}` : title);
+  return new AppError(
+    'account_mismatch',
+    `These credentials are of ${who(connected.username, connected.title)}, not of this account's ${who(account.username, account.title)}; connect them as a new account`,
+  );
 }
 
 function channelExists(): AppError {

@@ -36,7 +36,7 @@ export class AnalyticsRepository {
          JOIN accounts a ON a.id = c.account_id
          LEFT JOIN post_targets t ON t.channel_id = c.id
          LEFT JOIN posts p ON p.id = t.post_id AND p.project_id = c.project_id AND NOT p.test
-        WHERE c.project_id = $1
+        WHERE c.project_id = $1 AND a.removed_at IS NULL
         GROUP BY c.id, a.needs_reconnect, a.limits
         ORDER BY c.account_id, c.id`,
       [projectId],

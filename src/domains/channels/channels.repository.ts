@@ -22,7 +22,7 @@ const LIST_CHANNELS = new Statement(
   `SELECT c.id, c.account_id, c.platform, c.channel_id, c.title, c.username, c.url,
           a.needs_reconnect, a.limits
      FROM channels c JOIN accounts a ON a.id = c.account_id
-    WHERE c.project_id = $1
+    WHERE c.project_id = $1 AND a.removed_at IS NULL
     ORDER BY c.account_id, c.id`,
 );
 

@@ -151,6 +151,7 @@ export type DeliveryFailure =
 export type TargetFailureCode =
   | 'account_needs_reconnect'
   | 'channel_needs_reconnect'
+  | 'channel_removed'
   | 'delivery_failed'
   | 'delivery_unconfirmed'
   | 'media_unavailable'

@@ -20,6 +20,7 @@ export class PostInserts {
    * when every ref is a channel of the project, all on one platform, (when `requireConnected`)
    * none of their accounts needs reconnecting, and every media id is an asset of the project. Null
    * when not: the caller finds out which rule failed with `findChannels` and the media lookup.
+   * The channels and accounts are share-locked, so an account removed meanwhile is seen removed.
    * Saves post creation the round trips of those lookups
    * (docs/performance.md#post-creation-in-one-statement). In `m`'s transaction when given;
    * otherwise posts created while another insert is in flight go together in the next statement:
@@ -88,7 +89,8 @@ export class PostInserts {
            JOIN input i ON i.n = w.n
            JOIN channels c ON c.project_id = i.project_id AND c.platform = w.platform
                           AND c.account_id = w.account_id AND c.channel_id = w.channel_id
-           JOIN accounts a ON a.id = c.account_id),
+           JOIN accounts a ON a.id = c.account_id AND a.removed_at IS NULL
+            FOR SHARE OF c, a),
        asked AS (
          SELECT * FROM unnest($14::int[], $15::int[], $16::int[]) AS u(n, position, id)),
        media AS (

@@ -19,7 +19,9 @@ export const POST_COLUMNS = `p.id, p.project_id, p.created_by_user_id, p.text, p
   p.published_at, p.publish_attempt, p.created_at, p.updated_at, p.test`;
 
 const TARGET_COLUMNS = `t.id, t.post_id, t.channel_id, t.platform, t.account_id, t.chat_id, t.position,
-  t.status, t.error_code, t.error_message, t.message_ids, t.messages, t.steps_done, t.published_at`;
+  t.status, t.error_code, t.error_message, t.message_ids, t.messages, t.steps_done, t.published_at,
+  EXISTS (SELECT 1 FROM accounts a WHERE a.id = t.account_id AND a.removed_at IS NOT NULL)
+    AS account_removed`;
 
 /** Every query of posts, scoped by project; the publication pipeline has its own. */
 /** The answer for a post that does not exist or that the caller's project and mode cannot see. */
@@ -113,7 +115,9 @@ export class PostsRepository {
    * from `draft`, `scheduled` or `failed`; the body's channels replace its targets, except that
    * targets already published stay (what was sent stays sent) and failed ones in the body start
    * over where they stopped. Every part reads the same snapshot, so the three target statements
-   * touch disjoint rows. Returns the new attempt, or null when the state did not allow it.
+   * touch disjoint rows. With `keepRemoved` (the post goes to its own targets), its targets on a
+   * removed account stay too, pending again, so that delivery fails them `channel_removed`.
+   * Returns the new attempt, or null when the state did not allow it.
    */
   async startPublication(
     m: EntityManager,
@@ -121,6 +125,7 @@ export class PostsRepository {
     postId: number,
     channels: ResolvedChannel[],
     from: readonly PostStatus[],
+    keepRemoved = false,
   ): Promise<number | null> {
     const rows = (await m.query(
       `WITH p AS (
@@ -131,9 +136,14 @@ export class PostsRepository {
        want AS (
          SELECT * FROM unnest($4::int[], $5::text[], $6::int[], $7::text[])
                 WITH ORDINALITY AS w(channel_id, platform, account_id, chat_id, ord)),
+       kept AS (
+         SELECT t.id FROM post_targets t JOIN p ON t.post_id = p.id
+           JOIN accounts a ON a.id = t.account_id
+          WHERE $9 AND a.removed_at IS NOT NULL),
        dropped AS (
          DELETE FROM post_targets t USING p
           WHERE t.post_id = p.id AND t.status <> 'published'
+            AND t.id NOT IN (SELECT id FROM kept)
             AND NOT EXISTS (SELECT 1 FROM want w
                              WHERE w.account_id = t.account_id AND w.chat_id = t.chat_id)),
        retried AS (
@@ -142,8 +152,9 @@ export class PostsRepository {
                 sending_since = NULL, not_before = NULL
            FROM p
           WHERE t.post_id = p.id AND t.status = 'failed'
-            AND EXISTS (SELECT 1 FROM want w
-                         WHERE w.account_id = t.account_id AND w.chat_id = t.chat_id)),
+            AND (t.id IN (SELECT id FROM kept)
+                 OR EXISTS (SELECT 1 FROM want w
+                             WHERE w.account_id = t.account_id AND w.chat_id = t.chat_id))),
        added AS (
          INSERT INTO post_targets (post_id, channel_id, platform, account_id, chat_id, position)
          SELECT p.id, w.channel_id, w.platform, w.account_id, w.chat_id,
@@ -162,6 +173,7 @@ export class PostsRepository {
         channels.map((c) => c.account_id),
         channels.map((c) => c.channel_id),
         scope.test,
+        keepRemoved,
       ],
     )) as { publish_attempt: number }[];
     return rows[0]?.publish_attempt ?? null;
@@ -311,7 +323,7 @@ export class PostsRepository {
   private static readonly FIND_CHANNELS = new Statement(
     `SELECT c.id, c.platform, c.account_id, c.channel_id, a.needs_reconnect, a.limits
          FROM channels c JOIN accounts a ON a.id = c.account_id
-        WHERE c.project_id = $1
+        WHERE c.project_id = $1 AND a.removed_at IS NULL
           AND (c.platform, c.account_id, c.channel_id) IN
               (SELECT * FROM unnest($2::text[], $3::int[], $4::text[]))
           FOR SHARE OF c, a`,

@@ -42,7 +42,9 @@ export interface DeliveryTarget {
   /** Milliseconds since the epoch of the chat's pacing slot this target holds, or null. */
   not_before_ms: number | null;
   needs_reconnect: boolean;
-  credentials_encrypted: string;
+  /** Its account was removed: nothing can be sent, and its secrets are gone (null). */
+  account_removed: boolean;
+  credentials_encrypted: string | null;
   /** The claim marked its send in flight (see PublicationRepository.claim). */
   marked: boolean;
 }
@@ -140,7 +142,7 @@ export class PublicationRepository {
          UPDATE post_targets t SET sending_since = now()
            FROM first f JOIN accounts a ON a.id = f.account_id
           WHERE t.id = f.id AND NOT f.test AND f.sending_since IS NULL AND f.not_before IS NULL
-            AND NOT a.needs_reconnect AND f.account_id = ANY($4::int[])
+            AND NOT a.needs_reconnect AND a.removed_at IS NULL AND f.account_id = ANY($4::int[])
             AND t.status = 'pending' AND t.sending_since IS NULL
           RETURNING t.id)
        SELECT c.id, c.attempt, c.text, c.test,
@@ -149,6 +151,7 @@ export class PublicationRepository {
                         ch.username AS channel_username, ch.url AS channel_url, t.delivery_key,
                         t.failures,
                         t.sending_since, a.needs_reconnect, a.credentials_encrypted,
+                        a.removed_at IS NOT NULL AS account_removed,
                         (extract(epoch FROM now() - t.sending_since) * 1000)::float8
                           AS sending_for_ms,
                         (extract(epoch FROM t.not_before) * 1000)::float8 AS not_before_ms,
@@ -308,8 +311,9 @@ export class PublicationRepository {
   );
 
   /**
-   * Once no target is pending, the post is `published` (published_at = its last delivery)
-   * when all targets are, `failed` otherwise, with its webhook event in the same statement.
+   * Once no target is pending, the post is `published` (published_at = its last delivery) only
+   * when it has targets and every one is published, `failed` otherwise (a post with nothing to
+   * deliver is never published without a send), with its webhook event in the same statement.
    * Returns the new status, or null if not final yet.
    */
   async finish(postId: number, attempt: number): Promise<PostStatus | null> {
@@ -323,10 +327,10 @@ export class PublicationRepository {
   private static readonly FINISH = new Statement(
     `WITH changed AS (
        UPDATE posts p
-          SET status = CASE WHEN s.failed = 0 THEN 'published' ELSE 'failed' END,
-              published_at = CASE WHEN s.failed = 0 THEN coalesce(s.last, now()) ELSE p.published_at END,
+          SET status = CASE WHEN s.delivered THEN 'published' ELSE 'failed' END,
+              published_at = CASE WHEN s.delivered THEN coalesce(s.last, now()) ELSE p.published_at END,
               updated_at = now()
-         FROM (SELECT count(*) FILTER (WHERE status = 'failed') AS failed,
+         FROM (SELECT count(*) > 0 AND bool_and(status = 'published') AS delivered,
                       count(*) FILTER (WHERE status = 'pending') AS pending,
                       max(published_at) AS last
                  FROM post_targets WHERE post_id = $1) s

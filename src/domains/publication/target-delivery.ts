@@ -143,6 +143,8 @@ export class TargetDelivery {
 
   /** Ready to send `step`, unless the account or the platform is gone. */
   private ready(run: DeliveryRun, step: number, retry: boolean, first: boolean): DeliveryState {
+    if (run.target.account_removed)
+      return failed('channel_removed', 'The account of this channel was removed from the project');
     if (run.target.needs_reconnect)
       return failed('channel_needs_reconnect', 'The account of this channel must be reconnected');
     if (!run.publisher || !run.platform || !run.steps)
@@ -192,7 +194,7 @@ export class TargetDelivery {
     const markedByClaim = state.first && target.marked;
     if (!this.credentials.has(run)) {
       try {
-        this.credentials.set(run, this.secrets.open(target.credentials_encrypted));
+        this.credentials.set(run, this.secrets.open(target.credentials_encrypted ?? ''));
       } catch (error) {
         // Nothing was sent: the claim's mark must not read as a send of unknown outcome later.
         if (markedByClaim) await this.gate.release(target.id);

@@ -405,9 +405,11 @@ export const ROUTES: RouteCase[] = [
     notFound: 'account_not_found',
     target: async (w) => (await w.make.telegramAccount(w.owner, w.project)).id,
     request: (w, id: number) => w.t.http.delete(`/api/accounts/${id}`),
-    state: (w, id: number) => rows(w, 'SELECT id FROM accounts WHERE id = $1', [id]),
+    state: (w, id: number) => rows(w, 'SELECT id, removed_at FROM accounts WHERE id = $1', [id]),
     effect: async (w, id: number) => {
-      expect(await rows(w, 'SELECT id FROM accounts WHERE id = $1', [id])).toEqual([]);
+      expect(
+        await rows(w, 'SELECT id FROM accounts WHERE id = $1 AND removed_at IS NULL', [id]),
+      ).toEqual([]);
     },
   }),
   route({
