@@ -487,7 +487,7 @@ describe('Webhooks', () => {
               channel_ref: channel.id,
               status: 'failed',
               error: {
-                code: 'platform_rejected',
+                code: 'telegram_rejected',
                 message: expect.stringContaining('chat not found'),
               },
             },

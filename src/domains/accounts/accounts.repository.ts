@@ -128,7 +128,7 @@ export class AccountsRepository {
        VALUES ($1, $2, $3, $4, $5, $6, $7)
        ON CONFLICT (account_id, channel_id)
          DO UPDATE SET title = excluded.title, username = excluded.username, url = excluded.url
-       RETURNING id, account_id, platform, channel_id, title, username, url`,
+       RETURNING id, account_id, platform, channel_id, title, username, url, missing_since`,
       [
         account.projectId,
         account.id,

@@ -28,7 +28,7 @@ export class AnalyticsRepository {
   async channelStats(projectId: number): Promise<ChannelStatsRow[]> {
     return (await this.db.query(
       `SELECT c.id, c.account_id, c.platform, c.channel_id, c.title, c.username, c.url,
-              a.needs_reconnect, a.limits,
+              c.missing_since, a.needs_reconnect, a.limits,
               count(p.id) FILTER (WHERE p.status = 'scheduled')::int AS scheduled,
               count(p.id) FILTER (WHERE t.status = 'published')::int AS published,
               count(p.id) FILTER (WHERE t.status = 'failed')::int AS failed

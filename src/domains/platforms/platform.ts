@@ -142,6 +142,8 @@ export type DeliveryFailure =
   | 'unauthorized'
   /** The platform refused this message for good. */
   | 'rejected'
+  /** The platform says the channel does not exist (deleted, or the account no longer in it). */
+  | 'channel_gone'
   /** The request went out and no answer came: it may or may not have been delivered. */
   | 'unconfirmed'
   /** A media file could not be read from storage. */

@@ -30,6 +30,8 @@ export interface DeliveryTarget {
   channel_username: string | null;
   /** The channel's public link as its platform gave it; null without one. */
   channel_url: string | null;
+  /** The platform last said the channel does not exist. */
+  channel_missing: boolean;
   /** The target's TID: every try of one of its sends carries a key made from it. */
   delivery_key: string;
   /** Sends of the current step not delivered so far (the next try may follow one that arrived). */
@@ -149,6 +151,7 @@ export class PublicationRepository {
               coalesce((SELECT json_agg(x ORDER BY x.position, x.id) FROM (
                  SELECT t.id, t.position, t.platform, t.account_id, t.chat_id, t.steps_done,
                         ch.username AS channel_username, ch.url AS channel_url, t.delivery_key,
+                        ch.missing_since IS NOT NULL AS channel_missing,
                         t.failures,
                         t.sending_since, a.needs_reconnect, a.credentials_encrypted,
                         a.removed_at IS NOT NULL AS account_removed,
@@ -277,6 +280,16 @@ export class PublicationRepository {
     await this.db.query(
       `UPDATE post_targets SET not_before = to_timestamp($2::float8 / 1000) WHERE id = $1`,
       [targetId, atMs],
+    );
+  }
+
+  /** The platform says the target's channel does not exist, or (`missing` false) it took a send again. */
+  async markChannelMissing(targetId: number, missing: boolean): Promise<void> {
+    await this.db.query(
+      `UPDATE channels c SET missing_since = CASE WHEN $2 THEN now() END
+         FROM post_targets t
+        WHERE t.id = $1 AND c.id = t.channel_id AND (c.missing_since IS NULL) = $2`,
+      [targetId, missing],
     );
   }
 

@@ -260,8 +260,11 @@ export class TargetDelivery {
       last: state.last,
       messages: state.messages,
     });
-    if (await this.writeReceipt(job, target.id, state.last))
-      return { at: 'done', postPublished: true };
+    const postPublished = await this.writeReceipt(job, target.id, state.last);
+    // The channel took a send: it exists again. Only a flag, after the answer is safe.
+    if (target.channel_missing && state.step === 0)
+      await this.repo.markChannelMissing(target.id, false).catch(() => undefined);
+    if (postPublished) return { at: 'done', postPublished: true };
     return this.ready(run, state.step + 1, false, false);
   }
 
@@ -298,6 +301,9 @@ export class TargetDelivery {
           `${failure.message}; the account must be reconnected`,
         );
       case 'rejected':
+        return failed(failure.errorCode ?? 'platform_rejected', failure.message);
+      case 'channel_gone':
+        await this.repo.markChannelMissing(target.id, true);
         return failed(failure.errorCode ?? 'platform_rejected', failure.message);
       case 'media_unavailable':
         return failed('media_unavailable', failure.message);

@@ -206,6 +206,11 @@ export class DiscordStandIn {
     return made;
   }
 
+  /** Deletes a channel, as its server's admin does: reads and sends answer 404 Unknown Channel. */
+  removeChannel(id: string): void {
+    this.channels.delete(id);
+  }
+
   /** The next calls of `route` get these answers, in order, before normal service resumes. */
   script(route: DiscordRoute, ...answers: DiscordScriptedAnswer[]): void {
     this.scripts.set(route, [...(this.scripts.get(route) ?? []), ...answers]);

@@ -112,7 +112,8 @@ export function toDeliveryError(error: unknown): DeliveryError {
     if (error.errorCode === 401 || error.errorCode === 403)
       return new DeliveryError('unauthorized', what);
     if (error.errorCode >= 500) return new DeliveryError('transient', what);
-    return new DeliveryError('rejected', what);
+    const gone = /chat not found/i.test(error.description);
+    return new DeliveryError(gone ? 'channel_gone' : 'rejected', what, null, 'telegram_rejected');
   }
   if (error instanceof TelegramTransportError) {
     return error.sent
