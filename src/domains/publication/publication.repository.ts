@@ -132,7 +132,7 @@ export class PublicationRepository {
 
   private static readonly CLAIM = new Statement(
     `WITH claimed AS (
-         UPDATE posts p SET status = 'publishing', updated_at = now()
+         UPDATE posts p SET status = 'publishing', updated_at = now(), claimed_attempt = j.attempt
            FROM unnest($1::int[], $2::int[]) AS j(id, attempt)
           WHERE p.id = j.id AND p.publish_attempt = j.attempt AND p.status = ANY($3::text[])
           RETURNING p.id, p.publish_attempt AS attempt, p.text, p.test),
