@@ -8,7 +8,9 @@ export class ChannelsMissingOnPlatform1796000000021 implements MigrationInterfac
   name = 'ChannelsMissingOnPlatform1796000000021';
 
   public async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`ALTER TABLE "channels" ADD "missing_since" TIMESTAMP(6) WITH TIME ZONE`);
+    await queryRunner.query(
+      `ALTER TABLE "channels" ADD "missing_since" TIMESTAMP(6) WITH TIME ZONE`,
+    );
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {

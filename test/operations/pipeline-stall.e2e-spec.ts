@@ -61,7 +61,9 @@ describe('A pipeline that says when it stalls', () => {
     expect(stalled.body.error).toEqual({
       code: 'service_unavailable',
       message: expect.stringMatching(
-        new RegExp(`publication: Post ${postId} has waited 6\\d s for a worker, and no worker is alive`),
+        new RegExp(
+          `publication: Post ${postId} has waited 6\\d s for a worker, and no worker is alive`,
+        ),
       ),
     });
     const text = await scrape();
@@ -76,8 +78,7 @@ describe('A pipeline that says when it stalls', () => {
     );
     try {
       await waitFor(
-        async () =>
-          (await t.http.get('/health/ready')).body.info?.publication?.live_workers === 1,
+        async () => (await t.http.get('/health/ready')).body.info?.publication?.live_workers === 1,
         10_000,
       );
       const { rows } = await t.db.query<{ id: number }>(

@@ -74,9 +74,11 @@ describe('Rows changed under a post', () => {
   const targetsOf = async (postId: number) =>
     (await api('get', `/posts/${postId}`).expect(200)).body.targets as TargetAnswer[];
   const listed = async (channel: TestChannel) =>
-    ((await api('get', '/channels').expect(200)).body.items as (TestChannel & {
-      missing_since: string | null;
-    })[]).find((c) => c.id === channel.id)!;
+    (
+      (await api('get', '/channels').expect(200)).body.items as (TestChannel & {
+        missing_since: string | null;
+      })[]
+    ).find((c) => c.id === channel.id)!;
   const telegramChannel = async () => {
     const account = await make.telegramAccount(owner, project);
     return make.channel(owner, account.id);
@@ -124,7 +126,7 @@ describe('Rows changed under a post', () => {
     });
   });
 
-  it("a media file gone from storage at send time fails the target media_unavailable; nothing is sent", async () => {
+  it('a media file gone from storage at send time fails the target media_unavailable; nothing is sent', async () => {
     const channel = await telegramChannel();
     const upload = await api('post', '/media')
       .attach('files', fixture('sample.png'), 'sample.png')

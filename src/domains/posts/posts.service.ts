@@ -210,7 +210,14 @@ export class PostsService {
       const problems = problemsOf(check);
       if (problems.length > 0) throw refusal(problems);
       const keepRemoved = !dto.targets;
-      return this.posts.startPublication(m, scope, postId, check.channels, PUBLISHABLE_FROM, keepRemoved);
+      return this.posts.startPublication(
+        m,
+        scope,
+        postId,
+        check.channels,
+        PUBLISHABLE_FROM,
+        keepRemoved,
+      );
     });
     if (attempt === null) throw invalidState(post); // it changed state meanwhile
     // A scheduled post published early loses its delayed job (the attempt before this one).
@@ -228,9 +235,11 @@ export class PostsService {
         { field: 'targets', message: 'the post has no targets; name them in the body' },
       ]);
     // Those on a removed account are kept as they are (startPublication), not checked as named.
-    return post.targets.filter((t) => !t.account_removed).map((target) => ({
-      channel_ref: toChannelRef(target.platform, target.account_id, target.chat_id),
-    }));
+    return post.targets
+      .filter((t) => !t.account_removed)
+      .map((target) => ({
+        channel_ref: toChannelRef(target.platform, target.account_id, target.chat_id),
+      }));
   }
 
   /**

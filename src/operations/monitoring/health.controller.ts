@@ -62,7 +62,7 @@ export class HealthController {
       // The answer names what is down, and why, so an alert says it too.
       const result = error.getResponse() as HealthCheckResult;
       const down = Object.entries(result.error ?? {}).map(
-        ([name, detail]) => `${name}: ${String(detail.message ?? 'down')}`,
+        ([name, detail]) => `${name}: ${String(detail?.message ?? 'down')}`,
       );
       throw new AppError('service_unavailable', `Not ready: ${down.join('; ')}`);
     }

@@ -51,8 +51,13 @@ export interface MastodonScript {
   headers?: Record<string, string>;
   /** Read the request and never answer. */
   hang?: boolean;
-  /** Serve the call (a status is made), then never answer, or close the connection unanswered. */
-  afterServing?: 'hang' | 'drop';
+  /**
+   * Serve the call (a status is made), then never answer, close the connection unanswered, answer
+   * 200 with a body that is not JSON, or answer 200 with the status but no `id`.
+   */
+  afterServing?: 'hang' | 'drop' | 'malformed' | 'no_id';
+  /** Close the connection once the request is read, before serving it (nothing is made). */
+  beforeServing?: 'drop';
   /** Answer only after this many milliseconds. */
   delayMs?: number;
 }
@@ -267,6 +272,10 @@ export class MastodonStandIn {
 
     const scripted = this.nextScript(route, this.authenticated(call));
     if (scripted?.hang) return;
+    if (scripted?.beforeServing === 'drop') {
+      res.socket?.destroy();
+      return;
+    }
     if (scripted?.delayMs) await new Promise((resolve) => setTimeout(resolve, scripted.delayMs));
     if (scripted?.status !== undefined) {
       return this.reply(
@@ -282,6 +291,16 @@ export class MastodonStandIn {
     if (scripted?.afterServing === 'drop') {
       res.socket?.destroy();
       return;
+    }
+    if (scripted?.afterServing === 'malformed') {
+      call.status = 200;
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+      res.end('{"id": "1', 'utf8');
+      return;
+    }
+    if (scripted?.afterServing === 'no_id' && served.body && typeof served.body === 'object') {
+      const { id: _id, ...rest } = served.body as Record<string, unknown>;
+      return this.reply(res, call, served.status, rest, served.headers);
     }
     this.reply(res, call, served.status, served.body, served.headers);
   }

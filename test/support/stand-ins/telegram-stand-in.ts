@@ -14,6 +14,8 @@ export interface RecordedCall {
   at: number;
   /** Answered 429 by the stand-in's own rate limits (`enforceLimits`): not delivered. */
   rateLimited?: boolean;
+  /** Messages this call made in the chat (a send that succeeded, answered or not). */
+  made?: number;
 }
 
 /** Telegram's limits as the stand-in enforces them (sliding windows, messages counted). */
@@ -42,6 +44,13 @@ export interface ScriptedAnswer {
   delayMs?: number;
   /** Answer only once this settles: the test decides what happens before the answer arrives. */
   until?: Promise<unknown>;
+  /**
+   * Close the connection unanswered: `before` Telegram acts (nothing is sent), `after` it (the
+   * message is made, the answer lost).
+   */
+  drop?: 'before' | 'after';
+  /** Answer 200 with this body as it stands (not an envelope: a malformed answer). */
+  raw?: string;
 }
 
 interface Bot {
@@ -68,6 +77,8 @@ export class TelegramStandIn {
   private readonly chats = new Map<string, Chat>();
   private readonly scripts = new Map<string, ScriptedAnswer[]>();
   private readonly hanging = new Set<ServerResponse>();
+  /** Answers to lose: the connection is closed instead (`drop: 'after'`). */
+  private readonly dropping = new WeakSet<ServerResponse>();
   private server?: Server;
   private nextMessageId = 1000;
   private limits?: TelegramLimits;
@@ -205,6 +216,17 @@ export class TelegramStandIn {
       this.hanging.add(res);
       return;
     }
+    if (scripted?.drop === 'before') {
+      res.socket?.destroy();
+      return;
+    }
+    if (scripted?.drop === 'after') this.dropping.add(res);
+    if (scripted?.raw !== undefined) {
+      call.made = SEND_METHODS.has(method) ? 1 : 0;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(scripted.raw);
+      return;
+    }
     if (scripted?.delayMs) await new Promise((resolve) => setTimeout(resolve, scripted.delayMs));
     if (scripted?.until) await scripted.until;
     if (scripted && scripted.status !== 200) {
@@ -220,9 +242,11 @@ export class TelegramStandIn {
     const bot = this.bots.get(token);
     if (!bot)
       return this.reply(res, 401, { ok: false, error_code: 401, description: 'Unauthorized' });
-    if (scripted?.result !== undefined)
+    if (scripted?.result !== undefined) {
+      if (SEND_METHODS.has(method)) call.made = 1;
       return this.reply(res, 200, { ok: true, result: scripted.result });
-    return this.answer(res, bot, method, params, files);
+    }
+    return this.answer(res, call, bot, method, params, files);
   }
 
   /**
@@ -258,6 +282,7 @@ export class TelegramStandIn {
 
   private answer(
     res: ServerResponse,
+    call: RecordedCall,
     bot: Bot,
     method: string,
     params: Record<string, unknown>,
@@ -275,11 +300,10 @@ export class TelegramStandIn {
         error_code: 400,
         description: 'Bad Request: chat not found',
       });
-    const message = () => ({
-      message_id: this.nextMessageId++,
-      date: Math.floor(Date.now() / 1000),
-      chat,
-    });
+    const message = () => {
+      call.made = (call.made ?? 0) + 1;
+      return { message_id: this.nextMessageId++, date: Math.floor(Date.now() / 1000), chat };
+    };
     switch (method) {
       case 'getChat':
         return this.reply(res, 200, { ok: true, result: chat });
@@ -309,6 +333,10 @@ export class TelegramStandIn {
   }
 
   private reply(res: ServerResponse, status: number, body: unknown): void {
+    if (this.dropping.has(res)) {
+      res.socket?.destroy();
+      return;
+    }
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
   }

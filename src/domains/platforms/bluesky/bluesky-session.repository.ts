@@ -36,10 +36,10 @@ export class BlueskySessionRepository {
       const next = await replace(stored);
       if (next !== stored) {
         // A removed account's secrets stay erased, even by a renewal that was under way.
-        await m.query(`UPDATE accounts SET session_encrypted = $2 WHERE id = $1 AND removed_at IS NULL`, [
-          accountId,
-          next,
-        ]);
+        await m.query(
+          `UPDATE accounts SET session_encrypted = $2 WHERE id = $1 AND removed_at IS NULL`,
+          [accountId, next],
+        );
       }
       return next;
     });
