@@ -379,23 +379,29 @@ export const ROUTES: RouteCase[] = [
       ]);
     },
   }),
-  route<{ id: number; token: string; username: string }>({
+  route<{ id: number; token: string; sealed: string }>({
     name: 'PUT /api/accounts/:id',
     flag: 'can_manage_accounts',
     status: 200,
     notFound: 'account_not_found',
     target: async (w) => {
-      const username = `replacement_${++seq}_bot`;
-      const id = (await w.make.telegramAccount(w.owner, w.project)).id;
-      return { id, username, token: w.telegram.addBot(username) };
+      // A new token of the same bot: another bot's is refused (account_mismatch).
+      const account = await w.make.telegramAccount(w.owner, w.project);
+      const [{ credentials_encrypted: sealed }] = (await rows(
+        w,
+        'SELECT credentials_encrypted FROM accounts WHERE id = $1',
+        [account.id],
+      )) as { credentials_encrypted: string }[];
+      return { id: account.id, token: w.telegram.rotateToken(account.token), sealed };
     },
     request: (w, a) => w.t.http.put(`/api/accounts/${a.id}`).send({ bot_token: a.token }),
     state: (w, a) =>
       rows(w, 'SELECT username, credentials_encrypted FROM accounts WHERE id = $1', [a.id]),
     effect: async (w, a) => {
-      expect(await rows(w, 'SELECT username FROM accounts WHERE id = $1', [a.id])).toEqual([
-        { username: a.username },
-      ]);
+      const [row] = (await rows(w, 'SELECT credentials_encrypted FROM accounts WHERE id = $1', [
+        a.id,
+      ])) as { credentials_encrypted: string }[];
+      expect(row.credentials_encrypted).not.toBe(a.sealed);
     },
   }),
   route({

@@ -49,6 +49,8 @@ export interface MastodonScript {
   error?: string;
   /** Extra answer headers (e.g. X-RateLimit-Reset with a 429). */
   headers?: Record<string, string>;
+  /** Leave out the X-RateLimit-* headers every answer carries (a 429 without a hint). */
+  bare?: boolean;
   /** Read the request and never answer. */
   hang?: boolean;
   /**
@@ -284,6 +286,7 @@ export class MastodonStandIn {
         scripted.status,
         { error: scripted.error ?? `Error ${scripted.status}` },
         scripted.headers,
+        scripted.bare,
       );
     }
     const served = this.serve(route, call, path);
@@ -512,9 +515,10 @@ export class MastodonStandIn {
     status: number,
     body: unknown,
     headers: Record<string, string> = {},
+    bare = false,
   ): void {
     call.status = status;
-    const general = rateHeaders(this.rateLimits.api, 0);
+    const general = bare ? {} : rateHeaders(this.rateLimits.api, 0);
     const write = () => {
       res.writeHead(status, {
         'content-type': 'application/json; charset=utf-8',

@@ -16,6 +16,8 @@ export interface RecordedCall {
   rateLimited?: boolean;
   /** Messages this call made in the chat (a send that succeeded, answered or not). */
   made?: number;
+  /** Their message ids, where the stand-in gave them. */
+  madeIds?: number[];
 }
 
 /** Telegram's limits as the stand-in enforces them (sliding windows, messages counted). */
@@ -301,8 +303,10 @@ export class TelegramStandIn {
         description: 'Bad Request: chat not found',
       });
     const message = () => {
-      call.made = (call.made ?? 0) + 1;
-      return { message_id: this.nextMessageId++, date: Math.floor(Date.now() / 1000), chat };
+      const id = this.nextMessageId++;
+      call.madeIds = [...(call.madeIds ?? []), id];
+      call.made = call.madeIds.length;
+      return { message_id: id, date: Math.floor(Date.now() / 1000), chat };
     };
     switch (method) {
       case 'getChat':
