@@ -62,30 +62,31 @@ export class PublicationMonitor implements OnApplicationBootstrap, BeforeApplica
     metrics: Metrics,
   ) {
     this.key = `${config.redisKeyPrefix}:publication-workers`;
-    const monitor = this;
+    const logger = this.logger;
+    const measured = (what: string, read: () => Promise<number>) =>
+      async function collect(this: Gauge) {
+        try {
+          this.set(await read());
+        } catch (error) {
+          // Left out of this scrape rather than a false zero.
+          this.reset();
+          logger.warn(`${what} not measured: ${(error as Error).message}`);
+        }
+      };
     new Gauge({
       name: 'herald_publication_oldest_unclaimed_seconds',
       help: 'How long the oldest due post has waited for a worker to take it (0 when none waits)',
       registers: [metrics.registry],
-      async collect() {
-        try {
-          this.set((await monitor.oldestUnclaimed())?.waitedSeconds ?? 0);
-        } catch (error) {
-          monitor.logger.warn(`Oldest unclaimed post not measured: ${(error as Error).message}`);
-        }
-      },
+      collect: measured(
+        'The oldest unclaimed post',
+        async () => (await this.oldestUnclaimed())?.waitedSeconds ?? 0,
+      ),
     });
     new Gauge({
       name: 'herald_publication_live_workers',
       help: 'Worker processes whose heartbeat is recent',
       registers: [metrics.registry],
-      async collect() {
-        try {
-          this.set(await monitor.liveWorkers());
-        } catch (error) {
-          monitor.logger.warn(`Live workers not measured: ${(error as Error).message}`);
-        }
-      },
+      collect: measured('Live workers', () => this.liveWorkers()),
     });
   }
 

@@ -68,6 +68,8 @@ export interface ChannelListItemDto {
   /** The channel’s public link (a public chat, a server channel, a profile); null where it has none (a chat without a public username) */
   url: string | null;
   limits: ChannelLimitsDto;
+  /** When a send was last answered by the platform that this channel does not exist (deleted, or the account no longer in it): its targets fail `<platform>_rejected` with the platform's words. Null while the channel is fine; the next delivery to it clears it. */
+  missing_since: string | null;
 }
 
 export interface MediaAssetDto {
