@@ -1,8 +1,10 @@
 import type { TargetFailureCode } from '../../src/domains/platforms/platform';
 import { Factory, SignedInUser, TestProject } from '../support/factories/factories';
+import { DiscordWorld, startWithDiscord } from '../support/factories/discord-world';
 import { MastodonWorld, startWithMastodon } from '../support/factories/mastodon-world';
 import { startWithTelegram, TelegramWorld } from '../support/factories/telegram-world';
 import { waitForPostStatus } from '../support/publication';
+import { DiscordScriptedAnswer, DiscordStandIn } from '../support/stand-ins/discord-stand-in';
 import { MastodonScript, MastodonStandIn } from '../support/stand-ins/mastodon-stand-in';
 import { ScriptedAnswer, TelegramStandIn } from '../support/stand-ins/telegram-stand-in';
 import { TestApp } from '../support/test-app';
@@ -369,6 +371,135 @@ describe('Platform faults at the send', () => {
         row,
         end,
         mastodon.statusesOf(account.mastodonId).map((s) => s.id),
+      );
+    });
+  });
+
+  describe('Discord', () => {
+    const refusal = (status: number, message: string, code: number): DiscordScriptedAnswer => ({
+      status,
+      message,
+      code,
+    });
+    const TABLE: Fault<DiscordScriptedAnswer>[] = [
+      {
+        fault: 'auth: 401 Unauthorized',
+        script: [refusal(401, '401: Unauthorized', 0)],
+        ends: 'failed',
+        code: 'account_needs_reconnect',
+        made: 0,
+      },
+      {
+        fault: 'permission: 403 Missing Permissions',
+        script: [refusal(403, 'Missing Permissions', 50013)],
+        ends: 'failed',
+        code: 'discord_rejected',
+        made: 0,
+      },
+      {
+        fault: 'not found: 404 Unknown Channel',
+        script: [refusal(404, 'Unknown Channel', 10003)],
+        ends: 'failed',
+        code: 'discord_rejected',
+        made: 0,
+      },
+      {
+        fault: 'validation: 400 Invalid Form Body',
+        script: [refusal(400, 'Invalid Form Body', 50035)],
+        ends: 'failed',
+        code: 'discord_rejected',
+        made: 0,
+      },
+      {
+        fault: 'rate limit with retry_after',
+        script: [{ status: 429, retryAfter: 0.5 }],
+        ends: 'published',
+        made: 1,
+      },
+      // Every Discord 429 carries retry_after; the global one has no bucket headers.
+      {
+        fault: 'global rate limit, no bucket headers',
+        script: [{ status: 429, retryAfter: 0.5, global: true }],
+        ends: 'published',
+        made: 1,
+      },
+      { fault: '5xx once', script: [{ status: 502 }], ends: 'published', made: 1 },
+      {
+        fault: '5xx on every try',
+        script: [{ status: 500 }, { status: 500 }, { status: 500 }],
+        ends: 'failed',
+        code: 'delivery_failed',
+        made: 0,
+      },
+      {
+        fault: 'time-out before the message was made',
+        script: [{ hang: true }],
+        ends: 'published',
+        made: 1,
+      },
+      {
+        fault: 'time-out after the message was made',
+        script: [{ afterCreate: 'hang' }],
+        ends: 'published',
+        made: 1,
+      },
+      {
+        fault: 'connection dropped before Discord acted',
+        script: [{ beforeCreate: 'drop' }],
+        ends: 'published',
+        made: 1,
+      },
+      {
+        fault: 'connection dropped after Discord acted',
+        script: [{ afterCreate: 'drop' }],
+        ends: 'published',
+        made: 1,
+      },
+      {
+        fault: '200 without a message id',
+        script: [{ afterCreate: 'no_id' }],
+        ends: 'published',
+        made: 1,
+      },
+      {
+        fault: 'malformed 200',
+        script: [{ afterCreate: 'malformed' }],
+        ends: 'published',
+        made: 1,
+      },
+    ];
+
+    let world: DiscordWorld;
+    let t: TestApp;
+    let discord: DiscordStandIn;
+    let owner: SignedInUser;
+    let project: TestProject;
+    let key: string;
+
+    beforeAll(async () => {
+      world = await startWithDiscord(ENV);
+      ({ t, discord } = world);
+      ({ owner, project, key } = await world.make.owner('Discord faults'));
+    });
+
+    afterAll(() => world?.close());
+
+    it.each(TABLE.map(titled))('$fault → $outcome', async (row) => {
+      const bot = await world.discordAccount(owner, project);
+      const channel = await world.discordChannel(owner, bot.id);
+      discord.script('createMessage', ...scriptOf(row));
+      const created = await t.http
+        .post(`/api/public/v1/projects/${project.id}/posts`)
+        .set('Authorization', `Bearer ${key}`)
+        .send({ text: row.fault, targets: [{ channel_ref: channel.id }], publish_now: true })
+        .expect(201);
+
+      const end = await outcome(t, project.id, key, created.body.id, row.ends === 'pending');
+
+      expectRules(
+        row,
+        end,
+        discord.messagesIn(channel.channel_id).map((m) => m.id),
       );
     });
   });
