@@ -4,10 +4,11 @@ import { DiscordWorld, startWithDiscord } from '../support/factories/discord-wor
 import { MastodonWorld, startWithMastodon } from '../support/factories/mastodon-world';
 import { startWithTelegram, TelegramWorld } from '../support/factories/telegram-world';
 import { waitForPostStatus } from '../support/publication';
+import { BlueskyStandIn, XrpcScript } from '../support/stand-ins/bluesky-stand-in';
 import { DiscordScriptedAnswer, DiscordStandIn } from '../support/stand-ins/discord-stand-in';
 import { MastodonScript, MastodonStandIn } from '../support/stand-ins/mastodon-stand-in';
 import { ScriptedAnswer, TelegramStandIn } from '../support/stand-ins/telegram-stand-in';
-import { TestApp } from '../support/test-app';
+import { startTestApp, TestApp } from '../support/test-app';
 import { sleep } from '../support/waits';
 
 /**
@@ -500,6 +501,149 @@ describe('Platform faults at the send', () => {
         row,
         end,
         discord.messagesIn(channel.channel_id).map((m) => m.id),
+      );
+    });
+  });
+
+  describe('Bluesky', () => {
+    const CREATE = 'com.atproto.repo.createRecord';
+    const refusal = (status: number, error: string, message: string): XrpcScript => ({
+      status,
+      error,
+      message,
+    });
+    const TABLE: Fault<XrpcScript>[] = [
+      {
+        fault: 'auth: 401 AuthenticationRequired',
+        script: [
+          refusal(401, 'AuthenticationRequired', 'Invalid identifier or password'),
+          refusal(401, 'AuthenticationRequired', 'Invalid identifier or password'),
+        ],
+        ends: 'failed',
+        code: 'account_needs_reconnect',
+        made: 0,
+      },
+      {
+        fault: 'permission: 403 Forbidden',
+        script: [refusal(403, 'Forbidden', 'Not allowed to write to this repo')],
+        ends: 'failed',
+        code: 'bluesky_rejected',
+        made: 0,
+      },
+      {
+        fault: 'not found: 400 RepoNotFound',
+        script: [refusal(400, 'RepoNotFound', 'Could not find repo')],
+        ends: 'failed',
+        code: 'bluesky_rejected',
+        made: 0,
+      },
+      {
+        fault: 'validation: 400 InvalidRecord',
+        script: [
+          refusal(400, 'InvalidRecord', 'Record/text must not be longer than 3000 graphemes'),
+        ],
+        ends: 'failed',
+        code: 'bluesky_rejected',
+        made: 0,
+      },
+      {
+        fault: 'rate limit with ratelimit-reset',
+        script: () => [
+          {
+            ...refusal(429, 'RateLimitExceeded', 'Rate Limit Exceeded'),
+            headers: { 'ratelimit-reset': String(Math.ceil(Date.now() / 1000) + 1) },
+          },
+        ],
+        ends: 'published',
+        made: 1,
+      },
+      {
+        fault: 'rate limit without a hint',
+        script: [refusal(429, 'RateLimitExceeded', 'Rate Limit Exceeded')],
+        ends: 'published',
+        made: 1,
+      },
+      {
+        fault: '5xx once',
+        script: [refusal(502, 'UpstreamFailure', 'Bad Gateway')],
+        ends: 'published',
+        made: 1,
+      },
+      {
+        fault: '5xx on every try',
+        script: [1, 2, 3].map(() => refusal(500, 'InternalServerError', 'Internal Server Error')),
+        ends: 'failed',
+        code: 'delivery_failed',
+        made: 0,
+      },
+      {
+        fault: 'time-out after the record was made',
+        script: [{ hangAfterWork: true }],
+        ends: 'published',
+        made: 1,
+      },
+      {
+        fault: 'connection dropped before the PDS acted',
+        script: [{ dropBeforeWork: true }],
+        ends: 'published',
+        made: 1,
+      },
+      {
+        fault: 'connection dropped after the PDS acted',
+        script: [{ dropAfterWork: true }],
+        ends: 'published',
+        made: 1,
+      },
+      { fault: '200 without a uri', script: [{ afterWork: 'no_uri' }], ends: 'published', made: 1 },
+      { fault: 'malformed 200', script: [{ afterWork: 'malformed' }], ends: 'published', made: 1 },
+    ];
+
+    let bsky: BlueskyStandIn;
+    let t: TestApp;
+    let owner: SignedInUser;
+    let project: TestProject;
+    let key: string;
+
+    beforeAll(async () => {
+      bsky = await new BlueskyStandIn().start();
+      t = await startTestApp({ ...ENV, BLUESKY_SERVICE_URL: bsky.url });
+      ({ owner, project, key } = await new Factory(t).owner('Bluesky faults'));
+    });
+
+    afterAll(async () => {
+      await t?.close();
+      await bsky?.stop();
+    });
+
+    it.each(TABLE.map(titled))('$fault → $outcome', async (row) => {
+      const account = bsky.addAccount();
+      const connected = await t.http
+        .post('/api/accounts')
+        .set('Authorization', owner.auth)
+        .send({
+          project_id: project.id,
+          platform: 'bluesky',
+          identifier: account.handle,
+          app_password: account.appPassword,
+        })
+        .expect(201);
+      bsky.script(CREATE, ...scriptOf(row));
+      const created = await t.http
+        .post(`/api/public/v1/projects/${project.id}/posts`)
+        .set('Authorization', `Bearer ${key}`)
+        .send({
+          text: row.fault,
+          targets: [{ channel_ref: `bluesky:${connected.body.id}:${account.did}` }],
+          publish_now: true,
+        })
+        .expect(201);
+
+      const end = await outcome(t, project.id, key, created.body.id, row.ends === 'pending');
+
+      expectRules(
+        row,
+        end,
+        bsky.recordsOf(account.did).map((r) => r.uri),
       );
     });
   });
