@@ -209,15 +209,8 @@ export class PostsService {
       );
       const problems = problemsOf(check);
       if (problems.length > 0) throw refusal(problems);
-      const keepRemoved = !dto.targets;
-      return this.posts.startPublication(
-        m,
-        scope,
-        postId,
-        check.channels,
-        PUBLISHABLE_FROM,
-        keepRemoved,
-      );
+      const own = dto.targets === undefined; // its own targets: those on a removed account stay
+      return this.posts.startPublication(m, scope, postId, check.channels, PUBLISHABLE_FROM, own);
     });
     if (attempt === null) throw invalidState(post); // it changed state meanwhile
     // A scheduled post published early loses its delayed job (the attempt before this one).
@@ -234,12 +227,10 @@ export class PostsService {
       throw validationFailed([
         { field: 'targets', message: 'the post has no targets; name them in the body' },
       ]);
-    // Those on a removed account are kept as they are (startPublication), not checked as named.
-    return post.targets
-      .filter((t) => !t.account_removed)
-      .map((target) => ({
-        channel_ref: toChannelRef(target.platform, target.account_id, target.chat_id),
-      }));
+    // Those on a removed account stay as they are (startPublication), not checked as named.
+    return post.targets.flatMap((t) =>
+      t.account_removed ? [] : [{ channel_ref: toChannelRef(t.platform, t.account_id, t.chat_id) }],
+    );
   }
 
   /**
