@@ -281,6 +281,7 @@ describe('Application API: sessions, projects, Telegram accounts', () => {
           media_kinds: ['image', 'video'],
           media_max_bytes: { image: 52_428_800, video: 52_428_800 },
         },
+        missing_since: null,
       });
       const getChat = telegram.callsOf('getChat').at(-1);
       expect(getChat).toMatchObject({ token: account.token, params: { chat_id: '@herald_news' } });
@@ -306,32 +307,28 @@ describe('Application API: sessions, projects, Telegram accounts', () => {
       });
     });
 
-    it('replaces a token (clearing needs_reconnect) and deletes an account with its channels', async () => {
+    it('replaces a token of the same bot (clearing needs_reconnect) and removes an account with its channels', async () => {
       const { owner: admin, project: own, key } = await make.owner('Token replaced');
       const account = await make.telegramAccount(admin, own);
       const channel = await make.channel(admin, account.id);
       await make.refuseAccount(own, key, channel);
-      const newToken = telegram.addBot('replacement_bot');
+      const newToken = telegram.rotateToken(account.token);
       const res = await t.http
         .put(`/api/accounts/${account.id}`)
         .set('Authorization', admin.auth)
         .send({ bot_token: newToken })
         .expect(200);
-      expect(res.body).toMatchObject({
-        id: account.id,
-        needs_reconnect: false,
-        username: 'replacement_bot',
-      });
+      expect(res.body).toMatchObject({ id: account.id, needs_reconnect: false });
 
       await t.http
         .delete(`/api/accounts/${account.id}`)
         .set('Authorization', admin.auth)
         .expect(204);
-      const { rows } = await t.db.query(
-        'SELECT count(*)::int AS n FROM channels WHERE account_id = $1',
-        [account.id],
-      );
-      expect(rows[0].n).toBe(0);
+      const list = await t.http
+        .get(`/api/analytics/channels?project_id=${own.id}`)
+        .set('Authorization', admin.auth)
+        .expect(200);
+      expect((list.body.items as { id: string }[]).map((c) => c.id)).not.toContain(channel.id);
       const gone = await t.http
         .delete(`/api/accounts/${account.id}`)
         .set('Authorization', admin.auth)

@@ -140,6 +140,7 @@ describe('@herald/client against a running Herald', () => {
         needs_reconnect: false,
         url: `https://t.me/${channel.username}`,
         limits: TELEGRAM_CHANNEL_LIMITS,
+        missing_since: null,
       },
     ]);
   });

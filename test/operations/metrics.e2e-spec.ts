@@ -169,7 +169,7 @@ describe('GET /metrics', () => {
 
     it('counts a publication by platform and outcome, and times the Telegram call', async () => {
       const published = { platform: 'telegram', outcome: 'published', error_code: '' };
-      const rejected = { platform: 'telegram', outcome: 'failed', error_code: 'platform_rejected' };
+      const rejected = { platform: 'telegram', outcome: 'failed', error_code: 'telegram_rejected' };
       const sendOk = { method: 'sendMessage', outcome: 'ok' };
       const text = await scrape();
       const before = {

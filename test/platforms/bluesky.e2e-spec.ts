@@ -93,6 +93,7 @@ describe('Bluesky', () => {
           media_kinds: ['image'],
           media_max_bytes: { image: 2_000_000 },
         },
+        missing_since: null,
       });
     });
 

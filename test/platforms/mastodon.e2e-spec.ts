@@ -232,7 +232,7 @@ describe('Mastodon', () => {
       await t.http
         .put(`/api/accounts/${to.id}`)
         .set('Authorization', owner.auth)
-        .send({ instance_url: instance.url, access_token: instance.addAccount().token })
+        .send({ instance_url: instance.url, access_token: instance.newToken(to.token) })
         .expect(200);
       const list = await api('get', '/channels').expect(200);
       const limits = (list.body.items as { account_id: number; limits: { text_max: number } }[])

@@ -12,6 +12,7 @@ const listed = (channel: TestChannel) => ({
   ...channel,
   url: `https://t.me/${channel.username}`,
   limits: TELEGRAM_CHANNEL_LIMITS,
+  missing_since: null,
 });
 
 /** The application API's post routes and channel analytics, on the real pipeline. */
@@ -214,7 +215,10 @@ describe('Application post routes and analytics', () => {
     });
     expect((await waitForPostStatus(t, ok.body.id)).status).toBe('published');
     // One that Telegram refuses on b for good.
-    telegram.script('sendMessage', { status: 400, description: 'Bad Request: chat not found' });
+    telegram.script('sendMessage', {
+      status: 400,
+      description: 'Bad Request: message is too long',
+    });
     const bad = await post({ text: 'f1', publish_now: true, targets: [{ channel_ref: b.id }] });
     expect((await waitForPostStatus(t, bad.body.id)).status).toBe('failed');
     // A draft counts nowhere.

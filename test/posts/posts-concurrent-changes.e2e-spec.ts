@@ -62,8 +62,11 @@ describe('Posts written while their channels are deleted', () => {
     try {
       await deleter.query('BEGIN');
       // The row lock DELETE /api/accounts/{id} takes (AccountsRepository.remove, which also names
-      // the project); its channels go with it.
-      await deleter.query('DELETE FROM accounts WHERE id = $1', [channel.account_id]);
+      // the project): the account and its channels stay, removed.
+      await deleter.query(
+        'UPDATE accounts SET removed_at = now(), credentials_encrypted = NULL WHERE id = $1',
+        [channel.account_id],
+      );
       // Started now (a supertest request leaves only when awaited), answered after the commit.
       const answer = (async () => await request())();
       await waitFor(requestWaitsForALock, 10_000);

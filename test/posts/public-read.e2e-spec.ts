@@ -102,6 +102,7 @@ describe('Public read API: projects, channels, usage', () => {
           needs_reconnect: false,
           url: `https://t.me/${a.username}`,
           limits: TELEGRAM_CHANNEL_LIMITS,
+          missing_since: null,
         },
         {
           id: `telegram:${second.id}:-1009876543210`,
@@ -113,6 +114,7 @@ describe('Public read API: projects, channels, usage', () => {
           needs_reconnect: false,
           url: `https://t.me/${b.username}`,
           limits: TELEGRAM_CHANNEL_LIMITS,
+          missing_since: null,
         },
       ]);
       expect(typeof res.body.items[0].channel_id).toBe('string');

@@ -487,7 +487,7 @@ describe('Webhooks', () => {
               channel_ref: channel.id,
               status: 'failed',
               error: {
-                code: 'platform_rejected',
+                code: 'telegram_rejected',
                 message: expect.stringContaining('chat not found'),
               },
             },
@@ -524,7 +524,7 @@ describe('Webhooks', () => {
       await t.http
         .put(`/api/accounts/${own.id}`)
         .set('Authorization', owner.auth)
-        .send({ bot_token: telegram.addBot() })
+        .send({ bot_token: telegram.rotateToken(own.token) })
         .expect(200);
       telegram.script('sendMessage', { status: 403, description: 'Forbidden: bot was kicked' });
       expect(

@@ -1,5 +1,9 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
-import { CreatedAtColumn, type DbTimestamp } from '../../infrastructure/database/timestamps';
+import {
+  CreatedAtColumn,
+  TimestampColumn,
+  type DbTimestamp,
+} from '../../infrastructure/database/timestamps';
 import type { PlatformLimits } from '../platforms/platform-answers';
 import type { PlatformName } from '../platforms/platforms';
 import { Project } from '../projects/project.entity';
@@ -30,9 +34,9 @@ export class Account {
   @Column({ type: 'varchar', length: 255, nullable: true })
   username!: string | null;
 
-  /** AES-256-GCM sealed (SecretBox), as the platform's connector keeps them; never in clear. */
-  @Column({ type: 'text' })
-  credentialsEncrypted!: string;
+  /** AES-256-GCM sealed (SecretBox), as the platform's connector keeps them; null once removed. */
+  @Column({ type: 'text', nullable: true })
+  credentialsEncrypted!: string | null;
 
   @Column({ type: 'boolean', default: false })
   needsReconnect!: boolean;
@@ -47,4 +51,8 @@ export class Account {
 
   @CreatedAtColumn()
   createdAt!: DbTimestamp;
+
+  /** Set when the account is removed: it stays, disconnected, so its posts keep their history. */
+  @TimestampColumn()
+  removedAt!: DbTimestamp | null;
 }

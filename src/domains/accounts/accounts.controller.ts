@@ -65,10 +65,18 @@ export class AccountsController {
   @ApiOperation({
     summary:
       "Replace the credentials (the same fields as its platform's connect); clears needs_reconnect",
+    description:
+      'The credentials must be of the same platform identity (the same bot, the same account); those of another are refused with `409 account_mismatch`: connect them as a new account.',
   })
   @ApiBody({ type: UpdateAccountDto, examples: RECONNECT_EXAMPLES })
   @ApiOkResponse({ type: AccountResponseDto })
-  @ApiErrors('account_not_found', ...PLATFORM_ERRORS, 'invalid_url', 'url_not_allowed')
+  @ApiErrors(
+    'account_not_found',
+    'account_mismatch',
+    ...PLATFORM_ERRORS,
+    'invalid_url',
+    'url_not_allowed',
+  )
   update(
     @CurrentProject() project: ProjectAccess,
     @Param('id', ACCOUNT_ID) id: number,
@@ -80,7 +88,11 @@ export class AccountsController {
   @Delete(':id')
   @HttpCode(204)
   @AppApi({ permission: 'can_manage_accounts', project: BY_ACCOUNT })
-  @ApiOperation({ summary: 'Disconnect the account and its channels' })
+  @ApiOperation({
+    summary: 'Disconnect the account and its channels',
+    description:
+      'Its credentials and sessions are erased at once; it and its channels leave every list and can no longer be named in a post (`400 channel_not_found`). Posts keep their targets and delivery history as they were; a target still pending on it fails `channel_removed`. Connecting the same identity again makes a new account.',
+  })
   @ApiNoContentResponse()
   @ApiErrors('account_not_found')
   remove(

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { LooksUpProjectOf } from '../../access/project-lookups';
 import { InjectRepository } from '@nestjs/typeorm';
-import { type EntityManager, Repository } from 'typeorm';
+import { type EntityManager, IsNull, Repository } from 'typeorm';
 import { Channel } from '../channels/channel.entity';
 import type { ChannelRow } from '../channels/channels.repository';
 import type { PlatformIdentity } from '../platforms/platform';
@@ -31,17 +31,18 @@ export class AccountsRepository {
     @InjectRepository(Channel) private readonly channels: Repository<Channel>,
   ) {}
 
-  /** Not scoped by tenant by nature: it answers access checks. */
+  /** For access checks, not scoped by tenant; a removed account belongs to none. */
   async projectOf(accountId: number): Promise<number | null> {
     const row = await this.accounts.findOne({
-      where: { id: accountId },
+      where: { id: accountId, removedAt: IsNull() },
       select: { projectId: true },
     });
     return row?.projectId ?? null;
   }
 
+  /** Null when it has none with this id, or it was removed. */
   find(projectId: number, accountId: number): Promise<Account | null> {
-    return this.accounts.findOneBy({ id: accountId, projectId });
+    return this.accounts.findOneBy({ id: accountId, projectId, removedAt: IsNull() });
   }
 
   /** Must exist (it was just written). */
@@ -82,6 +83,7 @@ export class AccountsRepository {
           projectId: account.projectId,
           platform: account.platform,
           externalId: account.externalId,
+          removedAt: IsNull(),
         },
         order: { id: 'ASC' },
         lock: { mode: 'pessimistic_write' },
@@ -102,10 +104,15 @@ export class AccountsRepository {
     });
   }
 
-  /** Its channels go by cascade; false when there was none. */
+  /** Secrets erased at once; it stays with its channels, disconnected, so posts keep their history. */
   async remove(projectId: number, accountId: number): Promise<boolean> {
-    const result = await this.accounts.delete({ id: accountId, projectId });
-    return !!result.affected;
+    const [, affected] = (await this.accounts.query(
+      `UPDATE accounts
+          SET removed_at = now(), credentials_encrypted = NULL, session_encrypted = NULL
+        WHERE id = $1 AND project_id = $2 AND removed_at IS NULL`,
+      [accountId, projectId],
+    )) as [unknown, number];
+    return affected > 0;
   }
 
   /** Outside any transaction (the demo seed). */
@@ -136,7 +143,7 @@ export class AccountsRepository {
        VALUES ($1, $2, $3, $4, $5, $6, $7)
        ON CONFLICT (account_id, channel_id)
          DO UPDATE SET title = excluded.title, username = excluded.username, url = excluded.url
-       RETURNING id, account_id, platform, channel_id, title, username, url`,
+       RETURNING id, account_id, platform, channel_id, title, username, url, missing_since`,
       [
         account.projectId,
         account.id,

@@ -62,6 +62,8 @@ export class AccountsService {
   ): Promise<AccountResponseDto> {
     const account = await this.find(projectId, accountId);
     const connected = await this.connectors.get(account.platform).connect(fields);
+    // Another identity's credentials would send the old channels' posts as someone else.
+    if (connected.id !== account.externalId) throw accountMismatch(account, connected);
     await this.repository.updateWithChannels(
       account,
       this.credentialsOf(connected),
@@ -115,6 +117,7 @@ export class AccountsService {
 
   /** In clear for the moment of a call; never logged, never returned. */
   private secret(account: Account): string {
+    if (account.credentialsEncrypted === null) throw accountNotFound();
     return this.secrets.open(account.credentialsEncrypted);
   }
 
@@ -160,6 +163,14 @@ export class AccountsService {
 
 function accountNotFound(): AppError {
   return new AppError(ACCOUNT_NOT_FOUND.code, ACCOUNT_NOT_FOUND.message);
+}
+
+function accountMismatch(account: Account, connected: ConnectedAccount): AppError {
+  const who = (name: string | null, title: string) => (name ? `@${name}` : title);
+  return new AppError(
+    'account_mismatch',
+    `These credentials are of ${who(connected.username, connected.title)}, not of this account's ${who(account.username, account.title)}; connect them as a new account`,
+  );
 }
 
 function channelExists(): AppError {

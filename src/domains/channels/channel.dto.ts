@@ -96,6 +96,15 @@ export class ChannelListItemDto extends ChannelDto {
 
   @ApiProperty({ type: ChannelLimitsDto })
   limits!: ChannelLimitsDto;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: null,
+    description:
+      "When a send was last answered by the platform that this channel does not exist (deleted, or the account no longer in it): its targets fail `<platform>_rejected` with the platform's words. Null while the channel is fine; the next delivery to it clears it.",
+  })
+  missing_since!: string | null;
 }
 
 export class ChannelListDto {

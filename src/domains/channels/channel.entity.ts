@@ -9,7 +9,11 @@ import {
 } from 'typeorm';
 import { Account } from '../accounts/account.entity';
 import type { PlatformName } from '../platforms/platforms';
-import { CreatedAtColumn, type DbTimestamp } from '../../infrastructure/database/timestamps';
+import {
+  CreatedAtColumn,
+  TimestampColumn,
+  type DbTimestamp,
+} from '../../infrastructure/database/timestamps';
 import { Project } from '../projects/project.entity';
 
 /** A destination of an account (a chat, a channel, a timeline) it posts to. */
@@ -53,4 +57,8 @@ export class Channel {
 
   @CreatedAtColumn()
   createdAt!: DbTimestamp;
+
+  /** When a send was last answered that the channel does not exist on its platform; null while fine. */
+  @TimestampColumn()
+  missingSince!: DbTimestamp | null;
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { rowsOf, Statement } from '../../infrastructure/database/prepared';
+import type { DbTimestamp } from '../../infrastructure/database/timestamps';
 import type { PlatformLimits } from '../platforms/platform-answers';
 
 export interface ChannelRow {
@@ -16,13 +17,15 @@ export interface ChannelRow {
   needs_reconnect: boolean;
   /** The account's own limits; null where its platform's apply. */
   limits: PlatformLimits | null;
+  /** When the platform last said, at a send, that the channel does not exist; null while fine. */
+  missing_since: DbTimestamp | null;
 }
 
 const LIST_CHANNELS = new Statement(
   `SELECT c.id, c.account_id, c.platform, c.channel_id, c.title, c.username, c.url,
-          a.needs_reconnect, a.limits
+          c.missing_since, a.needs_reconnect, a.limits
      FROM channels c JOIN accounts a ON a.id = c.account_id
-    WHERE c.project_id = $1
+    WHERE c.project_id = $1 AND a.removed_at IS NULL
     ORDER BY c.account_id, c.id`,
 );
 

@@ -3,6 +3,7 @@ import { toChannelRef } from './channel-ref';
 import { type ChannelRow, ChannelsRepository } from './channels.repository';
 import { PlatformRegistry } from '../platforms/platform-registry';
 import { ChannelDto, ChannelListItemDto } from './channel.dto';
+import { formatTimestamp } from '../../infrastructure/database/timestamps';
 
 @Injectable()
 export class ChannelsService {
@@ -48,5 +49,6 @@ export function toChannelListItem(
     ...toChannelDto(row),
     url: platform.channelUrl({ channelId: row.channel_id, username: row.username, url: row.url }),
     limits: row.limits ?? platform.limits,
+    missing_since: formatTimestamp(row.missing_since),
   };
 }

@@ -96,6 +96,8 @@ export type DeliveryFailure =
   /** The credentials are refused: the account needs reconnecting. */
   | 'unauthorized'
   | 'rejected'
+  /** The platform says the channel does not exist (deleted, or the account no longer in it). */
+  | 'channel_gone'
   /** The request went out and no answer came: it may or may not have been delivered. */
   | 'unconfirmed'
   | 'media_unavailable';
@@ -103,6 +105,7 @@ export type DeliveryFailure =
 export type TargetFailureCode =
   | 'account_needs_reconnect'
   | 'channel_needs_reconnect'
+  | 'channel_removed'
   | 'delivery_failed'
   | 'delivery_unconfirmed'
   | 'media_unavailable'

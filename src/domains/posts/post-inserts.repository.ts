@@ -12,7 +12,7 @@ const INSERT_BATCH_MAX = 32;
 export class PostInserts {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  /** Atomic, one round trip, checking refs and media on the way; null when a check fails. */
+  /** Atomic, one round trip, checking refs and media on the way (channels and accounts share-locked); null when a check fails. */
   insertPost(input: NewPost, m?: EntityManager): Promise<PostRow | null> {
     return m ? this.insertPosts([input], m).then(([post]) => post) : this.inserts.call(input);
   }
@@ -70,7 +70,8 @@ export class PostInserts {
            JOIN input i ON i.n = w.n
            JOIN channels c ON c.project_id = i.project_id AND c.platform = w.platform
                           AND c.account_id = w.account_id AND c.channel_id = w.channel_id
-           JOIN accounts a ON a.id = c.account_id),
+           JOIN accounts a ON a.id = c.account_id AND a.removed_at IS NULL
+            FOR SHARE OF c, a),
        asked AS (
          SELECT * FROM unnest($14::int[], $15::int[], $16::int[]) AS u(n, position, id)),
        media AS (

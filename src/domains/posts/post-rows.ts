@@ -34,6 +34,8 @@ export interface TargetRow {
   messages: SentMessage[];
   steps_done: number;
   published_at: DbTimestamp | null;
+  /** Its account was removed: the target keeps its history, and can no longer be delivered. */
+  account_removed: boolean;
 }
 
 export interface PostKey {

@@ -44,7 +44,8 @@ export class PostTarget {
   @Column({ type: 'int' })
   accountId!: number;
 
-  @ManyToOne(() => Account, { onDelete: 'CASCADE' })
+  // Accounts are removed by marking them, never deleted: the target keeps its history.
+  @ManyToOne(() => Account, { onDelete: 'NO ACTION' })
   @JoinColumn()
   account?: Account;
 

@@ -64,6 +64,10 @@ export class Post {
   @Column({ type: 'int', default: 0 })
   publishAttempt!: number;
 
+  /** The attempt a worker last claimed; behind publishAttempt while no worker has taken it. */
+  @Column({ type: 'int', nullable: true })
+  claimedAttempt!: number | null;
+
   @CreatedAtColumn()
   createdAt!: DbTimestamp;
 

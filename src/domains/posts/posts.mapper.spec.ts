@@ -46,6 +46,7 @@ const post: PostWithDetails = {
       messages: [{ id: '100', url: 'https://example.invalid/examplenet/-1001/100' }],
       steps_done: 1,
       published_at: '2026-12-01 09:00:00.612345+00',
+      account_removed: false,
     },
     {
       id: 2,
@@ -62,6 +63,7 @@ const post: PostWithDetails = {
       messages: [],
       steps_done: 0,
       published_at: null,
+      account_removed: false,
     },
   ],
 };

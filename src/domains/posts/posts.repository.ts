@@ -19,7 +19,9 @@ export const POST_COLUMNS = `p.id, p.project_id, p.created_by_user_id, p.text, p
   p.published_at, p.publish_attempt, p.created_at, p.updated_at, p.test`;
 
 const TARGET_COLUMNS = `t.id, t.post_id, t.channel_id, t.platform, t.account_id, t.chat_id, t.position,
-  t.status, t.error_code, t.error_message, t.message_ids, t.messages, t.steps_done, t.published_at`;
+  t.status, t.error_code, t.error_message, t.message_ids, t.messages, t.steps_done, t.published_at,
+  EXISTS (SELECT 1 FROM accounts a WHERE a.id = t.account_id AND a.removed_at IS NOT NULL)
+    AS account_removed`;
 
 /** Also the answer for a post the caller's project and mode cannot see. */
 export const POST_NOT_FOUND = { code: 'post_not_found', message: 'Post not found' } as const;
@@ -106,13 +108,17 @@ export class PostsRepository {
     return deleted > 0;
   }
 
-  /** Atomic; published targets stay, failed ones restart; null when the state forbids it. */
+  /**
+   * Atomic; published targets stay, failed ones restart; with `keepRemoved`, targets on a removed
+   * account stay pending so delivery fails them `channel_removed`. Null when the state forbids it.
+   */
   async startPublication(
     m: EntityManager,
     scope: PostScope,
     postId: number,
     channels: ResolvedChannel[],
     from: readonly PostStatus[],
+    keepRemoved = false,
   ): Promise<number | null> {
     const rows = (await m.query(
       `WITH p AS (
@@ -123,9 +129,14 @@ export class PostsRepository {
        want AS (
          SELECT * FROM unnest($4::int[], $5::text[], $6::int[], $7::text[])
                 WITH ORDINALITY AS w(channel_id, platform, account_id, chat_id, ord)),
+       kept AS (
+         SELECT t.id FROM post_targets t JOIN p ON t.post_id = p.id
+           JOIN accounts a ON a.id = t.account_id
+          WHERE $9 AND a.removed_at IS NOT NULL),
        dropped AS (
          DELETE FROM post_targets t USING p
           WHERE t.post_id = p.id AND t.status <> 'published'
+            AND t.id NOT IN (SELECT id FROM kept)
             AND NOT EXISTS (SELECT 1 FROM want w
                              WHERE w.account_id = t.account_id AND w.chat_id = t.chat_id)),
        retried AS (
@@ -134,8 +145,9 @@ export class PostsRepository {
                 sending_since = NULL, not_before = NULL
            FROM p
           WHERE t.post_id = p.id AND t.status = 'failed'
-            AND EXISTS (SELECT 1 FROM want w
-                         WHERE w.account_id = t.account_id AND w.chat_id = t.chat_id)),
+            AND (t.id IN (SELECT id FROM kept)
+                 OR EXISTS (SELECT 1 FROM want w
+                             WHERE w.account_id = t.account_id AND w.chat_id = t.chat_id))),
        added AS (
          INSERT INTO post_targets (post_id, channel_id, platform, account_id, chat_id, position)
          SELECT p.id, w.channel_id, w.platform, w.account_id, w.chat_id,
@@ -154,6 +166,7 @@ export class PostsRepository {
         channels.map((c) => c.account_id),
         channels.map((c) => c.channel_id),
         scope.test,
+        keepRemoved,
       ],
     )) as { publish_attempt: number }[];
     return rows[0]?.publish_attempt ?? null;
@@ -291,7 +304,7 @@ export class PostsRepository {
   private static readonly FIND_CHANNELS = new Statement(
     `SELECT c.id, c.platform, c.account_id, c.channel_id, a.needs_reconnect, a.limits
          FROM channels c JOIN accounts a ON a.id = c.account_id
-        WHERE c.project_id = $1
+        WHERE c.project_id = $1 AND a.removed_at IS NULL
           AND (c.platform, c.account_id, c.channel_id) IN
               (SELECT * FROM unnest($2::text[], $3::int[], $4::text[]))
           FOR SHARE OF c, a`,

@@ -180,7 +180,8 @@ export class PostsService {
       );
       const problems = problemsOf(check);
       if (problems.length > 0) throw refusal(problems);
-      return this.posts.startPublication(m, scope, postId, check.channels, PUBLISHABLE_FROM);
+      const own = dto.targets === undefined; // its own targets: those on a removed account stay
+      return this.posts.startPublication(m, scope, postId, check.channels, PUBLISHABLE_FROM, own);
     });
     if (attempt === null) throw invalidState(post); // it changed state meanwhile
     if (post.status === 'scheduled') await this.producer.cancel(postId, attempt - 1);
@@ -195,9 +196,10 @@ export class PostsService {
       throw validationFailed([
         { field: 'targets', message: 'the post has no targets; name them in the body' },
       ]);
-    return post.targets.map((target) => ({
-      channel_ref: toChannelRef(target.platform, target.account_id, target.chat_id),
-    }));
+    // Those on a removed account stay as they are (startPublication), not checked as named.
+    return post.targets.flatMap((t) =>
+      t.account_removed ? [] : [{ channel_ref: toChannelRef(t.platform, t.account_id, t.chat_id) }],
+    );
   }
 
   /** Each edit of a scheduled post is a new attempt: the old delayed job finds nothing to claim. */

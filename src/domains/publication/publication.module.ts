@@ -4,6 +4,7 @@ import type { AppConfig } from '../../infrastructure/config/config';
 import { APP_CONFIG } from '../../infrastructure/config/config.module';
 import { CLOCK, SYSTEM_CLOCK } from './clock';
 import { DeliveryReceipts } from './delivery-receipts';
+import { PublicationMonitor } from './publication-monitor';
 import { PublicationProcessor } from './publication.processor';
 import {
   PUBLICATION_BACKOFF,
@@ -46,7 +47,8 @@ import { TargetDelivery } from './target-delivery';
     SendGate,
     TargetDelivery,
     DeliveryReceipts,
+    PublicationMonitor,
   ],
-  exports: [PublicationProducer],
+  exports: [PublicationProducer, PublicationMonitor],
 })
 export class PublicationModule {}

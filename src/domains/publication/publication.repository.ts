@@ -28,6 +28,8 @@ export interface DeliveryTarget {
   /** Null without one, or once the channel is removed. */
   channel_username: string | null;
   channel_url: string | null;
+  /** The platform last said the channel does not exist. */
+  channel_missing: boolean;
   /** The target's TID: every try of one of its sends carries a key made from it. */
   delivery_key: string;
   /** Sends of the current step not delivered so far (the next try may follow one that arrived). */
@@ -40,7 +42,9 @@ export interface DeliveryTarget {
   /** Epoch ms of the chat pacing slot this target holds, or null. */
   not_before_ms: number | null;
   needs_reconnect: boolean;
-  credentials_encrypted: string;
+  /** Its account was removed: nothing can be sent, and its secrets are gone (null). */
+  account_removed: boolean;
+  credentials_encrypted: string | null;
   /** The claim marked its send in flight. */
   marked: boolean;
 }
@@ -109,7 +113,7 @@ export class PublicationRepository {
 
   private static readonly CLAIM = new Statement(
     `WITH claimed AS (
-         UPDATE posts p SET status = 'publishing', updated_at = now()
+         UPDATE posts p SET status = 'publishing', updated_at = now(), claimed_attempt = j.attempt
            FROM unnest($1::int[], $2::int[]) AS j(id, attempt)
           WHERE p.id = j.id AND p.publish_attempt = j.attempt AND p.status = ANY($3::text[])
           RETURNING p.id, p.publish_attempt AS attempt, p.text, p.test),
@@ -121,15 +125,17 @@ export class PublicationRepository {
          UPDATE post_targets t SET sending_since = now()
            FROM first f JOIN accounts a ON a.id = f.account_id
           WHERE t.id = f.id AND NOT f.test AND f.sending_since IS NULL AND f.not_before IS NULL
-            AND NOT a.needs_reconnect AND f.account_id = ANY($4::int[])
+            AND NOT a.needs_reconnect AND a.removed_at IS NULL AND f.account_id = ANY($4::int[])
             AND t.status = 'pending' AND t.sending_since IS NULL
           RETURNING t.id)
        SELECT c.id, c.attempt, c.text, c.test,
               coalesce((SELECT json_agg(x ORDER BY x.position, x.id) FROM (
                  SELECT t.id, t.position, t.platform, t.account_id, t.chat_id, t.steps_done,
                         ch.username AS channel_username, ch.url AS channel_url, t.delivery_key,
+                        ch.missing_since IS NOT NULL AS channel_missing,
                         t.failures,
                         t.sending_since, a.needs_reconnect, a.credentials_encrypted,
+                        a.removed_at IS NOT NULL AS account_removed,
                         (extract(epoch FROM now() - t.sending_since) * 1000)::float8
                           AS sending_for_ms,
                         (extract(epoch FROM t.not_before) * 1000)::float8 AS not_before_ms,
@@ -249,6 +255,16 @@ export class PublicationRepository {
     );
   }
 
+  /** The platform says the target's channel does not exist, or (`missing` false) it took a send again. */
+  async markChannelMissing(targetId: number, missing: boolean): Promise<void> {
+    await this.db.query(
+      `UPDATE channels c SET missing_since = CASE WHEN $2 THEN now() END
+         FROM post_targets t
+        WHERE t.id = $1 AND c.id = t.channel_id AND (c.missing_since IS NULL) = $2`,
+      [targetId, missing],
+    );
+  }
+
   async failTarget(targetId: number, code: string, message: string): Promise<void> {
     const [failed] = (await this.db.query(
       `UPDATE post_targets
@@ -275,7 +291,7 @@ export class PublicationRepository {
      SELECT id FROM changed`,
   );
 
-  /** Once no target is pending: `published` or `failed`, with its webhook event; else null. */
+  /** Once no target is pending: `published` only with targets, all delivered, else `failed`, with its event; else null. */
   async finish(postId: number, attempt: number): Promise<PostStatus | null> {
     const [row] = await rowsOf<{ status: PostStatus }>(this.db, PublicationRepository.FINISH, [
       postId,
@@ -287,10 +303,10 @@ export class PublicationRepository {
   private static readonly FINISH = new Statement(
     `WITH changed AS (
        UPDATE posts p
-          SET status = CASE WHEN s.failed = 0 THEN 'published' ELSE 'failed' END,
-              published_at = CASE WHEN s.failed = 0 THEN coalesce(s.last, now()) ELSE p.published_at END,
+          SET status = CASE WHEN s.delivered THEN 'published' ELSE 'failed' END,
+              published_at = CASE WHEN s.delivered THEN coalesce(s.last, now()) ELSE p.published_at END,
               updated_at = now()
-         FROM (SELECT count(*) FILTER (WHERE status = 'failed') AS failed,
+         FROM (SELECT count(*) > 0 AND bool_and(status = 'published') AS delivered,
                       count(*) FILTER (WHERE status = 'pending') AS pending,
                       max(published_at) AS last
                  FROM post_targets WHERE post_id = $1) s

@@ -125,6 +125,8 @@ export class TargetDelivery {
   }
 
   private ready(run: DeliveryRun, step: number, retry: boolean, first: boolean): DeliveryState {
+    if (run.target.account_removed)
+      return failed('channel_removed', 'The account of this channel was removed from the project');
     if (run.target.needs_reconnect)
       return failed('channel_needs_reconnect', 'The account of this channel must be reconnected');
     if (!run.publisher || !run.platform || !run.steps)
@@ -170,7 +172,7 @@ export class TargetDelivery {
     const markedByClaim = state.first && target.marked;
     if (run.credentials === undefined) {
       try {
-        run.credentials = this.secrets.open(target.credentials_encrypted);
+        run.credentials = this.secrets.open(target.credentials_encrypted ?? '');
       } catch (error) {
         // Nothing was sent: the claim's mark must not read as a send of unknown outcome later.
         if (markedByClaim) await this.gate.release(target.id);
@@ -236,8 +238,11 @@ export class TargetDelivery {
       last: state.last,
       messages: state.messages,
     });
-    if (await this.writeReceipt(job, target.id, state.last))
-      return { at: 'done', postPublished: true };
+    const postPublished = await this.writeReceipt(job, target.id, state.last);
+    // The channel took a send: it exists again. Only a flag, after the answer is safe.
+    if (target.channel_missing && state.step === 0)
+      await this.repo.markChannelMissing(target.id, false).catch(() => undefined);
+    if (postPublished) return { at: 'done', postPublished: true };
     return this.ready(run, state.step + 1, false, false);
   }
 
@@ -273,6 +278,9 @@ export class TargetDelivery {
           `${failure.message}; the account must be reconnected`,
         );
       case 'rejected':
+        return failed(failure.errorCode ?? 'platform_rejected', failure.message);
+      case 'channel_gone':
+        await this.repo.markChannelMissing(target.id, true);
         return failed(failure.errorCode ?? 'platform_rejected', failure.message);
       case 'media_unavailable':
         return failed('media_unavailable', failure.message);

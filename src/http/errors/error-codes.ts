@@ -36,6 +36,7 @@ export const ERROR_STATUS = {
   not_acceptable: 406,
   invalid_state: 409,
   channel_exists: 409,
+  account_mismatch: 409,
   email_taken: 409,
   member_exists: 409,
   idempotency_key_in_use: 409,

@@ -398,23 +398,29 @@ export const ROUTES: RouteCase[] = [
       ]);
     },
   }),
-  route<{ id: number; token: string; username: string }>({
+  route<{ id: number; token: string; sealed: string }>({
     name: 'PUT /api/accounts/:id',
     flag: 'can_manage_accounts',
     status: 200,
     notFound: 'account_not_found',
     target: async (w) => {
-      const username = `replacement_${++seq}_bot`;
-      const id = (await w.make.telegramAccount(w.owner, w.project)).id;
-      return { id, username, token: w.telegram.addBot(username) };
+      // A new token of the same bot: another bot's is refused (account_mismatch).
+      const account = await w.make.telegramAccount(w.owner, w.project);
+      const [{ credentials_encrypted: sealed }] = (await rows(
+        w,
+        'SELECT credentials_encrypted FROM accounts WHERE id = $1',
+        [account.id],
+      )) as { credentials_encrypted: string }[];
+      return { id: account.id, token: w.telegram.rotateToken(account.token), sealed };
     },
     request: (w, a) => w.t.http.put(`/api/accounts/${a.id}`).send({ bot_token: a.token }),
     state: (w, a) =>
       rows(w, 'SELECT username, credentials_encrypted FROM accounts WHERE id = $1', [a.id]),
     effect: async (w, a) => {
-      expect(await rows(w, 'SELECT username FROM accounts WHERE id = $1', [a.id])).toEqual([
-        { username: a.username },
-      ]);
+      const [row] = (await rows(w, 'SELECT credentials_encrypted FROM accounts WHERE id = $1', [
+        a.id,
+      ])) as { credentials_encrypted: string }[];
+      expect(row.credentials_encrypted).not.toBe(a.sealed);
     },
   }),
   route({
@@ -424,9 +430,11 @@ export const ROUTES: RouteCase[] = [
     notFound: 'account_not_found',
     target: async (w) => (await w.make.telegramAccount(w.owner, w.project)).id,
     request: (w, id: number) => w.t.http.delete(`/api/accounts/${id}`),
-    state: (w, id: number) => rows(w, 'SELECT id FROM accounts WHERE id = $1', [id]),
+    state: (w, id: number) => rows(w, 'SELECT id, removed_at FROM accounts WHERE id = $1', [id]),
     effect: async (w, id: number) => {
-      expect(await rows(w, 'SELECT id FROM accounts WHERE id = $1', [id])).toEqual([]);
+      expect(
+        await rows(w, 'SELECT id FROM accounts WHERE id = $1 AND removed_at IS NULL', [id]),
+      ).toEqual([]);
     },
   }),
   route({

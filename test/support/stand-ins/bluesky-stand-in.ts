@@ -27,6 +27,10 @@ export interface XrpcScript {
   hangAfterWork?: boolean;
   /** Do the work, then drop the connection. */
   dropAfterWork?: boolean;
+  /** Drop the connection once the request is read, before any work. */
+  dropBeforeWork?: boolean;
+  /** Do the work, then answer 200 with a body cut off, or without the record's `uri`. */
+  afterWork?: 'malformed' | 'no_uri';
 }
 
 interface Account {
@@ -186,6 +190,10 @@ export class BlueskyStandIn {
       return;
     }
     const script = this.scripts.get(nsid)?.shift();
+    if (script?.dropBeforeWork) {
+      res.socket?.destroy();
+      return;
+    }
     if (script?.status) {
       const body = { error: script.error ?? 'InternalServerError', message: script.message ?? '' };
       this.send(res, script.status, body, script.headers);
@@ -198,6 +206,16 @@ export class BlueskyStandIn {
     }
     if (script?.dropAfterWork) {
       res.socket?.destroy();
+      return;
+    }
+    if (script?.afterWork === 'malformed') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"uri": "at://');
+      return;
+    }
+    if (script?.afterWork === 'no_uri') {
+      const { uri: _uri, ...rest } = answer.body as Record<string, unknown>;
+      this.send(res, answer.status, rest, answer.headers);
       return;
     }
     this.send(res, answer.status, answer.body, answer.headers);

@@ -64,8 +64,13 @@ export interface DiscordScriptedAnswer {
   global?: boolean;
   /** Accept the request and never answer; nothing is made. */
   hang?: boolean;
-  /** Make the message as usual, then never answer (`hang`) or drop the connection (`drop`). */
-  afterCreate?: 'hang' | 'drop';
+  /**
+   * Make the message as usual, then never answer (`hang`), drop the connection (`drop`), answer
+   * 200 with a body cut off (`malformed`) or with the message but no `id` (`no_id`).
+   */
+  afterCreate?: 'hang' | 'drop' | 'malformed' | 'no_id';
+  /** Close the connection once the request is read, before anything is made. */
+  beforeCreate?: 'drop';
   /** Go on only after this many milliseconds. */
   delayMs?: number;
   /** Go on only once this settles: the test decides what happens before the answer. */
@@ -212,6 +217,11 @@ export class DiscordStandIn {
     return channel;
   }
 
+  /** Deletes a channel, as its server's admin does: reads and sends answer 404 Unknown Channel. */
+  removeChannel(id: string): void {
+    this.channels.delete(id);
+  }
+
   /** The next calls of `route` get these answers, in order, before normal service resumes. */
   script(route: DiscordRoute, ...answers: DiscordScriptedAnswer[]): void {
     this.scripts.set(route, [...(this.scripts.get(route) ?? []), ...answers]);
@@ -291,6 +301,11 @@ export class DiscordStandIn {
     const scripted = this.scripts.get(route)?.shift();
     if (scripted?.hang) {
       this.hanging.add(res);
+      return;
+    }
+    if (scripted?.beforeCreate === 'drop') {
+      call.status = 0;
+      res.socket?.destroy();
       return;
     }
     if (scripted?.delayMs) await new Promise((resolve) => setTimeout(resolve, scripted.delayMs));
@@ -378,6 +393,16 @@ export class DiscordStandIn {
       call.status = 0;
       res.socket?.destroy();
       return;
+    }
+    if (afterCreate === 'malformed') {
+      call.status = 200;
+      res.writeHead(200, { 'content-type': 'application/json', ...headers });
+      res.end('{"id": "12');
+      return;
+    }
+    if (afterCreate === 'no_id') {
+      const { id: _id, ...rest } = answer as Record<string, unknown>;
+      return this.reply(call, res, 200, rest, headers);
     }
     return this.reply(call, res, 200, answer, headers);
   }

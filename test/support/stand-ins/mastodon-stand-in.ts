@@ -60,10 +60,17 @@ export interface MastodonScript {
   error?: string;
   /** Extra answer headers (e.g. X-RateLimit-Reset with a 429). */
   headers?: Record<string, string>;
+  /** Leave out the X-RateLimit-* headers every answer carries (a 429 without a hint). */
+  bare?: boolean;
   /** Read the request and never answer. */
   hang?: boolean;
-  /** Serve the call (a status is made), then never answer, or close the connection unanswered. */
-  afterServing?: 'hang' | 'drop';
+  /**
+   * Serve the call (a status is made), then never answer, close the connection unanswered, answer
+   * 200 with a body that is not JSON, or answer 200 with the status but no `id`.
+   */
+  afterServing?: 'hang' | 'drop' | 'malformed' | 'no_id';
+  /** Close the connection once the request is read, before serving it (nothing is made). */
+  beforeServing?: 'drop';
   /** Answer only after this many milliseconds. */
   delayMs?: number;
 }
@@ -194,6 +201,13 @@ export class MastodonStandIn {
     return account;
   }
 
+  /** Another access token of the account of `token` (a new application's, say); both work. */
+  newToken(token: string): string {
+    const another = randomBytes(32).toString('base64url');
+    this.accounts.set(another, this.accountOf(token));
+    return another;
+  }
+
   /** Sets the instance's configuration; a field given as undefined is left out of the answer. */
   configure(limits: MastodonInstanceLimits): this {
     this.limits = { ...this.limits, ...limits };
@@ -284,6 +298,10 @@ export class MastodonStandIn {
 
     const scripted = this.nextScript(route, this.authenticated(call));
     if (scripted?.hang) return;
+    if (scripted?.beforeServing === 'drop') {
+      res.socket?.destroy();
+      return;
+    }
     if (scripted?.delayMs) await new Promise((resolve) => setTimeout(resolve, scripted.delayMs));
     if (scripted?.status !== undefined) {
       return this.reply(
@@ -292,6 +310,7 @@ export class MastodonStandIn {
         scripted.status,
         { error: scripted.error ?? `Error ${scripted.status}` },
         scripted.headers,
+        scripted.bare,
       );
     }
     if (OAUTH_ROUTES.has(route)) return this.serveOAuth(route, call, req, res);
@@ -300,6 +319,16 @@ export class MastodonStandIn {
     if (scripted?.afterServing === 'drop') {
       res.socket?.destroy();
       return;
+    }
+    if (scripted?.afterServing === 'malformed') {
+      call.status = 200;
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+      res.end('{"id": "1', 'utf8');
+      return;
+    }
+    if (scripted?.afterServing === 'no_id' && served.body && typeof served.body === 'object') {
+      const { id: _id, ...rest } = served.body as Record<string, unknown>;
+      return this.reply(res, call, served.status, rest, served.headers);
     }
     this.reply(res, call, served.status, served.body, served.headers);
   }
@@ -536,9 +565,10 @@ export class MastodonStandIn {
     status: number,
     body: unknown,
     headers: Record<string, string> = {},
+    bare = false,
   ): void {
     call.status = status;
-    const general = rateHeaders(this.rateLimits.api, 0);
+    const general = bare ? {} : rateHeaders(this.rateLimits.api, 0);
     const write = () => {
       // A header given in another case replaces the general one rather than joining it.
       const given = Object.fromEntries(

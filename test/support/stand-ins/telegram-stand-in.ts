@@ -1,4 +1,5 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { randomBytes } from 'node:crypto';
 import { AddressInfo } from 'node:net';
 import { readMultipart, type RecordedFile } from './multipart';
 
@@ -13,6 +14,10 @@ export interface RecordedCall {
   at: number;
   /** Answered 429 by the stand-in's own rate limits (`enforceLimits`): not delivered. */
   rateLimited?: boolean;
+  /** Messages this call made in the chat (a send that succeeded, answered or not). */
+  made?: number;
+  /** Their message ids, where the stand-in gave them. */
+  madeIds?: number[];
 }
 
 /** Telegram's limits as the stand-in enforces them (sliding windows, messages counted). */
@@ -41,6 +46,13 @@ export interface ScriptedAnswer {
   delayMs?: number;
   /** Answer only once this settles: the test decides what happens before the answer arrives. */
   until?: Promise<unknown>;
+  /**
+   * Close the connection unanswered: `before` Telegram acts (nothing is sent), `after` it (the
+   * message is made, the answer lost).
+   */
+  drop?: 'before' | 'after';
+  /** Answer 200 with this body as it stands (not an envelope: a malformed answer). */
+  raw?: string;
 }
 
 interface Bot {
@@ -67,6 +79,8 @@ export class TelegramStandIn {
   private readonly chats = new Map<string, Chat>();
   private readonly scripts = new Map<string, ScriptedAnswer[]>();
   private readonly hanging = new Set<ServerResponse>();
+  /** Answers to lose: the connection is closed instead (`drop: 'after'`). */
+  private readonly dropping = new WeakSet<ServerResponse>();
   private server?: Server;
   private nextMessageId = 1000;
   private limits?: TelegramLimits;
@@ -104,6 +118,23 @@ export class TelegramStandIn {
     const token = `${id}:AA${Buffer.from(username).toString('hex').padEnd(33, 'x').slice(0, 33)}`;
     this.bots.set(token, { id, first_name: `Bot ${username}`, username });
     return token;
+  }
+
+  /** A new token for the bot of `token`, as BotFather's /revoke gives: the old one stops working. */
+  rotateToken(token: string): string {
+    const bot = this.bots.get(token);
+    if (!bot) throw new Error('No such bot');
+    this.bots.delete(token);
+    const rotated = `${bot.id}:BB${randomBytes(17).toString('hex').slice(0, 33)}`;
+    this.bots.set(rotated, bot);
+    return rotated;
+  }
+
+  /** Forgets a chat, as when it is deleted on Telegram: getChat and sends answer "chat not found". */
+  removeChat(id: number | string): void {
+    const chat = this.chats.get(String(id));
+    this.chats.delete(String(id));
+    if (chat?.username) this.chats.delete(`@${chat.username}`);
   }
 
   /** Registers a chat getChat knows, by numeric id and, if given, @username. */
@@ -187,6 +218,17 @@ export class TelegramStandIn {
       this.hanging.add(res);
       return;
     }
+    if (scripted?.drop === 'before') {
+      res.socket?.destroy();
+      return;
+    }
+    if (scripted?.drop === 'after') this.dropping.add(res);
+    if (scripted?.raw !== undefined) {
+      call.made = SEND_METHODS.has(method) ? 1 : 0;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(scripted.raw);
+      return;
+    }
     if (scripted?.delayMs) await new Promise((resolve) => setTimeout(resolve, scripted.delayMs));
     if (scripted?.until) await scripted.until;
     if (scripted && scripted.status !== 200) {
@@ -202,9 +244,11 @@ export class TelegramStandIn {
     const bot = this.bots.get(token);
     if (!bot)
       return this.reply(res, 401, { ok: false, error_code: 401, description: 'Unauthorized' });
-    if (scripted?.result !== undefined)
+    if (scripted?.result !== undefined) {
+      if (SEND_METHODS.has(method)) call.made = 1;
       return this.reply(res, 200, { ok: true, result: scripted.result });
-    return this.answer(res, bot, method, params, files);
+    }
+    return this.answer(res, call, bot, method, params, files);
   }
 
   /**
@@ -240,6 +284,7 @@ export class TelegramStandIn {
 
   private answer(
     res: ServerResponse,
+    call: RecordedCall,
     bot: Bot,
     method: string,
     params: Record<string, unknown>,
@@ -257,11 +302,12 @@ export class TelegramStandIn {
         error_code: 400,
         description: 'Bad Request: chat not found',
       });
-    const message = () => ({
-      message_id: this.nextMessageId++,
-      date: Math.floor(Date.now() / 1000),
-      chat,
-    });
+    const message = () => {
+      const id = this.nextMessageId++;
+      call.madeIds = [...(call.madeIds ?? []), id];
+      call.made = call.madeIds.length;
+      return { message_id: id, date: Math.floor(Date.now() / 1000), chat };
+    };
     switch (method) {
       case 'getChat':
         return this.reply(res, 200, { ok: true, result: chat });
@@ -291,6 +337,10 @@ export class TelegramStandIn {
   }
 
   private reply(res: ServerResponse, status: number, body: unknown): void {
+    if (this.dropping.has(res)) {
+      res.socket?.destroy();
+      return;
+    }
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
   }

@@ -68,6 +68,8 @@ export interface ChannelListItemDto {
   /** The channel’s public link (a public chat, a server channel, a profile); null where it has none (a chat without a public username) */
   url: string | null;
   limits: ChannelLimitsDto;
+  /** When a send was last answered by the platform that this channel does not exist (deleted, or the account no longer in it): its targets fail `<platform>_rejected` with the platform's words. Null while the channel is fine; the next delivery to it clears it. */
+  missing_since: string | null;
 }
 
 export interface StartConnectionDto {
@@ -159,6 +161,7 @@ export interface PostValidationDto {
 }
 
 export interface TargetErrorDto {
+  /** `<platform>_rejected` (the platform refused the message or said the channel does not exist; its words in `message`), `account_needs_reconnect`, `channel_needs_reconnect`, `channel_removed` (the channel's account was removed from the project), `delivery_failed` (not delivered after every try), `delivery_unconfirmed` (a send whose outcome is unknown: publish again to retry) `media_unavailable` (a stored file is gone), `platform_unsupported`, or in test mode the simulated `platform_rejected` */
   code: string;
   message: string;
 }

@@ -170,6 +170,9 @@ function toDeliveryError(error: unknown): DeliveryError {
   if (error instanceof DeliveryError) return error;
   if (error instanceof XrpcError) {
     const what = `Bluesky ${error.status} ${error.error}: ${error.description}`;
+    // A success the client cannot read (not JSON, no uri) may have made the record: read it by key.
+    if (error.status < 100 || (error.status >= 200 && error.status < 300))
+      return new DeliveryError('unconfirmed', `${what}; the record may or may not have been made`);
     if (error.status === 429) return new DeliveryError('rate_limited', what, error.retryAfterMs);
     if (isAuthFailure(error)) return new DeliveryError('unauthorized', what);
     if (error.status >= 500) return new DeliveryError('transient', what);

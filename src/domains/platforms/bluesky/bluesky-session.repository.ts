@@ -27,10 +27,11 @@ export class BlueskySessionRepository {
       const stored = row?.session_encrypted ?? null;
       const next = await replace(stored);
       if (next !== stored) {
-        await m.query(`UPDATE accounts SET session_encrypted = $2 WHERE id = $1`, [
-          accountId,
-          next,
-        ]);
+        // A removed account's secrets stay erased, even by a renewal that was under way.
+        await m.query(
+          `UPDATE accounts SET session_encrypted = $2 WHERE id = $1 AND removed_at IS NULL`,
+          [accountId, next],
+        );
       }
       return next;
     });

@@ -57,7 +57,7 @@ describe('DiscordApi', () => {
     const error = await failure(api.getChannel(token, '1234567890'));
     expect(error).toMatchObject({ status: 404, code: 10003, description: 'Unknown Channel' });
     expect(toDeliveryError(error)).toMatchObject({
-      failure: 'rejected',
+      failure: 'channel_gone',
       errorCode: 'discord_rejected',
       message: 'Discord 404: Unknown Channel',
     });

@@ -33,6 +33,9 @@ export interface DiscordRateLimit {
   scope: string | null;
 }
 
+/** Discord's JSON error code for a channel that does not exist (or that the bot cannot see). */
+const UNKNOWN_CHANNEL = 10003;
+
 /** Discord said no; `code` is its JSON error code (0 when none). Never holds the bot token. */
 export class DiscordApiError extends Error {
   constructor(
@@ -263,7 +266,8 @@ export function toDeliveryError(error: unknown): DeliveryError {
     if (error.status === 429) return new DeliveryError('rate_limited', what, error.retryAfterMs);
     if (error.status === 401) return new DeliveryError('unauthorized', what);
     if (error.status >= 500) return new DeliveryError('transient', what);
-    return new DeliveryError('rejected', what, null, 'discord_rejected');
+    const gone = error.status === 404 && error.code === UNKNOWN_CHANNEL;
+    return new DeliveryError(gone ? 'channel_gone' : 'rejected', what, null, 'discord_rejected');
   }
   if (error instanceof DiscordTransportError) {
     return error.sent

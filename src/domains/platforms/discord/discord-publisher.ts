@@ -5,12 +5,13 @@ import type { RESTPostAPIChannelMessageJSONBody } from 'discord-api-types/v10';
 import type { AppConfig } from '../../../infrastructure/config/config';
 import { InjectConfig } from '../../../infrastructure/config/config.module';
 import { STORAGE_DRIVER, type StorageDriver } from '../../../infrastructure/storage/storage-driver';
-import type {
-  DeliveryStep,
-  OutgoingMedia,
-  PlatformMessage,
-  PlatformPublisher,
-  SendTarget,
+import {
+  DeliveryError,
+  type DeliveryStep,
+  type OutgoingMedia,
+  type PlatformMessage,
+  type PlatformPublisher,
+  type SendTarget,
 } from '../platform';
 import { openStoredFile } from '../stored-file';
 import { DiscordApi, toDeliveryError } from './discord-api';
@@ -68,7 +69,14 @@ export class DiscordPublisher implements PlatformPublisher {
         files,
         this.config.publication.sendTimeoutMs,
       );
-      return [{ id: message.id }];
+      const id: unknown = message?.id;
+      // A success without the message's id is a send of unknown outcome: tried again by its nonce.
+      if (typeof id !== 'string' || id === '')
+        throw new DeliveryError(
+          'unconfirmed',
+          'Discord answered success without a message id; the message may or may not have been made',
+        );
+      return [{ id }];
     } catch (error) {
       throw toDeliveryError(error);
     } finally {

@@ -64,7 +64,13 @@ export class MastodonPublisher implements PlatformPublisher {
         target.key,
         abort.signal,
       );
-      return [{ id: String(status.id), url: typeof status.url === 'string' ? status.url : null }];
+      const id: unknown = status?.id;
+      if (!(typeof id === 'string' && id !== '') && !Number.isSafeInteger(id))
+        throw new DeliveryError(
+          'unconfirmed',
+          'Mastodon answered success without a status id; the status may or may not have been made',
+        );
+      return [{ id: String(id), url: typeof status.url === 'string' ? status.url : null }];
     } catch (error) {
       throw toDeliveryError(error);
     } finally {
@@ -130,6 +136,9 @@ export function toDeliveryError(error: unknown): DeliveryError {
       return new DeliveryError('rate_limited', error.message, error.retryAfterMs ?? 60_000);
     if (error.status === 401) return new DeliveryError('unauthorized', error.message);
     if (error.status >= 500) return new DeliveryError('transient', error.message);
+    // A success Herald cannot read may have made the status.
+    if (error.status >= 200 && error.status < 300)
+      return new DeliveryError('unconfirmed', `${error.message}; the status may have been made`);
     return rejected(error.message);
   }
   if (error instanceof MastodonTransportError) {

@@ -50,7 +50,8 @@ describe('toDeliveryError', () => {
     [new TelegramApiError(429, 'Too Many Requests', 7), 'rate_limited', 7000],
     [new TelegramApiError(401, 'Unauthorized'), 'unauthorized', null],
     [new TelegramApiError(403, 'Forbidden: bot was kicked'), 'unauthorized', null],
-    [new TelegramApiError(400, 'Bad Request: chat not found'), 'rejected', null],
+    [new TelegramApiError(400, 'Bad Request: chat not found'), 'channel_gone', null],
+    [new TelegramApiError(400, 'Bad Request: message text is empty'), 'rejected', null],
     [new TelegramApiError(500, 'Internal'), 'transient', null],
     [new TelegramApiError(502, 'Bad Gateway'), 'transient', null],
     [new TelegramTransportError('refused', false), 'transient', null],
@@ -59,5 +60,7 @@ describe('toDeliveryError', () => {
     const mapped = toDeliveryError(error);
     expect(mapped.failure).toBe(failure);
     expect(mapped.retryAfterMs).toBe(retryAfterMs);
+    if (failure === 'rejected' || failure === 'channel_gone')
+      expect(mapped.errorCode).toBe('telegram_rejected');
   });
 });

@@ -59,7 +59,7 @@ export class TelegramPublisher implements PlatformPublisher {
           chat_id: chatId,
           text: step.text ?? '',
         });
-        return [{ id: String(message.message_id) }];
+        return idsOf([message]);
       }
       const form = new FormData();
       form.append('chat_id', chatId);
@@ -73,7 +73,7 @@ export class TelegramPublisher implements PlatformPublisher {
           medium.type === 'video' ? 'sendVideo' : 'sendPhoto',
           form,
         );
-        return [{ id: String(message.message_id) }];
+        return idsOf([message]);
       }
       const items = step.media.map((medium, index) => ({
         type: medium.type === 'video' ? 'video' : 'photo',
@@ -84,7 +84,7 @@ export class TelegramPublisher implements PlatformPublisher {
       for (const [index, medium] of step.media.entries())
         form.append(`file${index}`, await this.file(medium, opened));
       const messages = await this.call<TelegramMessage[]>(token, 'sendMediaGroup', form);
-      return messages.map((m) => ({ id: String(m.message_id) }));
+      return idsOf(Array.isArray(messages) ? messages : []);
     } catch (error) {
       throw toDeliveryError(error);
     } finally {
@@ -102,16 +102,30 @@ export class TelegramPublisher implements PlatformPublisher {
   }
 }
 
+/** A success without message ids is a send of unknown outcome, never a delivery. */
+function idsOf(messages: TelegramMessage[]): PlatformMessage[] {
+  if (messages.length === 0 || !messages.every((m) => Number.isSafeInteger(m?.message_id)))
+    throw new DeliveryError(
+      'unconfirmed',
+      'Telegram answered success without a message id; the message may or may not have been sent',
+    );
+  return messages.map((m) => ({ id: String(m.message_id) }));
+}
+
 export function toDeliveryError(error: unknown): DeliveryError {
   if (error instanceof DeliveryError) return error;
   if (error instanceof TelegramApiError) {
     const what = `Telegram ${error.errorCode}: ${error.description}`;
+    // A success Herald cannot read (not JSON, no result) may have made the message.
+    if (error.errorCode >= 200 && error.errorCode < 300)
+      return new DeliveryError('unconfirmed', `${what}; the message may or may not have been sent`);
     if (error.errorCode === 429)
       return new DeliveryError('rate_limited', what, (error.retryAfterSeconds ?? 1) * 1000);
     if (error.errorCode === 401 || error.errorCode === 403)
       return new DeliveryError('unauthorized', what);
     if (error.errorCode >= 500) return new DeliveryError('transient', what);
-    return new DeliveryError('rejected', what);
+    const gone = /chat not found/i.test(error.description);
+    return new DeliveryError(gone ? 'channel_gone' : 'rejected', what, null, 'telegram_rejected');
   }
   if (error instanceof TelegramTransportError) {
     return error.sent

@@ -15,7 +15,12 @@ export class PostCreatedDto {
 }
 
 export class TargetErrorDto {
-  @ApiProperty({ example: 'delivery_unconfirmed' }) code!: string;
+  @ApiProperty({
+    example: 'delivery_unconfirmed',
+    description:
+      "`<platform>_rejected` (the platform refused the message or said the channel does not exist; its words in `message`), `account_needs_reconnect`, `channel_needs_reconnect`, `channel_removed` (the channel's account was removed from the project), `delivery_failed` (not delivered after every try), `delivery_unconfirmed` (a send whose outcome is unknown: publish again to retry) `media_unavailable` (a stored file is gone), `platform_unsupported`, or in test mode the simulated `platform_rejected`",
+  })
+  code!: string;
   @ApiProperty() message!: string;
 }
 
