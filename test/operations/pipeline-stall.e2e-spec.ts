@@ -3,6 +3,9 @@ import { startWithTelegram, TelegramWorld } from '../support/factories/telegram-
 import { publishNow, waitForPostStatus } from '../support/publication';
 import { startTestApp, TestApp } from '../support/test-app';
 import { waitFor } from '../support/waits';
+import { freePort } from '../support/free-port';
+import { heraldReady, spawnHerald, stopHerald } from '../support/herald-process';
+import { TEST_APP_SECRET, TEST_REDIS_URL } from '../support/test-app';
 
 const TOKEN = 'metrics-token-for-tests-0123456789';
 
@@ -114,4 +117,36 @@ describe('A pipeline that says when it stalls', () => {
     const ready = await t.http.get('/health/ready').expect(200);
     expect(ready.body.info.publication.oldest_unclaimed_post_id).toBe(draft.body.id);
   });
+
+  it('a worker process killed outright is counted gone once its heartbeat is too old, and a waiting post is then a stall', async () => {
+    const worker = spawnHerald('worker', await freePort(), {
+      DATABASE_URL: t.config.databaseUrl,
+      REDIS_URL: TEST_REDIS_URL,
+      REDIS_KEY_PREFIX: t.config.redisKeyPrefix,
+      APP_SECRET: TEST_APP_SECRET,
+      TELEGRAM_API_BASE_URL: world.telegram.url,
+      METRICS_TOKEN: TOKEN,
+      LOG_LEVEL: 'warn',
+    });
+    try {
+      await heraldReady(worker, 120_000, TOKEN);
+      const live = async () =>
+        (await t.http.get('/health/ready')).body.info?.publication?.live_workers as number;
+      await waitFor(async () => (await live()) === 1, 15_000);
+      worker.child.kill('SIGKILL');
+      await worker.exit;
+      // No goodbye: the heartbeat ages out (15 s), never before its last beat was 10 s old.
+      expect(await live()).toBe(1);
+      await waitFor(async () => (await live()) === 0, 30_000);
+      const postId = await publishNow(t, project.id, key, channel.id, 'Nobody takes it');
+      await t.db.query(
+        `UPDATE posts SET updated_at = now() - interval '61 seconds' WHERE id = $1`,
+        [postId],
+      );
+      const stalled = await t.http.get('/health/ready').expect(503);
+      expect(stalled.body.error.code).toBe('service_unavailable');
+    } finally {
+      await stopHerald(worker, 'SIGKILL');
+    }
+  }, 180_000);
 });
