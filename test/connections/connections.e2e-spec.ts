@@ -215,6 +215,27 @@ describe('Connecting accounts through OAuth (Mastodon)', () => {
     expect(mastodon.oauth.apps).toHaveLength(1);
   });
 
+  it('connecting an identity again after its account was removed makes a new account', async () => {
+    const own = await world.make.owner('Removed, then connected');
+    const { token, account } = mastodon.addAccount('comeback', 'Comeback');
+    mastodon.oauth.signIn(token);
+    await callback(await consentedLink(own)).expect(200);
+    const [first] = await accountRows(own.project.id);
+    await t.http
+      .delete(`/api/accounts/${first.id as number}`)
+      .set('Authorization', own.owner.auth)
+      .expect(204);
+    await callback(await consentedLink(own)).expect(200);
+    const rows = await accountRows(own.project.id);
+    expect(rows.map((r) => r.external_id)).toEqual([account.id, account.id]);
+    expect(rows[1].id).not.toBe(first.id);
+    const { rows: removed } = await t.db.query(
+      'SELECT removed_at IS NOT NULL AS removed, credentials_encrypted FROM accounts WHERE id = $1',
+      [first.id],
+    );
+    expect(removed).toEqual([{ removed: true, credentials_encrypted: null }]);
+  });
+
   it('a declined consent reaches redirect_url as access_denied, storing nothing', async () => {
     const own = await world.make.owner('Declined');
     mastodon.oauth.decline();
