@@ -28,10 +28,7 @@ export interface AttemptOutcome {
   durationMs: number;
 }
 
-/**
- * Standard Webhooks; the URL re-checked and pinned each attempt, no redirects, one time limit;
- * connections kept alive per origin and checked address.
- */
+/** Standard Webhooks; the URL re-checked and pinned each attempt, no redirects, one time limit. */
 @Injectable()
 export class WebhookSender {
   private readonly timeoutMs: number;
@@ -52,7 +49,9 @@ export class WebhookSender {
   async send(message: WebhookMessage): Promise<AttemptOutcome> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
-    const signal = AbortSignal.timeout(this.timeoutMs);
+    const controller = new AbortController();
+    const signal = controller.signal;
+    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
     const pins: AddressPins = new Map();
     try {
       const url = await raceSignal(admitWebhookUrl(message.url, this.hosts, pins), signal);
@@ -87,6 +86,8 @@ export class WebhookSender {
       };
     } catch (error) {
       return { ok: false, statusCode: null, error: describe(error, signal), durationMs: elapsed() };
+    } finally {
+      clearTimeout(timer);
     }
   }
 }
