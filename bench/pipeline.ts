@@ -185,6 +185,11 @@ async function main(): Promise<void> {
             `post published → event received: p50 ${percentile(fast.delays(withFast.publishedAt), 50)} ms, ` +
             `p99 ${percentile(fast.delays(withFast.publishedAt), 99)} ms`,
         );
+        const pace = fast.pace(withFast.publishedAt);
+        console.log(
+          `  events/s delivered (first event to last): ${pace.perSecond.toFixed(0)}; ` +
+            `the last event ${pace.drainMs} ms after the last post was published`,
+        );
         await api.delete(`/webhooks/${(fastHook as { id: number }).id}`, 204);
         await api.post(
           '/webhooks',
@@ -433,6 +438,14 @@ async function startReceiver(delayMs: number) {
       return [...arrivals].flatMap(([text, at]) =>
         publishedAt.has(text) ? [at - publishedAt.get(text)!] : [],
       );
+    },
+    /** Events per second from the first arrival to the last, and the last past the last post. */
+    pace(publishedAt: Map<string, number>) {
+      const times = [...arrivals.values()];
+      const first = Math.min(...times);
+      const last = Math.max(...times);
+      const lastPost = Math.max(...publishedAt.values());
+      return { perSecond: (times.length * 1000) / (last - first), drainMs: last - lastPost };
     },
     stop: () =>
       new Promise<void>((resolve) => {

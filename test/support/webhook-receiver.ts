@@ -32,7 +32,12 @@ export class WebhookReceiver {
   readonly hits: string[] = [];
   private readonly secrets = new Map<string, string>();
   private readonly scripts = new Map<string, ReceiverAnswer[]>();
+  /** TCP connections accepted. */
+  connections = 0;
   private readonly pending = new Set<ServerResponse>();
+  private readonly open = new Map<string, number>();
+  private readonly mostOpen = new Map<string, number>();
+  private readonly done = new Map<string, number>();
   private server?: Server;
 
   constructor(private readonly host = '127.0.0.1') {}
@@ -47,6 +52,7 @@ export class WebhookReceiver {
 
   async start(port = 0): Promise<this> {
     this.server = createServer((req, res) => void this.handle(req, res));
+    this.server.on('connection', () => this.connections++);
     await new Promise<void>((resolve, reject) => {
       this.server!.once('error', reject);
       this.server!.listen(port, this.host, resolve);
@@ -75,7 +81,25 @@ export class WebhookReceiver {
     return this.deliveries.filter((d) => d.path === path);
   }
 
+  /** The most requests to `path` that were waiting for their answer at once. */
+  mostInFlight(path: string): number {
+    return this.mostOpen.get(path) ?? 0;
+  }
+
+  /** Requests to `path` answered so far. */
+  answered(path: string): number {
+    return this.done.get(path) ?? 0;
+  }
+
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const opened = req.url ?? '/';
+    const open = (this.open.get(opened) ?? 0) + 1;
+    this.open.set(opened, open);
+    this.mostOpen.set(opened, Math.max(open, this.mostInFlight(opened)));
+    res.once('close', () => {
+      this.open.set(opened, (this.open.get(opened) ?? 1) - 1);
+      if (res.writableFinished) this.done.set(opened, this.answered(opened) + 1);
+    });
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const raw = Buffer.concat(chunks).toString('utf8');

@@ -250,6 +250,16 @@ export class PostsRepository {
     return post ? (await this.withDetails([post]))[0] : null;
   }
 
+  /** The posts of `ids` still there, each with its details. */
+  async findManyWithDetails(scope: PostScope, ids: number[]): Promise<PostWithDetails[]> {
+    const rows = (await this.db.query(
+      `SELECT ${POST_COLUMNS} FROM posts p
+        WHERE p.project_id = $1 AND p.test = $3 AND p.id = ANY($2::int[])`,
+      [scope.projectId, ids, scope.test],
+    )) as PostRow[];
+    return this.withDetails(rows);
+  }
+
   private async withDetails(posts: PostRow[]): Promise<PostWithDetails[]> {
     if (posts.length === 0) return [];
     const ids = posts.map((p) => p.id);

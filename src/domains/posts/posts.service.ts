@@ -148,6 +148,13 @@ export class PostsService {
     return post ? toPostObject(post, (path) => this.storage.publicUrl(path)) : null;
   }
 
+  /** By post id; a post that is gone is not among them. */
+  async postObjects(scope: PostScope, postIds: number[]): Promise<Map<number, PostObjectDto>> {
+    const posts = await this.posts.findManyWithDetails(scope, postIds);
+    const publicUrl = (path: string) => this.storage.publicUrl(path);
+    return new Map(posts.map((post) => [post.id, toPostObject(post, publicUrl)]));
+  }
+
   async publish(
     access: ProjectAccess,
     postId: number,

@@ -8,16 +8,34 @@ export class EndpointBusy extends Error {
   }
 }
 
-/** At most `cap` deliveries per endpoint in this worker: a hanging endpoint never takes all. */
+/**
+ * At most `cap` deliveries per endpoint in this worker: a hanging endpoint never takes all. Up to
+ * `lineLimit` jobs in all (and `cap` per endpoint) may wait in the worker for a slot of their
+ * endpoint, handed over as a delivery ends, rather than go back to the queue.
+ */
 export class EndpointSlots {
   private readonly inFlight = new Map<number, number>();
   /** Oldest first, by endpoint. */
   private readonly waiting = new Map<number, string[]>();
+  private readonly lines = new Map<number, (() => void)[]>();
+  private lined = 0;
 
   constructor(
     private readonly cap: number,
     private readonly wake: (jobId: string) => void,
+    private readonly lineLimit = 0,
   ) {}
+
+  /** True once it holds a slot; false when the endpoint holds its share and its line is full. */
+  async acquire(webhookId: number): Promise<boolean> {
+    if (this.take(webhookId)) return true;
+    const line = this.lines.get(webhookId) ?? [];
+    if (line.length >= this.cap || this.lined >= this.lineLimit) return false;
+    this.lined++;
+    this.lines.set(webhookId, line);
+    await new Promise<void>((resolve) => line.push(resolve));
+    return true;
+  }
 
   /** False when the endpoint holds its share. */
   take(webhookId: number): boolean {
@@ -28,6 +46,14 @@ export class EndpointSlots {
   }
 
   release(webhookId: number): void {
+    const line = this.lines.get(webhookId);
+    const next = line?.shift();
+    if (next) {
+      if (line!.length === 0) this.lines.delete(webhookId);
+      this.lined--;
+      next();
+      return this.wakeOne(webhookId);
+    }
     const held = (this.inFlight.get(webhookId) ?? 1) - 1;
     if (held > 0) this.inFlight.set(webhookId, held);
     else this.inFlight.delete(webhookId);

@@ -72,6 +72,6 @@ export class WebhookDeliveryService {
       webhookId: send.webhook_id,
       dueMs: Date.now() + retryInMs,
     };
-    if (await this.producer.enqueue(job)) await this.repo.markQueued(send.id, next);
+    if (await this.producer.enqueue(job)) await this.repo.markQueued([job]);
   }
 }

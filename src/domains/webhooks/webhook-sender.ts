@@ -1,14 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { Readable } from 'node:stream';
-import { Agent, request } from 'undici';
+import { request } from 'undici';
 import type { AppConfig } from '../../infrastructure/config/config';
 import { InjectConfig } from '../../infrastructure/config/config.module';
 import { AppError } from '../../http/errors/error-codes';
-import {
-  HostAdmission,
-  pinnedLookup,
-  type AddressPins,
-} from '../../infrastructure/outbound/pinned-address';
+import { OutboundDispatchers } from '../../infrastructure/outbound/outbound-dispatchers';
+import { HostAdmission, type AddressPins } from '../../infrastructure/outbound/pinned-address';
 import { signWebhook } from './webhook-signature';
 import { admitWebhookUrl } from './webhook-url';
 
@@ -39,6 +36,7 @@ export class WebhookSender {
   constructor(
     @InjectConfig() config: AppConfig,
     private readonly hosts: HostAdmission,
+    private readonly dispatchers: OutboundDispatchers,
   ) {
     this.timeoutMs = config.webhooks.timeoutMs;
   }
@@ -51,21 +49,19 @@ export class WebhookSender {
   async send(message: WebhookMessage): Promise<AttemptOutcome> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
-    const signal = AbortSignal.timeout(this.timeoutMs);
+    const controller = new AbortController();
+    const signal = controller.signal;
+    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
     const pins: AddressPins = new Map();
-    let agent: Agent | undefined;
     try {
       const url = await raceSignal(admitWebhookUrl(message.url, this.hosts, pins), signal);
-      agent = new Agent({
-        connect: { lookup: pinnedLookup(pins), timeout: this.timeoutMs },
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
-      });
       const timestamp = Math.floor(Date.now() / 1000);
       const { statusCode, body } = await request(url, {
-        dispatcher: agent,
+        dispatcher: this.dispatchers.pinned(url, pins),
         method: 'POST',
         signal,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
         headers: {
           'content-type': 'application/json',
           'user-agent': USER_AGENT,
@@ -91,7 +87,7 @@ export class WebhookSender {
     } catch (error) {
       return { ok: false, statusCode: null, error: describe(error, signal), durationMs: elapsed() };
     } finally {
-      agent?.destroy().catch(() => undefined);
+      clearTimeout(timer);
     }
   }
 }

@@ -8,7 +8,7 @@ import { Client } from 'pg';
 import type { AppConfig } from '../../infrastructure/config/config';
 import { InjectConfig } from '../../infrastructure/config/config.module';
 import { PostsService } from '../posts/posts.service';
-import { WebhookProducer } from './webhook.queue';
+import { WebhookProducer, type SendJob } from './webhook.queue';
 import { WebhooksRepository, type EventToFill, type SendToEnqueue } from './webhooks.repository';
 
 const BATCH = 200;
@@ -98,37 +98,47 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private async fillEvents(): Promise<void> {
     for (;;) {
       const events = await this.repo.eventsToFill(BATCH);
-      for (const event of events) await this.repo.fillData(event.id, await this.dataOf(event));
+      await this.repo.fillData(await this.dataOf(events));
       if (events.length < BATCH) return;
     }
   }
 
-  /** The post object as it now is; a test post's carries `test: true`. */
-  private async dataOf(event: EventToFill): Promise<Record<string, unknown>> {
-    const post =
-      event.post_id === null || event.post_test === null
-        ? null
-        : await this.posts.postObject(
-            { projectId: event.project_id, test: event.post_test },
-            event.post_id,
-          );
-    if (post) return { ...post, project_id: event.project_id };
-    // The post was deleted before its event left: what is still known of it.
-    return {
-      id: event.post_id,
-      project_id: event.project_id,
-      status: event.type.replace(/^post\./, ''),
-    };
+  /** Each post object as it now is, one read per project and mode; a test post's carries `test: true`. */
+  private async dataOf(events: EventToFill[]) {
+    const groups = new Map<string, { projectId: number; test: boolean; postIds: number[] }>();
+    for (const { project_id: projectId, post_id: postId, post_test: test } of events) {
+      if (postId === null || test === null) continue;
+      const key = `${projectId}:${test}`;
+      const group = groups.get(key) ?? { projectId, test, postIds: [] };
+      group.postIds.push(postId);
+      groups.set(key, group);
+    }
+    const found = await Promise.all(
+      [...groups.values()].map(({ projectId, test, postIds }) =>
+        this.posts.postObjects({ projectId, test }, postIds),
+      ),
+    );
+    const posts = new Map(found.flatMap((objects) => [...objects]));
+    return events.map((event) => {
+      const post = event.post_id === null ? undefined : posts.get(event.post_id);
+      if (post) return { id: event.id, data: { ...post, project_id: event.project_id } };
+      // The post was deleted before its event left: what is still known of it.
+      const data = {
+        id: event.post_id,
+        project_id: event.project_id,
+        status: event.type.replace(/^post\./, ''),
+      };
+      return { id: event.id, data };
+    });
   }
 
   private async enqueueReady(): Promise<void> {
     let afterId = 0;
     for (;;) {
       const sends = await this.repo.sendsToEnqueue(afterId, BATCH);
-      for (const send of sends) {
-        if (!(await this.producer.enqueue(toJob(send)))) return;
-        await this.repo.markQueued(send.id, send.attempts);
-      }
+      const jobs = sends.map(toJob);
+      if (!(await this.producer.enqueueMany(jobs))) return;
+      await this.repo.markQueued(jobs);
       if (sends.length < BATCH) return;
       afterId = sends[sends.length - 1].id;
     }
@@ -171,6 +181,6 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   }
 }
 
-function toJob(send: SendToEnqueue) {
+function toJob(send: SendToEnqueue): SendJob {
   return { id: send.id, attempt: send.attempts, webhookId: send.webhook_id, dueMs: send.due_ms };
 }

@@ -19,10 +19,10 @@ export class WebhookProcessor implements OnModuleInit, BeforeApplicationShutdown
     private readonly delivery: WebhookDeliveryService,
     @InjectConfig() private readonly config: AppConfig,
   ) {
-    this.slots = new EndpointSlots(
-      config.webhooks.endpointConcurrency,
-      (jobId) => void this.promote(jobId),
-    );
+    const { concurrency, endpointConcurrency: cap } = config.webhooks;
+    // Jobs in line hold worker slots too: one endpoint's share and the line leave `cap` for others.
+    const lineLimit = Math.min(cap, Math.max(0, concurrency - 2 * cap));
+    this.slots = new EndpointSlots(cap, (jobId) => void this.promote(jobId), lineLimit);
   }
 
   onModuleInit(): void {
@@ -44,7 +44,7 @@ export class WebhookProcessor implements OnModuleInit, BeforeApplicationShutdown
   private async deliver({ sendId, attempt, webhookId }: WebhookJob): Promise<void> {
     // A job enqueued before jobs named their endpoint is delivered without a share.
     if (webhookId === undefined) return this.delivery.run(sendId, attempt);
-    if (!this.slots.take(webhookId))
+    if (!(await this.slots.acquire(webhookId)))
       throw new EndpointBusy(webhookId, this.config.webhooks.timeoutMs);
     try {
       await this.delivery.run(sendId, attempt);

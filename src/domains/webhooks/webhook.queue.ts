@@ -21,6 +21,13 @@ export interface WebhookJob {
   webhookId?: number;
 }
 
+export interface SendJob {
+  id: number;
+  attempt: number;
+  webhookId: number;
+  dueMs: number;
+}
+
 export const WEBHOOK_BACKOFF = 'webhook';
 
 /** Counts only turn-aways by a busy endpoint; delivery attempts are counted in the database. */
@@ -48,27 +55,31 @@ export class WebhookProducer {
   }
 
   /** False when Redis did not take it. */
-  async enqueue(send: {
-    id: number;
-    attempt: number;
-    webhookId: number;
-    dueMs: number;
-  }): Promise<boolean> {
-    const { id: sendId, attempt, webhookId } = send;
-    const options: JobOptions = {
-      jobId: webhookJobId(sendId, attempt),
-      delay: Math.max(0, send.dueMs - Date.now()),
-      attempts: JOB_ATTEMPTS,
-      backoff: { type: WEBHOOK_BACKOFF },
-      ...finishedJobRetention(this.config.ops.queueHistory),
-      stackTraceLimit: 1,
-    };
+  async enqueue(send: SendJob): Promise<boolean> {
+    return this.enqueueMany([send]);
+  }
+
+  /** One round trip for them all; false when Redis did not take them. */
+  async enqueueMany(sends: SendJob[]): Promise<boolean> {
+    if (sends.length === 0) return true;
+    const jobs = sends.map(({ id: sendId, attempt, webhookId, dueMs }) => ({
+      data: { sendId, attempt, webhookId },
+      opts: {
+        jobId: webhookJobId(sendId, attempt),
+        delay: Math.max(0, dueMs - Date.now()),
+        attempts: JOB_ATTEMPTS,
+        backoff: { type: WEBHOOK_BACKOFF },
+        ...finishedJobRetention(this.config.ops.queueHistory),
+        stackTraceLimit: 1,
+      } satisfies JobOptions,
+    }));
     try {
-      await this.bounded(this.queue.add({ sendId, attempt, webhookId }, options));
+      await this.bounded(this.queue.addBulk(jobs));
       return true;
     } catch (error) {
+      const ids = sends.map((send) => send.id).join(', ');
       this.logger.warn(
-        `Webhook send ${sendId} is stored but its job was not enqueued (${(error as Error).message}); the sweep will enqueue it`,
+        `Webhook sends ${ids} are stored but their jobs were not enqueued (${(error as Error).message}); the sweep will enqueue them`,
       );
       return false;
     }

@@ -180,11 +180,14 @@ export class WebhooksRepository {
     )) as EventToFill[];
   }
 
-  async fillData(eventId: string, data: Record<string, unknown>): Promise<void> {
-    await this.db.query(`UPDATE webhook_events SET data = $2 WHERE id = $1 AND data IS NULL`, [
-      eventId,
-      JSON.stringify(data),
-    ]);
+  async fillData(events: { id: string; data: Record<string, unknown> }[]): Promise<void> {
+    if (events.length === 0) return;
+    await this.db.query(
+      `UPDATE webhook_events e SET data = f.data
+         FROM unnest($1::text[], $2::jsonb[]) AS f(id, data)
+        WHERE e.id = f.id AND e.data IS NULL`,
+      [events.map((e) => e.id), events.map((e) => JSON.stringify(e.data))],
+    );
   }
 
   async sendsToEnqueue(afterId: number, limit: number): Promise<SendToEnqueue[]> {
@@ -199,10 +202,13 @@ export class WebhooksRepository {
     )) as SendToEnqueue[];
   }
 
-  async markQueued(sendId: number, attempt: number): Promise<void> {
+  async markQueued(sends: { id: number; attempt: number }[]): Promise<void> {
+    if (sends.length === 0) return;
     await this.db.query(
-      `UPDATE webhook_sends SET queued_attempt = $2 WHERE id = $1 AND attempts = $2`,
-      [sendId, attempt],
+      `UPDATE webhook_sends s SET queued_attempt = q.attempt
+         FROM unnest($1::int[], $2::int[]) AS q(id, attempt)
+        WHERE s.id = q.id AND s.attempts = q.attempt`,
+      [sends.map((send) => send.id), sends.map((send) => send.attempt)],
     );
   }
 

@@ -41,6 +41,11 @@ export class OutboundDispatchers implements OnModuleDestroy {
       case 'unresolved':
         throw new HostUnresolvedError(url.hostname);
     }
+    return this.pinned(url, pins);
+  }
+
+  /** For a URL `HostAdmission` has just allowed into `pins`: kept alive, dialling only the pin. */
+  pinned(url: URL, pins: AddressPins): Dispatcher {
     const pin = pins.get(url.hostname);
     return pin ? this.agent(url, pin) : this.agentForLiteral(url);
   }
