@@ -1,4 +1,4 @@
-import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { Agent, type Dispatcher } from 'undici';
 import { AppError } from '../../http/errors/error-codes';
 import {
@@ -23,7 +23,7 @@ const CONNECT_TIMEOUT_MS = 10_000;
 
 /** Each call re-checks its URL and gets a dispatcher that dials only the checked address. */
 @Injectable()
-export class OutboundDispatchers implements OnModuleDestroy {
+export class OutboundDispatchers implements OnApplicationShutdown {
   private readonly agents = new Map<string, Agent>();
 
   constructor(private readonly hosts: HostAdmission) {}
@@ -50,7 +50,8 @@ export class OutboundDispatchers implements OnModuleDestroy {
     return pin ? this.agent(url, pin) : this.agentForLiteral(url);
   }
 
-  async onModuleDestroy(): Promise<void> {
+  /** After every queue has drained (their hooks run before this one), so no call opens one anew. */
+  async onApplicationShutdown(): Promise<void> {
     const agents = [...this.agents.values()];
     this.agents.clear();
     await Promise.all(agents.map((agent) => agent.close()));

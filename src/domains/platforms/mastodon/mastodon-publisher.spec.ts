@@ -47,7 +47,7 @@ describe('MastodonPublisher against a Mastodon stand-in', () => {
     dispatchers = outbound(['127.0.0.1/32']);
   });
   afterAll(async () => {
-    await dispatchers.onModuleDestroy();
+    await dispatchers.onApplicationShutdown();
     await mastodon.stop();
   });
 
@@ -308,6 +308,6 @@ describe('MastodonPublisher against a Mastodon stand-in', () => {
     expect(failure).toMatchObject({ failure: 'rejected' });
     expect(failure!.message).toContain('local or private address');
     expect(mastodon.calls.length).toBe(before);
-    await closedList.onModuleDestroy();
+    await closedList.onApplicationShutdown();
   });
 });
