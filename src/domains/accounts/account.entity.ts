@@ -10,6 +10,9 @@ import { Project } from '../projects/project.entity';
 
 /** A connected social account (a bot, a user of an instance, …) of a project. */
 @Entity('accounts')
+@Index('IDX_accounts_renewable_tokens', ['tokenExpiresAt'], {
+  where: `"token_renewable" AND "removed_at" IS NULL AND NOT "needs_reconnect"`,
+})
 export class Account {
   @PrimaryGeneratedColumn()
   id!: number;
@@ -51,6 +54,29 @@ export class Account {
 
   @CreatedAtColumn()
   createdAt!: DbTimestamp;
+
+  /** When the access token in the credentials expires; null when it does not. */
+  @TimestampColumn()
+  tokenExpiresAt!: DbTimestamp | null;
+
+  /** When that access token was obtained: its life is the time between. */
+  @TimestampColumn()
+  tokenObtainedAt!: DbTimestamp | null;
+
+  /** The platform can give a new access token for the current credentials. */
+  @Column({ type: 'boolean', default: false })
+  tokenRenewable!: boolean;
+
+  /** After this nothing can renew the credentials: the account must be connected again. */
+  @TimestampColumn()
+  reconnectBy!: DbTimestamp | null;
+
+  /** Renewals in a row that failed transiently; the sweep waits until `renewAfter`. */
+  @Column({ type: 'int', default: 0 })
+  renewalFailures!: number;
+
+  @TimestampColumn()
+  renewAfter!: DbTimestamp | null;
 
   /** Set when the account is removed: it stays, disconnected, so its posts keep their history. */
   @TimestampColumn()

@@ -13,7 +13,16 @@ export type AccountCredentials = Pick<
   Account,
   'externalId' | 'title' | 'username' | 'credentialsEncrypted' | 'needsReconnect'
 > &
-  Partial<Pick<Account, 'limits' | 'sessionEncrypted'>>;
+  Partial<Pick<Account, 'limits' | 'sessionEncrypted' | TokenColumn>>;
+
+/** What a connection sets of the token's terms (the renewal's own state starts afresh). */
+export type TokenColumn =
+  | 'tokenExpiresAt'
+  | 'tokenObtainedAt'
+  | 'tokenRenewable'
+  | 'reconnectBy'
+  | 'renewalFailures'
+  | 'renewAfter';
 
 export type NewAccount = Pick<Account, 'projectId' | 'platform'> & AccountCredentials;
 
@@ -153,7 +162,12 @@ export class AccountsRepository {
         found.username,
         found.url ?? null,
       ],
-    )) as Omit<ChannelRow, 'needs_reconnect' | 'limits'>[];
-    return { ...row, needs_reconnect: account.needsReconnect, limits: account.limits };
+    )) as Omit<ChannelRow, 'needs_reconnect' | 'limits' | 'reconnect_by'>[];
+    return {
+      ...row,
+      needs_reconnect: account.needsReconnect,
+      limits: account.limits,
+      reconnect_by: account.reconnectBy,
+    };
   }
 }

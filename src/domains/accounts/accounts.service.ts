@@ -16,6 +16,7 @@ import {
   AccountsRepository,
 } from './accounts.repository';
 import { AccountResponseDto } from './account.dto';
+import { tokenColumns } from './token-columns';
 
 @Injectable()
 export class AccountsService {
@@ -112,6 +113,7 @@ export class AccountsService {
       limits: connected.limits ?? null,
       sessionEncrypted: connected.session ? this.secrets.seal(connected.session) : null,
       needsReconnect: false,
+      ...tokenColumns(connected.terms),
     };
   }
 

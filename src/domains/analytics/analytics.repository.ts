@@ -28,7 +28,7 @@ export class AnalyticsRepository {
   async channelStats(projectId: number): Promise<ChannelStatsRow[]> {
     return (await this.db.query(
       `SELECT c.id, c.account_id, c.platform, c.channel_id, c.title, c.username, c.url,
-              c.missing_since, a.needs_reconnect, a.limits,
+              c.missing_since, a.needs_reconnect, a.limits, a.reconnect_by,
               count(p.id) FILTER (WHERE p.status = 'scheduled')::int AS scheduled,
               count(p.id) FILTER (WHERE t.status = 'published')::int AS published,
               count(p.id) FILTER (WHERE t.status = 'failed')::int AS failed
@@ -37,7 +37,7 @@ export class AnalyticsRepository {
          LEFT JOIN post_targets t ON t.channel_id = c.id
          LEFT JOIN posts p ON p.id = t.post_id AND p.project_id = c.project_id AND NOT p.test
         WHERE c.project_id = $1 AND a.removed_at IS NULL
-        GROUP BY c.id, a.needs_reconnect, a.limits
+        GROUP BY c.id, a.needs_reconnect, a.limits, a.reconnect_by
         ORDER BY c.account_id, c.id`,
       [projectId],
     )) as ChannelStatsRow[];

@@ -105,6 +105,15 @@ export class ChannelListItemDto extends ChannelDto {
       "When a send was last answered by the platform that this channel does not exist (deleted, or the account no longer in it): its targets fail `<platform>_rejected` with the platform's words. Null while the channel is fine; the next delivery to it clears it.",
   })
   missing_since!: string | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: null,
+    description:
+      'When the account must be connected again at the latest, because nothing can renew its access after that (a token without a refresh token, or a refresh token that expires itself). Null when its access renews itself or never expires.',
+  })
+  reconnect_by!: string | null;
 }
 
 export class ChannelListDto {

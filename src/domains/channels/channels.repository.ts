@@ -19,11 +19,13 @@ export interface ChannelRow {
   limits: PlatformLimits | null;
   /** When the platform last said, at a send, that the channel does not exist; null while fine. */
   missing_since: DbTimestamp | null;
+  /** The account's: after it nothing can renew its access. */
+  reconnect_by: DbTimestamp | null;
 }
 
 const LIST_CHANNELS = new Statement(
   `SELECT c.id, c.account_id, c.platform, c.channel_id, c.title, c.username, c.url,
-          c.missing_since, a.needs_reconnect, a.limits
+          c.missing_since, a.needs_reconnect, a.limits, a.reconnect_by
      FROM channels c JOIN accounts a ON a.id = c.account_id
     WHERE c.project_id = $1 AND a.removed_at IS NULL
     ORDER BY c.account_id, c.id`,

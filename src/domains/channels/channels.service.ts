@@ -50,5 +50,6 @@ export function toChannelListItem(
     url: platform.channelUrl({ channelId: row.channel_id, username: row.username, url: row.url }),
     limits: row.limits ?? platform.limits,
     missing_since: formatTimestamp(row.missing_since),
+    reconnect_by: formatTimestamp(row.reconnect_by),
   };
 }

@@ -37,6 +37,7 @@ const ERRORS: ErrorCode[] = [
   'invalid_json',
   'invalid_url',
   'url_not_allowed',
+  'platform_not_configured',
   'unauthorized',
   'forbidden',
   'project_not_found',

@@ -54,6 +54,13 @@ export class ConnectionsService {
   ): Promise<ConnectionStartedDto> {
     const { platform, redirect_url: redirectUrl, ...fields } = body;
     const flow = this.flowOf(platform);
+    if (!flow.configured) {
+      const name = this.connectors.get(platform).displayName;
+      throw new AppError(
+        'platform_not_configured',
+        `${name} accounts cannot be connected yet: the operator has not configured Herald's ${name} app`,
+      );
+    }
     const state = randomBytes(32).toString('base64url');
     const verifier = randomBytes(32).toString('base64url');
     const redirectUri = this.redirectUri(platform);

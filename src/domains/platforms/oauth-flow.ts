@@ -47,6 +47,39 @@ export interface OAuthFinish {
  * code stands for. Its refusals are Herald's errors, as the connector's are.
  */
 export interface OAuthFlow {
+  /** False while the operator has not given Herald the platform's app (its settings). */
+  readonly configured: boolean;
+  /** Present where the platform's access tokens expire. */
+  readonly renewal?: TokenRenewal;
   authorize(start: OAuthStart): Promise<{ url: string; context: OAuthContext }>;
   finish(finish: OAuthFinish): Promise<ConnectedAccount>;
+}
+
+/** How long what the platform gave lasts. */
+export interface TokenTerms {
+  /** When the access token expires; null: it does not. */
+  expiresAt: Date | null;
+  /** The platform gives a new access token for these credentials (a refresh token, or the token itself). */
+  renewable: boolean;
+  /** After this nothing can renew them (no refresh token, or one that expires itself); null: never. */
+  reconnectBy: Date | null;
+}
+
+export interface RenewedCredentials {
+  /** The credentials to seal: the new access token, and the refresh token the platform rotated. */
+  secret: string;
+  terms: TokenTerms;
+}
+
+/** The platform refuses the credentials' renewal for good: only a new connection helps. */
+export class RenewalRefused extends Error {}
+
+/** The part of a platform's flow that keeps expiring tokens alive. */
+export interface TokenRenewal {
+  /**
+   * New credentials for `secret` (as the platform's connector made it). Throws RenewalRefused
+   * when the platform refuses for good (an OAuth `invalid_grant`, its own expired-or-revoked
+   * answer); any other error is transient and leaves the account as it is.
+   */
+  renew(secret: string, signal: AbortSignal): Promise<RenewedCredentials>;
 }

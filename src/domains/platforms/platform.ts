@@ -1,4 +1,4 @@
-import type { OAuthFlow } from './oauth-flow';
+import type { OAuthFlow, TokenTerms } from './oauth-flow';
 import type { PlatformErrorCode } from './platforms';
 import type { MediaType } from '../media/media-asset.entity';
 import type { PlatformChannel, PlatformLimits } from './platform-answers';
@@ -52,6 +52,8 @@ export interface ConnectedAccount extends PlatformIdentity {
   channels?: PlatformIdentity[];
   limits?: PlatformLimits;
   session?: string;
+  /** Absent where the secret does not expire. */
+  terms?: TokenTerms;
 }
 
 export interface DemoAccount {

@@ -2,6 +2,7 @@ import { BullModule } from '@nestjs/bull';
 import { Module } from '@nestjs/common';
 import type { AppConfig } from '../../infrastructure/config/config';
 import { APP_CONFIG } from '../../infrastructure/config/config.module';
+import { TokenRenewalModule } from '../connections/renewal/token-renewal.module';
 import { CLOCK, SYSTEM_CLOCK } from './clock';
 import { DeliveryReceipts } from './delivery-receipts';
 import { PublicationMonitor } from './publication-monitor';
@@ -21,6 +22,7 @@ import { TargetDelivery } from './target-delivery';
 /** The rest of Herald only enqueues (PublicationProducer). */
 @Module({
   imports: [
+    TokenRenewalModule,
     BullModule.registerQueueAsync({
       name: PUBLICATION_QUEUE,
       inject: [APP_CONFIG],

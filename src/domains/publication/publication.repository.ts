@@ -45,6 +45,9 @@ export interface DeliveryTarget {
   /** Its account was removed: nothing can be sent, and its secrets are gone (null). */
   account_removed: boolean;
   credentials_encrypted: string | null;
+  /** When the account's access token expires (epoch ms); null when it does not. */
+  token_expires_ms: number | null;
+  token_renewable: boolean;
   /** The claim marked its send in flight. */
   marked: boolean;
 }
@@ -135,6 +138,8 @@ export class PublicationRepository {
                         ch.missing_since IS NOT NULL AS channel_missing,
                         t.failures,
                         t.sending_since, a.needs_reconnect, a.credentials_encrypted,
+                        (extract(epoch FROM a.token_expires_at) * 1000)::float8
+                          AS token_expires_ms, a.token_renewable,
                         a.removed_at IS NOT NULL AS account_removed,
                         (extract(epoch FROM now() - t.sending_since) * 1000)::float8
                           AS sending_for_ms,

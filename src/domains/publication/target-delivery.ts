@@ -14,6 +14,11 @@ import {
 } from '../platforms/platform';
 import type { PlatformChannel, SentMessage } from '../platforms/platform-answers';
 import { PlatformRegistry } from '../platforms/platform-registry';
+import {
+  AccountNeedsReconnect,
+  RenewalUnavailable,
+  TokenRenewals,
+} from '../connections/renewal/token-renewals';
 import { DeliveryReceipts } from './delivery-receipts';
 import { PublicationRepository, type DeliveryTarget } from './publication.repository';
 import { SendGate } from './send-gate';
@@ -53,6 +58,10 @@ export interface DeliveryRun {
   steps: DeliveryStep[] | null;
   /** Opened from the account's sealed credentials at the run's first pass; never logged. */
   credentials?: string;
+  /** Those credentials sealed, as stored (a renewal at a send may have replaced the target's). */
+  sealedCredentials?: string;
+  /** A refused send already had the account's token renewed once in this run. */
+  renewedAfterRefusal?: boolean;
 }
 
 /** Every way a target can go, each rule against posting twice (docs/architecture.md). */
@@ -65,6 +74,7 @@ export class TargetDelivery {
     private readonly gate: SendGate,
     private readonly receipts: DeliveryReceipts,
     private readonly secrets: SecretsService,
+    private readonly renewals: TokenRenewals,
     private readonly platforms: PlatformRegistry,
     private readonly metrics: Metrics,
     @InjectConfig() private readonly config: AppConfig,
@@ -172,10 +182,14 @@ export class TargetDelivery {
     const markedByClaim = state.first && target.marked;
     if (run.credentials === undefined) {
       try {
-        run.credentials = this.secrets.open(target.credentials_encrypted ?? '');
+        Object.assign(run, await this.credentialsOf(run));
       } catch (error) {
         // Nothing was sent: the claim's mark must not read as a send of unknown outcome later.
         if (markedByClaim) await this.gate.release(target.id);
+        if (error instanceof AccountNeedsReconnect)
+          return failed('account_needs_reconnect', `${error.message}; it must be reconnected`);
+        if (error instanceof RenewalUnavailable)
+          return this.retryLater(run, `The access token could not be renewed: ${error.message}`);
         throw error;
       }
     }
@@ -246,6 +260,54 @@ export class TargetDelivery {
     return this.ready(run, state.step + 1, false, false);
   }
 
+  /** Credentials in clear, an expiring access token renewed first (a test post sends nothing). */
+  private async credentialsOf(
+    { target, simulated, sealedCredentials }: DeliveryRun,
+    renewNow = false,
+  ): Promise<Pick<DeliveryRun, 'credentials' | 'sealedCredentials'>> {
+    const sealed = sealedCredentials ?? target.credentials_encrypted ?? '';
+    if (simulated) return { credentials: this.secrets.open(sealed), sealedCredentials: sealed };
+    const held = await this.renewals.forSend({
+      accountId: target.account_id,
+      platform: target.platform,
+      sealed,
+      expiresAtMs: renewNow ? 0 : target.token_expires_ms,
+      renewable: target.token_renewable,
+    });
+    return { credentials: held.secret, sealedCredentials: held.sealed };
+  }
+
+  /**
+   * A refused token that can be renewed is renewed once and the send tried again: only the
+   * platform's refusal of the renewal, or of the renewed token, says the account must reconnect.
+   */
+  private async renewedAfterRefusal(run: DeliveryRun): Promise<DeliveryState | null> {
+    if (!run.target.token_renewable || run.renewedAfterRefusal) return null;
+    run.renewedAfterRefusal = true;
+    try {
+      Object.assign(run, await this.credentialsOf(run, true));
+    } catch (error) {
+      if (error instanceof AccountNeedsReconnect) return null;
+      if (error instanceof RenewalUnavailable)
+        return this.retryLater(run, `The access token could not be renewed: ${error.message}`);
+      throw error;
+    }
+    await this.repo.sendNotDelivered(run.target.id, false);
+    return this.ready(run, run.target.steps_done, false, false);
+  }
+
+  /** Not delivered, worth trying again: later with backoff, until the tries run out. */
+  private async retryLater(run: DeliveryRun, reason: string): Promise<DeliveryState> {
+    const { target } = run;
+    const failures = await this.repo.sendNotDelivered(target.id, true);
+    if (failures < this.config.publication.maxTries) {
+      const backoff = this.config.publication.retryBaseMs * 2 ** (failures - 1);
+      this.logger.warn(`Target ${target.id}: ${reason}; retry in ${backoff} ms`);
+      return { at: 'later', inMs: backoff };
+    }
+    return failed('delivery_failed', `Not delivered after ${failures} tries: ${reason}`);
+  }
+
   private async afterFailedSend(run: DeliveryRun, error: unknown): Promise<DeliveryState> {
     const { target } = run;
     let failure =
@@ -259,19 +321,13 @@ export class TargetDelivery {
         // The platform said how long to wait; that is not a failure of ours.
         await this.repo.sendNotDelivered(target.id, false);
         return { at: 'later', inMs: failure.retryAfterMs ?? 1000 };
-      case 'transient': {
-        const failures = await this.repo.sendNotDelivered(target.id, true);
-        if (failures < this.config.publication.maxTries) {
-          const backoff = this.config.publication.retryBaseMs * 2 ** (failures - 1);
-          this.logger.warn(`Target ${target.id}: ${failure.message}; retry in ${backoff} ms`);
-          return { at: 'later', inMs: backoff };
-        }
-        return failed(
-          'delivery_failed',
-          `Not delivered after ${failures} tries: ${failure.message}`,
-        );
-      }
+      case 'transient':
+        return this.retryLater(run, failure.message);
       case 'unauthorized':
+        if (run.target.token_renewable) {
+          const renewed = await this.renewedAfterRefusal(run);
+          if (renewed) return renewed;
+        }
         await this.repo.flagNeedsReconnect(target.account_id);
         return failed(
           'account_needs_reconnect',

@@ -20,6 +20,7 @@ export const ERROR_STATUS = {
   media_too_large: 400,
   channel_not_supported: 400,
   channels_not_addable: 400,
+  platform_not_configured: 400,
   unauthorized: 401,
   insufficient_scope: 403,
   forbidden: 403,

@@ -51,6 +51,13 @@ export interface PublicationConfig {
   sendTimeoutMs: number;
 }
 
+export interface TokenRenewalConfig {
+  /** How often every process looks for access tokens that expire soon. */
+  sweepIntervalMs: number;
+  /** Renewals one process's sweep makes at once (each holds a database connection meanwhile). */
+  concurrency: number;
+}
+
 /** Present only when MEDIA_STORAGE_DRIVER is `s3`. */
 export interface S3Config {
   bucket: string;
@@ -122,6 +129,7 @@ export interface AppConfig {
   apiKeyCacheMs: number;
   rateLimits: RateLimitConfig;
   publication: PublicationConfig;
+  tokenRenewal: TokenRenewalConfig;
   ops: OpsConfig;
   webhooks: WebhookConfig;
   /** Start-up log lines: variables read under an earlier name. */
@@ -210,6 +218,10 @@ export function loadConfig(env: Env): AppConfig {
       maxTries: v.PUBLICATION_MAX_TRIES,
       retryBaseMs: v.PUBLICATION_RETRY_BASE_MS,
       sendTimeoutMs: v.PUBLICATION_SEND_TIMEOUT_MS,
+    },
+    tokenRenewal: {
+      sweepIntervalMs: v.TOKEN_SWEEP_INTERVAL_MS,
+      concurrency: v.TOKEN_RENEWAL_CONCURRENCY,
     },
     ops: {
       metricsToken: v.METRICS_TOKEN ?? null,

@@ -177,6 +177,12 @@ export class EnvironmentVariables {
   @WholeNumber(1_000, 600_000)
   PUBLICATION_LOCK_MS = 30_000;
 
+  @WholeNumber(100, 3_600_000)
+  TOKEN_SWEEP_INTERVAL_MS = 60_000;
+
+  @WholeNumber(1, 64)
+  TOKEN_RENEWAL_CONCURRENCY = 4;
+
   @WholeNumber(1, 100)
   PUBLICATION_MAX_TRIES = 5;
 

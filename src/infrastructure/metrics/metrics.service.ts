@@ -43,6 +43,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly tokenRenewals = new Counter({
+    name: 'herald_token_renewals_total',
+    help: 'Renewals of expiring access tokens by platform and outcome (renewed, refused, failed)',
+    labelNames: ['platform', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
   private readonly webhookDeliveries = new Counter({
     name: 'herald_webhook_deliveries_total',
     help: 'Webhook delivery attempts by outcome',
@@ -126,6 +133,10 @@ export class Metrics {
 
   publicationTarget(platform: string, outcome: PublicationOutcome, errorCode: string | null): void {
     this.publicationTargets.inc({ platform, outcome, error_code: errorCode ?? '' });
+  }
+
+  tokenRenewal(platform: string, outcome: 'renewed' | 'refused' | 'failed'): void {
+    this.tokenRenewals.inc({ platform, outcome });
   }
 
   webhookDelivery(outcome: WebhookDeliveryOutcome): void {

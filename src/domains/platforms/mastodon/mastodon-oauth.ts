@@ -16,6 +16,9 @@ interface MastodonCalls {
  * Herald registers itself on one the first time a connection starts there and keeps that client.
  */
 export class MastodonOAuth implements OAuthFlow {
+  /** Herald registers itself on each instance: nothing for the operator to configure. */
+  readonly configured = true;
+
   constructor(
     private readonly api: MastodonApi,
     private readonly calls: MastodonCalls,
