@@ -45,7 +45,9 @@ export class AccountCredentialsDto {
 }
 declareFields(
   AccountCredentialsDto,
-  PLATFORM_DESCRIPTORS.map(({ displayName, connect }) => ({ displayName, fields: connect.fields })),
+  PLATFORM_DESCRIPTORS.flatMap(({ displayName, connect }) =>
+    connect ? [{ displayName, fields: connect.fields }] : [],
+  ),
   MAX_FIELD_LENGTH,
 );
 
@@ -85,14 +87,15 @@ export class AccountResponseDto {
 
 /** One per platform, each accepted as it stands (shapes only). */
 export const CONNECT_EXAMPLES = Object.fromEntries(
-  PLATFORM_DESCRIPTORS.map(({ name, connect }) => [
-    name,
-    { value: { project_id: 1, platform: name, ...connect.example } },
-  ]),
+  PLATFORM_DESCRIPTORS.flatMap(({ name, connect }) =>
+    connect ? [[name, { value: { project_id: 1, platform: name, ...connect.example } }]] : [],
+  ),
 );
 
 export const RECONNECT_EXAMPLES = Object.fromEntries(
-  PLATFORM_DESCRIPTORS.map(({ name, connect }) => [name, { value: { ...connect.example } }]),
+  PLATFORM_DESCRIPTORS.flatMap(({ name, connect }) =>
+    connect ? [[name, { value: { ...connect.example } }]] : [],
+  ),
 );
 
 export const CHANNEL_EXAMPLES = Object.fromEntries(
@@ -101,7 +104,9 @@ export const CHANNEL_EXAMPLES = Object.fromEntries(
   ),
 );
 
-export const CONNECT_CHECKS = PLATFORM_DESCRIPTORS.map(({ connect }) => connect.checkedWith);
+export const CONNECT_CHECKS = PLATFORM_DESCRIPTORS.flatMap(({ connect }) =>
+  connect ? [connect.checkedWith] : [],
+);
 
 export const CHANNEL_CHECKS = {
   added: PLATFORM_DESCRIPTORS.flatMap(({ channels }) => (channels ? [channels.checkedWith] : [])),

@@ -52,7 +52,7 @@ export class AccountsController {
   })
   @ApiBody({ type: CreateAccountDto, examples: CONNECT_EXAMPLES })
   @ApiCreatedResponse({ type: AccountResponseDto })
-  @ApiErrors(...PLATFORM_ERRORS, 'invalid_url', 'url_not_allowed')
+  @ApiErrors(...PLATFORM_ERRORS, 'invalid_url', 'url_not_allowed', 'oauth_required')
   create(
     @CurrentProject() project: ProjectAccess,
     @Body() dto: CreateAccountDto,
@@ -73,6 +73,7 @@ export class AccountsController {
   @ApiErrors(
     'account_not_found',
     'account_mismatch',
+    'oauth_required',
     ...PLATFORM_ERRORS,
     'invalid_url',
     'url_not_allowed',

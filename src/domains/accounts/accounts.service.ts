@@ -34,7 +34,7 @@ export class AccountsService {
     platform: Account['platform'],
     fields: ConnectFields,
   ): Promise<AccountResponseDto> {
-    const connected = await this.connectors.get(platform).connect(fields);
+    const connected = await this.connectWith(platform, fields);
     const account = await this.repository.createWithChannels(
       { projectId, platform, ...this.credentialsOf(connected) },
       connected.channels ?? [],
@@ -62,7 +62,7 @@ export class AccountsService {
     fields: ConnectFields,
   ): Promise<AccountResponseDto> {
     const account = await this.find(projectId, accountId);
-    const connected = await this.connectors.get(account.platform).connect(fields);
+    const connected = await this.connectWith(account.platform, fields);
     // Another identity's credentials would send the old channels' posts as someone else.
     if (connected.id !== account.externalId) throw accountMismatch(account, connected);
     await this.repository.updateWithChannels(
@@ -102,6 +102,17 @@ export class AccountsService {
     const account = await this.repository.find(projectId, accountId);
     if (!account) throw accountNotFound();
     return account;
+  }
+
+  /** A platform whose accounts connect through OAuth only takes no credentials here. */
+  private connectWith(platform: string, fields: ConnectFields): Promise<ConnectedAccount> {
+    const connector = this.connectors.get(platform);
+    if (!connector.connect)
+      throw new AppError(
+        'oauth_required',
+        `${connector.displayName} accounts connect through OAuth: start a connection with POST /projects/{project_id}/connections`,
+      );
+    return connector.connect(fields);
   }
 
   private credentialsOf(connected: ConnectedAccount): Required<AccountCredentials> {

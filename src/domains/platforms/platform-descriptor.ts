@@ -50,8 +50,9 @@ export interface PlatformDescriptor<Name extends string = string> {
   /** At least `<name>_rejected` and `<name>_unavailable`, with their HTTP status. */
   readonly errors: Readonly<Record<`${Name}_${string}`, number>>;
   readonly settings?: PlatformSettings;
-  readonly connect: ConnectMethod;
-  /** Present when accounts may also connect through OAuth (`POST …/connections`). */
+  /** Null where accounts connect through OAuth only. */
+  readonly connect: ConnectMethod | null;
+  /** Present when accounts (also) connect through OAuth (`POST …/connections`). */
   readonly oauth?: OAuthMethod;
   readonly channels: ChannelMethod | null;
   readonly examples: {

@@ -65,7 +65,8 @@ export interface DemoAccount {
 export interface PlatformConnector {
   readonly platform: string;
   readonly displayName: string;
-  connect(fields: ConnectFields): Promise<ConnectedAccount>;
+  /** Absent where accounts connect through OAuth only. */
+  connect?(fields: ConnectFields): Promise<ConnectedAccount>;
   addChannel(secret: string, fields: ConnectFields): Promise<PlatformIdentity>;
   /** Publishing to the demo account fails until real credentials are set. */
   demo(): DemoAccount;

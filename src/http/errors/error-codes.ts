@@ -21,6 +21,7 @@ export const ERROR_STATUS = {
   channel_not_supported: 400,
   channels_not_addable: 400,
   platform_not_configured: 400,
+  oauth_required: 400,
   unauthorized: 401,
   insufficient_scope: 403,
   forbidden: 403,
