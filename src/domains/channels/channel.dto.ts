@@ -48,12 +48,12 @@ export class ChannelLimitsDto {
   text_max!: number;
 
   @ApiProperty({
-    enum: ['utf16', 'graphemes'],
+    enum: ['utf16', 'graphemes', 'x'],
     description:
-      'How text is counted: UTF-16 code units, or graphemes (characters as people see them)',
+      "How text is counted: UTF-16 code units, graphemes (characters as people see them), or `x`, X's own weighing (twitter-text: every link 23, most CJK characters and emoji 2)",
     example: 'utf16',
   })
-  text_unit!: 'utf16' | 'graphemes';
+  text_unit!: 'utf16' | 'graphemes' | 'x';
 
   @ApiProperty({ description: 'The most media files in one post', example: 10 })
   media_max!: number;

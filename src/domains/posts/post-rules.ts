@@ -17,6 +17,12 @@ export interface PostProblem {
 }
 
 /** `found` holds the project's channels among the refs, whatever their order. */
+const TEXT_UNITS: Record<PlatformLimits['text_unit'], string> = {
+  utf16: 'UTF-16 code units',
+  graphemes: 'characters',
+  x: 'weighted characters (each link 23, most CJK characters and emoji 2)',
+};
+
 export function targetProblems(
   refs: readonly string[],
   found: readonly ResolvedChannel[],
@@ -100,7 +106,7 @@ function limitsOfOne(
     problems.push({ code, message, field, channel_ref: channelRef });
   const length = platform.measureText(text, limits);
   if (length > limits.text_max) {
-    const unit = limits.text_unit === 'utf16' ? 'UTF-16 code units' : 'characters';
+    const unit = TEXT_UNITS[limits.text_unit];
     const links = limits.url_length ? `, each link counting ${limits.url_length}` : '';
     problem(
       'text_too_long',

@@ -56,6 +56,8 @@ export interface TokenRenewalConfig {
   sweepIntervalMs: number;
   /** Renewals one process's sweep makes at once (each holds a database connection meanwhile). */
   concurrency: number;
+  /** How long the platform may take to answer a renewal (the account's row is held meanwhile). */
+  timeoutMs: number;
 }
 
 /** Present only when MEDIA_STORAGE_DRIVER is `s3`. */
@@ -222,6 +224,7 @@ export function loadConfig(env: Env): AppConfig {
     tokenRenewal: {
       sweepIntervalMs: v.TOKEN_SWEEP_INTERVAL_MS,
       concurrency: v.TOKEN_RENEWAL_CONCURRENCY,
+      timeoutMs: v.TOKEN_RENEWAL_TIMEOUT_MS,
     },
     ops: {
       metricsToken: v.METRICS_TOKEN ?? null,

@@ -183,6 +183,9 @@ export class EnvironmentVariables {
   @WholeNumber(1, 64)
   TOKEN_RENEWAL_CONCURRENCY = 4;
 
+  @WholeNumber(100, 120_000)
+  TOKEN_RENEWAL_TIMEOUT_MS = 10_000;
+
   @WholeNumber(1, 100)
   PUBLICATION_MAX_TRIES = 5;
 

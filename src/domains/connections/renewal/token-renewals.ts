@@ -1,4 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
+import type { AppConfig } from '../../../infrastructure/config/config';
+import { InjectConfig } from '../../../infrastructure/config/config.module';
 import { SecretsService } from '../../../infrastructure/config/secrets.service';
 import { Metrics } from '../../../infrastructure/metrics/metrics.service';
 import { PlatformConnectors } from '../../platforms/platform-connectors';
@@ -7,9 +9,6 @@ import { TokenRenewalRepository, type LockedRenewal } from './token-renewal.repo
 
 /** At a send, a token that expires sooner than this is renewed first. */
 export const RENEW_AT_SEND_WITHIN_MS = 5 * 60_000;
-
-/** How long the platform may take to answer a renewal (the account's row is held meanwhile). */
-export const RENEWAL_TIMEOUT_MS = 10_000;
 
 /** A token that expires sooner than this is not used after a renewal failed. */
 const STILL_USABLE_MS = 30_000;
@@ -52,6 +51,7 @@ export class TokenRenewals {
     private readonly connectors: PlatformConnectors,
     private readonly secrets: SecretsService,
     private readonly metrics: Metrics,
+    @InjectConfig() private readonly config: AppConfig,
   ) {}
 
   /**
@@ -131,7 +131,7 @@ export class TokenRenewals {
     const abort = new AbortController();
     const timer = setTimeout(
       () => abort.abort(new DOMException('The renewal timed out', 'TimeoutError')),
-      RENEWAL_TIMEOUT_MS,
+      this.config.tokenRenewal.timeoutMs,
     );
     try {
       return await renewal.renew(secret, abort.signal);

@@ -1,0 +1,140 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import type { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
+import type { AppConfig } from '../../../infrastructure/config/config';
+import { InjectConfig } from '../../../infrastructure/config/config.module';
+import { STORAGE_DRIVER, type StorageDriver } from '../../../infrastructure/storage/storage-driver';
+import {
+  DeliveryError,
+  type DeliveryStep,
+  type OutgoingMedia,
+  type PlatformMessage,
+  type PlatformPublisher,
+  type SendTarget,
+} from '../platform';
+import { openStoredStream } from '../stored-file';
+import { XApi, XApiError, XTransportError, type XPost } from './x-api';
+import { credentialsOf, type XCredentials } from './x-credentials';
+
+/** How many of the user's newest posts are searched for the one an unanswered try made. */
+const RECENT_POSTS = 5;
+
+/**
+ * Images uploaded (with their descriptions), then the post. X takes no idempotency key, but it
+ * refuses a post whose text the user just posted: a retry after an unknown outcome that meets
+ * that refusal finds the post the first try made among the user's newest, and never posts twice.
+ */
+@Injectable()
+export class XPublisher implements PlatformPublisher {
+  readonly platform = 'x';
+
+  constructor(
+    private readonly api: XApi,
+    @InjectConfig() private readonly config: AppConfig,
+    @Optional() @Inject(STORAGE_DRIVER) private readonly storage?: StorageDriver,
+  ) {}
+
+  /** One post, whatever it holds (the limits keep it within one). */
+  plan(text: string, media: OutgoingMedia[]): DeliveryStep[] {
+    const kind = media.length === 0 ? 'text' : media.length === 1 ? 'single' : 'album';
+    return [{ kind, text, media, cost: 1 }];
+  }
+
+  async send(secret: string, target: SendTarget, step: DeliveryStep): Promise<PlatformMessage[]> {
+    const credentials = credentialsOf(secret);
+    const text = step.text ?? '';
+    if (target.retry && text.trim() === '' && step.media.length > 0)
+      // Without text X cannot tell the post apart from the one an earlier try may have made.
+      throw new DeliveryError(
+        'rejected',
+        'An earlier try of this post may have reached X, and a post with images only cannot be told apart from it; publish again to retry',
+        null,
+        'delivery_unconfirmed',
+      );
+    const timeoutMs = this.config.publication.sendTimeoutMs;
+    try {
+      const mediaIds: string[] = [];
+      for (const medium of step.media)
+        mediaIds.push(await this.upload(credentials, medium, timeoutMs));
+      const id = await this.api.createPost(
+        credentials.accessToken,
+        { text, mediaIds, replyTo: null },
+        timeoutMs,
+      );
+      return [{ id }];
+    } catch (error) {
+      if (error instanceof XApiError && error.duplicate && target.retry) {
+        const made = await this.madeByEarlierTry(credentials, text);
+        if (made) return [{ id: made.id }];
+      }
+      throw toDeliveryError(error);
+    }
+  }
+
+  /** Nothing is public before the post, so an unanswered upload is simply made again. */
+  private async upload(
+    credentials: XCredentials,
+    medium: OutgoingMedia,
+    timeoutMs: number,
+  ): Promise<string> {
+    const opened: Readable[] = [];
+    let bytes: Buffer;
+    try {
+      bytes = await buffer(await openStoredStream(this.storage, medium, opened));
+    } finally {
+      for (const stream of opened) stream.destroy();
+    }
+    try {
+      const id = await this.api.uploadImage(credentials.accessToken, bytes, timeoutMs);
+      if (medium.altText)
+        await this.api.describeImage(credentials.accessToken, id, medium.altText, timeoutMs);
+      return id;
+    } catch (error) {
+      if (error instanceof XTransportError)
+        throw new DeliveryError('transient', `Uploading ${medium.filename} to X got no answer`);
+      throw error;
+    }
+  }
+
+  /** The user's newest post whose text, its t.co links expanded, is this one's. */
+  private async madeByEarlierTry(credentials: XCredentials, text: string): Promise<XPost | null> {
+    let posts: XPost[];
+    try {
+      posts = await this.api.recentPosts(credentials.accessToken, credentials.userId, RECENT_POSTS);
+    } catch (error) {
+      throw toDeliveryError(error);
+    }
+    return posts.find((post) => sameText(post, text)) ?? null;
+  }
+}
+
+/** X shortens every link to t.co, adds one for attached images, and escapes `&`, `<` and `>`. */
+export function sameText(post: XPost, text: string): boolean {
+  let shown = post.text;
+  for (const link of post.entities?.urls ?? []) {
+    const expanded = link.expandedUrl ?? link.url;
+    const attached = /^https:\/\/(x|twitter)\.com\/[^/]+\/status\/\d+\/(photo|video)\/\d+$/;
+    shown = shown.replace(link.url, attached.test(expanded) ? '' : expanded);
+  }
+  shown = shown.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  return shown.trim() === text.trim();
+}
+
+export function toDeliveryError(error: unknown): DeliveryError {
+  if (error instanceof DeliveryError) return error;
+  if (error instanceof XApiError) {
+    if (error.status === 429)
+      return new DeliveryError('rate_limited', error.message, error.retryAfterMs ?? 60_000);
+    if (error.status === 401) return new DeliveryError('unauthorized', error.message);
+    if (error.status >= 500) return new DeliveryError('transient', error.message);
+    return new DeliveryError('rejected', `X refused the post: ${error.reason}`, null, 'x_rejected');
+  }
+  if (error instanceof XTransportError)
+    return error.sent
+      ? new DeliveryError(
+          'unconfirmed',
+          'The post went out but no answer came back; it may or may not have been made',
+        )
+      : new DeliveryError('transient', error.message);
+  return new DeliveryError('transient', (error as Error).message ?? 'Unknown error');
+}
