@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { Statement } from '../../src/infrastructure/database/prepared';
 import { PublicationRepository } from '../../src/domains/publication/publication.repository';
+import * as accountFlags from '../../src/domains/accounts/account-flags';
 import { Factory, type TestChannel, type TestProject } from '../support/factories/factories';
 import { publishNow } from '../support/publication';
 import { TelegramStandIn } from '../support/stand-ins/telegram-stand-in';
@@ -11,14 +12,16 @@ import { sourceFiles } from '../support/source-files';
 
 const SRC = join(__dirname, '..', '..', 'src');
 
-/** PublicationRepository's statements that write webhook events, by name. */
+/** The statements of PublicationRepository and the account flags that write webhook events, by name. */
 function outboxStatements(): string[] {
-  const statics = PublicationRepository as unknown as Record<string, unknown>;
-  return Object.getOwnPropertyNames(PublicationRepository)
-    .filter((name) => {
-      const value = statics[name];
-      return value instanceof Statement && value.text.includes('INSERT INTO webhook_events');
-    })
+  const holders = [PublicationRepository, accountFlags] as unknown as Record<string, unknown>[];
+  return holders
+    .flatMap((holder) =>
+      Object.getOwnPropertyNames(holder).filter((name) => {
+        const value = holder[name];
+        return value instanceof Statement && value.text.includes('INSERT INTO webhook_events');
+      }),
+    )
     .sort();
 }
 
@@ -95,6 +98,7 @@ describe('The webhook outbox inside the publication statements', () => {
     // The account store's connect statement is run by test/connections/connections.e2e-spec.ts,
     // with and without a subscribed endpoint.
     expect(users.sort()).toEqual([
+      'domains/accounts/account-flags.ts',
       'domains/accounts/accounts.repository.ts',
       'domains/publication/publication.repository.ts',
       'domains/webhooks/webhook-outbox.ts',

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
+  TEXT_UNITS,
   EXAMPLE_CHANNEL_ID,
   EXAMPLE_PLATFORM,
   PLATFORM_DESCRIPTORS,
@@ -48,12 +49,11 @@ export class ChannelLimitsDto {
   text_max!: number;
 
   @ApiProperty({
-    enum: ['utf16', 'graphemes', 'x'],
-    description:
-      "How text is counted: UTF-16 code units, graphemes (characters as people see them), or `x`, X's own weighing (twitter-text: every link 23, most CJK characters and emoji 2)",
+    enum: TEXT_UNITS.map((unit) => unit.name),
+    description: `How text is counted: ${TEXT_UNITS.map((u) => `\`${u.name}\`, ${u.description}`).join('; ')}`,
     example: 'utf16',
   })
-  text_unit!: 'utf16' | 'graphemes' | 'x';
+  text_unit!: string;
 
   @ApiProperty({ description: 'The most media files in one post', example: 10 })
   media_max!: number;

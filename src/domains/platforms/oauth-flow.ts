@@ -6,10 +6,7 @@ export interface OAuthClient {
   clientSecret: string;
 }
 
-/**
- * The clients Herald registered on servers that register clients on request (each instance of
- * a federated platform), kept sealed by the connections module; keyed by the server's origin.
- */
+/** Clients Herald registered on servers that register them on request, by server origin. */
 export interface OAuthClients {
   find(platform: string, issuer: string, redirectUri: string): Promise<OAuthClient | null>;
   /** Keeps `client` unless one was kept meanwhile, and answers the one kept. */
@@ -47,39 +44,30 @@ export interface OAuthFinish {
  * code stands for. Its refusals are Herald's errors, as the connector's are.
  */
 export interface OAuthFlow {
-  /** False while the operator has not given Herald the platform's app (its settings). */
+  /** False while the operator has not set the platform's app. */
   readonly configured: boolean;
-  /** Present where the platform's access tokens expire. */
   readonly renewal?: TokenRenewal;
   authorize(start: OAuthStart): Promise<{ url: string; context: OAuthContext }>;
   finish(finish: OAuthFinish): Promise<ConnectedAccount>;
 }
 
-/** How long what the platform gave lasts. */
+/** Null dates: never. `reconnectBy`: after it nothing can renew the credentials. */
 export interface TokenTerms {
-  /** When the access token expires; null: it does not. */
   expiresAt: Date | null;
-  /** The platform gives a new access token for these credentials (a refresh token, or the token itself). */
   renewable: boolean;
-  /** After this nothing can renew them (no refresh token, or one that expires itself); null: never. */
   reconnectBy: Date | null;
 }
 
+/** `secret`: the new access token, and the refresh token if the platform rotated it. */
 export interface RenewedCredentials {
-  /** The credentials to seal: the new access token, and the refresh token the platform rotated. */
   secret: string;
   terms: TokenTerms;
 }
 
-/** The platform refuses the credentials' renewal for good: only a new connection helps. */
+/** The platform refuses the renewal for good: only a new connection helps. */
 export class RenewalRefused extends Error {}
 
-/** The part of a platform's flow that keeps expiring tokens alive. */
+/** Throws RenewalRefused for a refusal for good; any other error is transient. */
 export interface TokenRenewal {
-  /**
-   * New credentials for `secret` (as the platform's connector made it). Throws RenewalRefused
-   * when the platform refuses for good (an OAuth `invalid_grant`, its own expired-or-revoked
-   * answer); any other error is transient and leaves the account as it is.
-   */
   renew(secret: string, signal: AbortSignal): Promise<RenewedCredentials>;
 }

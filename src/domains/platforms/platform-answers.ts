@@ -9,8 +9,8 @@ export interface PlatformChannel {
 /** A media kind the platform does not take is absent from `media_kinds` and `media_max_bytes`. */
 export interface PlatformLimits {
   text_max: number;
-  /** `x`: X's weighted count (twitter-text: links 23, most CJK and emoji 2). */
-  text_unit: 'utf16' | 'graphemes' | 'x';
+  /** `utf16`, `graphemes`, or a platform's own (its descriptor's `textUnit`). */
+  text_unit: string;
   media_max: number;
   media_kinds: MediaType[];
   media_max_bytes: Partial<Record<MediaType, number>>;

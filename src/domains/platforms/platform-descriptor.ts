@@ -63,6 +63,8 @@ export interface PlatformDescriptor<Name extends string = string> {
     /** The documentation's post bodies target it. */
     readonly demoChannelId: string;
   };
+  /** A way of counting text of the platform's own, beside UTF-16 code units and graphemes. */
+  readonly textUnit?: { readonly name: string; readonly description: string };
   /** e.g. "<platform> channels". */
   readonly aiAudience: string;
   /** Labelled by method (a closed set, else `other`) and outcome. */

@@ -52,7 +52,6 @@ export interface ConnectedAccount extends PlatformIdentity {
   channels?: PlatformIdentity[];
   limits?: PlatformLimits;
   session?: string;
-  /** Absent where the secret does not expire. */
   terms?: TokenTerms;
 }
 

@@ -20,6 +20,13 @@ export type PlatformErrorCode = Registered extends infer D
     : never
   : never;
 
+/** Every way a platform counts text: UTF-16 code units, graphemes, and the platforms' own. */
+export const TEXT_UNITS: readonly { name: string; description: string }[] = [
+  { name: 'utf16', description: 'UTF-16 code units' },
+  { name: 'graphemes', description: 'characters as people see them (graphemes)' },
+  ...PLATFORM_DESCRIPTORS.flatMap((d) => (d.textUnit ? [d.textUnit] : [])),
+];
+
 export const PLATFORM_NAMES: readonly PlatformName[] = PLATFORM_DESCRIPTORS.map((d) => d.name);
 
 /** The first registered: the documentation's examples and the demo seed use it. */

@@ -4,6 +4,7 @@ import type { MediaType } from '../media/media-asset.entity';
 import { MAX_MEDIA_BYTES } from '../media/media-kinds';
 import type { MediaToCheck, Platform } from '../platforms/platform';
 import type { PlatformLimits } from '../platforms/platform-answers';
+import { TEXT_UNITS } from '../platforms/platforms';
 import type { ResolvedChannel } from './post-rows';
 import { MAX_MEDIA_PER_POST, MAX_TEXT_LENGTH } from './post-state';
 
@@ -17,12 +18,6 @@ export interface PostProblem {
 }
 
 /** `found` holds the project's channels among the refs, whatever their order. */
-const TEXT_UNITS: Record<PlatformLimits['text_unit'], string> = {
-  utf16: 'UTF-16 code units',
-  graphemes: 'characters',
-  x: 'weighted characters (each link 23, most CJK characters and emoji 2)',
-};
-
 export function targetProblems(
   refs: readonly string[],
   found: readonly ResolvedChannel[],
@@ -106,7 +101,7 @@ function limitsOfOne(
     problems.push({ code, message, field, channel_ref: channelRef });
   const length = platform.measureText(text, limits);
   if (length > limits.text_max) {
-    const unit = TEXT_UNITS[limits.text_unit];
+    const unit = unitOf(limits.text_unit);
     const links = limits.url_length ? `, each link counting ${limits.url_length}` : '';
     problem(
       'text_too_long',
@@ -181,4 +176,10 @@ export function toDetail(problem: PostProblem): ErrorDetail {
 
 function refOf(channel: ResolvedChannel): string {
   return toChannelRef(channel.platform, channel.account_id, channel.channel_id);
+}
+
+/** Graphemes read as plain characters in a message; a platform's own unit says what it is. */
+function unitOf(name: string): string {
+  if (name === 'graphemes') return 'characters';
+  return TEXT_UNITS.find((unit) => unit.name === name)?.description ?? name;
 }

@@ -6,7 +6,8 @@ import { StatementBatcher } from '../../infrastructure/database/statement-batche
 import type { MediaType } from '../media/media-asset.entity';
 import type { SentMessage } from '../platforms/platform-answers';
 import { Metrics } from '../../infrastructure/metrics/metrics.service';
-import { postEventOutbox, reconnectEventOutbox } from '../webhooks/webhook-outbox';
+import { postEventOutbox } from '../webhooks/webhook-outbox';
+import { flagNeedsReconnect } from '../accounts/account-flags';
 import { PROCESSABLE_FROM, type PostStatus } from '../posts/post-state';
 
 export interface ClaimedPost {
@@ -283,18 +284,9 @@ export class PublicationRepository {
   }
 
   /** Only the change from connected records a `channel.needs_reconnect` event. */
-  async flagNeedsReconnect(accountId: number): Promise<void> {
-    await rowsOf(this.db, PublicationRepository.FLAG_NEEDS_RECONNECT, [accountId]);
+  flagNeedsReconnect(accountId: number): Promise<void> {
+    return flagNeedsReconnect(this.db, accountId);
   }
-
-  private static readonly FLAG_NEEDS_RECONNECT = new Statement(
-    `WITH changed AS (
-       UPDATE accounts SET needs_reconnect = true
-        WHERE id = $1 AND NOT needs_reconnect
-        RETURNING id, project_id),
-     ${reconnectEventOutbox('changed')}
-     SELECT id FROM changed`,
-  );
 
   /** Once no target is pending: `published` only with targets, all delivered, else `failed`, with its event; else null. */
   async finish(postId: number, attempt: number): Promise<PostStatus | null> {

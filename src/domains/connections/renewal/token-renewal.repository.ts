@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { rowsOf, Statement } from '../../../infrastructure/database/prepared';
-import { reconnectEventOutbox } from '../../webhooks/webhook-outbox';
+import { flagNeedsReconnect } from '../../accounts/account-flags';
 import { tokenColumns } from '../../accounts/token-columns';
 import type { RenewedCredentials } from '../../platforms/oauth-flow';
 
@@ -12,13 +12,10 @@ export interface DueAccount {
   credentials_encrypted: string;
 }
 
-/** What the locked row said, and what was done with it. */
+/** `gone`: removed or flagged; `busy`: skipping locked rows, another is renewing it now. */
 export type LockedRenewal =
-  /** Sealed credentials, renewed by this call or by another since the caller read them. */
   | { outcome: 'renewed' | 'renewed_elsewhere'; sealed: string }
-  /** Removed, or flagged for reconnecting. */
   | { outcome: 'gone' }
-  /** Skipping locked rows: another is renewing it right now. */
   | { outcome: 'busy' }
   | { outcome: 'refused' };
 
@@ -45,11 +42,8 @@ export class TokenRenewalRepository {
   );
 
   /**
-   * Holds the account's row while `renew` asks the platform, so one renewal serves every worker
-   * and instance; the new credentials are written in the same transaction, before anyone uses
-   * them. `seen` is the sealed credentials the caller holds: others' are used as they stand.
-   * A refusal for good flags the account with its event in that transaction; a transient error
-   * writes nothing here and is thrown.
+   * Holds the row while `renew` asks the platform; writes what it got before anyone uses it.
+   * Credentials other than `seen` were renewed by another: used as they stand.
    */
   renewLocked(
     accountId: number,
@@ -71,7 +65,7 @@ export class TokenRenewalRepository {
         return { outcome: 'renewed_elsewhere', sealed: row.credentials_encrypted };
       const renewed = await renew();
       if (renewed === 'refused') {
-        await this.flagNeedsReconnect(m, accountId);
+        await flagNeedsReconnect(m, accountId);
         return { outcome: 'refused' };
       }
       const sealed = seal(renewed.secret);
@@ -105,17 +99,4 @@ export class TokenRenewalRepository {
       [accountId, backoffMs, capMs],
     );
   }
-
-  private async flagNeedsReconnect(m: EntityManager, accountId: number): Promise<void> {
-    await rowsOf(m, TokenRenewalRepository.FLAG_NEEDS_RECONNECT, [accountId]);
-  }
-
-  private static readonly FLAG_NEEDS_RECONNECT = new Statement(
-    `WITH changed AS (
-       UPDATE accounts SET needs_reconnect = true
-        WHERE id = $1 AND NOT needs_reconnect
-        RETURNING id, project_id),
-     ${reconnectEventOutbox('changed')}
-     SELECT id FROM changed`,
-  );
 }

@@ -13,12 +13,11 @@ export const RENEW_AT_SEND_WITHIN_MS = 5 * 60_000;
 /** A token that expires sooner than this is not used after a renewal failed. */
 const STILL_USABLE_MS = 30_000;
 
-/** An account's credentials as a run read them. */
+/** An account's credentials as a run read them; `expiresAtMs` null: they do not expire. */
 export interface HeldCredentials {
   accountId: number;
   platform: string;
   sealed: string;
-  /** Epoch ms; null when they do not expire. */
   expiresAtMs: number | null;
   renewable: boolean;
 }
@@ -29,21 +28,14 @@ export type Renewal = LockedRenewal | { outcome: 'failed'; message: string };
 
 const failedWith = (error: Error): Renewal => ({ outcome: 'failed', message: error.message });
 
-/** The renewal failed for now (the platform unreachable, busy, or answering 5xx). */
 export class RenewalUnavailable extends Error {}
 
-/** The account was flagged for reconnecting (by this renewal's refusal, or before). */
 export class AccountNeedsReconnect extends Error {}
 
-/**
- * Keeps expiring OAuth tokens alive (docs/architecture.md, "Tokens that expire"): one renewal at
- * a time per account across every process, under its row lock; a refusal for good flags the
- * account once, anything else is transient and flags nothing.
- */
+/** One renewal per account across every process (docs/architecture.md, "Tokens that expire"). */
 @Injectable()
 export class TokenRenewals {
   private readonly logger = new Logger(TokenRenewals.name);
-  /** This process's renewal under way, per account: its other sends wait for it. */
   private readonly underWay = new Map<number, Promise<LockedRenewal>>();
 
   constructor(
@@ -54,11 +46,7 @@ export class TokenRenewals {
     @InjectConfig() private readonly config: AppConfig,
   ) {}
 
-  /**
-   * The credentials in clear for a send, renewed first when they expire within `withinMs`. When
-   * a renewal fails for now, the current ones serve while they are still valid.
-   * Throws AccountNeedsReconnect or RenewalUnavailable.
-   */
+  /** Renewed first when they expire within `withinMs`; after a failure, used while still valid. */
   async forSend(
     held: HeldCredentials,
     withinMs = RENEW_AT_SEND_WITHIN_MS,
@@ -85,7 +73,6 @@ export class TokenRenewals {
     return this.renewOnce(held, true).catch(failedWith);
   }
 
-  /** One renewal of the account for every send of this process that needs it. */
   private shared(held: RenewalRequest): Promise<Renewal> {
     let renewal = this.underWay.get(held.accountId);
     if (!renewal) {

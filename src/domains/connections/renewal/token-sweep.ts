@@ -9,13 +9,9 @@ import { InjectConfig } from '../../../infrastructure/config/config.module';
 import { TokenRenewalRepository, type DueAccount } from './token-renewal.repository';
 import { TokenRenewals } from './token-renewals';
 
-/** Accounts one pass reads at a time. */
 const BATCH = 200;
 
-/**
- * Renews, on every process, the access tokens that expire within a day or a tenth of their life,
- * so that sends seldom wait for a renewal; processes skip the accounts another is renewing.
- */
+/** Renews tokens due within a day or a tenth of their life, skipping those another renews. */
 @Injectable()
 export class TokenSweep implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(TokenSweep.name);
@@ -64,7 +60,6 @@ export class TokenSweep implements OnApplicationBootstrap, BeforeApplicationShut
     return renewed;
   }
 
-  /** At most the configured number at once, each holding its account's row while it asks. */
   private async renewAll(due: DueAccount[]): Promise<number> {
     let next = 0;
     let renewed = 0;

@@ -25,7 +25,6 @@ export interface XUser {
 export interface XPost {
   id: string;
   text: string;
-  /** The links X shortened to t.co, with what they stand for. */
   entities?: { urls?: { url: string; expandedUrl?: string }[] };
 }
 
@@ -37,14 +36,12 @@ export class XApiError extends Error {
   constructor(
     readonly status: number,
     readonly reason: string,
-    /** The OAuth error code of a token endpoint's refusal (`invalid_grant`, `invalid_request`). */
     readonly oauthError: string | null = null,
     readonly retryAfterMs: number | null = null,
   ) {
     super(`X ${status}: ${reason}`);
   }
 
-  /** X's refusal of a post whose text the user posted just before. */
   get duplicate(): boolean {
     return this.status === 403 && /duplicate/i.test(this.reason);
   }
@@ -63,11 +60,7 @@ export class XTransportError extends Error {
 const NOT_SENT_CODES = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT'];
 const DEFAULT_RATE_LIMIT_WAIT_MS = 60_000;
 
-/**
- * X's API v2 through X's official client (`@xdevplatform/xdk`), and its OAuth 2.0 token endpoint
- * by hand: the client's OAuth helper always posts to api.x.com, and Herald's X_API_URL must hold.
- * One request, one answer: Herald paces sends and judges failures itself.
- */
+/** X's official client, but the token endpoint by hand: the client's posts only to api.x.com. */
 @Injectable()
 export class XApi {
   constructor(
@@ -119,7 +112,6 @@ export class XApi {
     });
   }
 
-  /** One image, base64 in a JSON body: its media id. */
   uploadImage(accessToken: string, bytes: Buffer, timeoutMs: number): Promise<string> {
     return this.measured('media_upload', async () => {
       const answer = await this.client(accessToken, timeoutMs).media.upload({
@@ -142,7 +134,6 @@ export class XApi {
     );
   }
 
-  /** `POST /2/tweets`: the new post's id. */
   createPost(
     accessToken: string,
     post: { text: string; mediaIds: string[]; replyTo: string | null },
@@ -161,7 +152,6 @@ export class XApi {
     });
   }
 
-  /** The user's newest posts (at most `count`), with their links' expansions. */
   recentPosts(accessToken: string, userId: string, count: number) {
     return this.measured('user_posts', async () => {
       const answer = await this.client(accessToken).users.getPosts(userId, {
@@ -172,7 +162,6 @@ export class XApi {
     });
   }
 
-  /** Each call bounded by `timeoutMs` until X answers. */
   private client(accessToken: string, timeoutMs = X_TIMEOUT_MS): Client {
     return new Client({
       baseUrl: xSettings(this.config).apiUrl,

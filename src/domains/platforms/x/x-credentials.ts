@@ -5,7 +5,6 @@ export interface XCredentials {
   userId: string;
   username: string;
   accessToken: string;
-  /** X rotates it at every renewal: the one stored is the only one that still works. */
   refreshToken: string | null;
 }
 

@@ -13,17 +13,11 @@ import { XApi, XApiError, type XToken } from './x-api';
 import { credentialsOf, sealableSecret } from './x-credentials';
 import { xSettings } from './x-settings';
 
-/** What Herald asks of the user; `offline.access` brings the refresh token. */
 export const X_SCOPES = 'tweet.read tweet.write users.read media.write offline.access';
 
-/** Access tokens live two hours; X says so in `expires_in`, this is its default. */
 const DEFAULT_TOKEN_SECONDS = 7_200;
 
-/**
- * The token endpoint's refusals of a refresh token that no longer works: `invalid_grant`, and
- * X's own answer to a used or revoked one (`invalid_request`, "Value passed for the token was
- * invalid."). Any other answer leaves the account as it is.
- */
+/** X answers a used or revoked refresh token `invalid_request` "Value passed for the token…". */
 function refusedForGood(error: unknown): boolean {
   if (!(error instanceof XApiError) || error.status >= 500 || error.status === 429) return false;
   return (
@@ -82,7 +76,6 @@ export class XOAuth implements OAuthFlow, TokenRenewal {
     return this.calls.accountOf(token);
   }
 
-  /** The new refresh token is in the credentials returned: stored before either is used. */
   async renew(secret: string, signal: AbortSignal): Promise<RenewedCredentials> {
     const credentials = credentialsOf(secret);
     if (!credentials.refreshToken) throw new RenewalRefused('X gave this account no refresh token');

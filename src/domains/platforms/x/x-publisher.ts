@@ -16,14 +16,9 @@ import { openStoredStream } from '../stored-file';
 import { XApi, XApiError, XTransportError, type XPost } from './x-api';
 import { credentialsOf, type XCredentials } from './x-credentials';
 
-/** How many of the user's newest posts are searched for the one an unanswered try made. */
 const RECENT_POSTS = 5;
 
-/**
- * Images uploaded (with their descriptions), then the post. X takes no idempotency key, but it
- * refuses a post whose text the user just posted: a retry after an unknown outcome that meets
- * that refusal finds the post the first try made among the user's newest, and never posts twice.
- */
+/** No idempotency key: a retry meeting X's duplicate refusal finds the post the first try made. */
 @Injectable()
 export class XPublisher implements PlatformPublisher {
   readonly platform = 'x';
@@ -34,7 +29,6 @@ export class XPublisher implements PlatformPublisher {
     @Optional() @Inject(STORAGE_DRIVER) private readonly storage?: StorageDriver,
   ) {}
 
-  /** One post, whatever it holds (the limits keep it within one). */
   plan(text: string, media: OutgoingMedia[]): DeliveryStep[] {
     const kind = media.length === 0 ? 'text' : media.length === 1 ? 'single' : 'album';
     return [{ kind, text, media, cost: 1 }];

@@ -21,9 +21,7 @@ export class XVariables {
 }
 
 export interface XSettings {
-  /** Null until the operator registers Herald's app on X and gives its client. */
   client: { id: string; secret: string } | null;
-  /** The API and its token endpoint (`/2/oauth2/token`); the operator's, not checked as outbound. */
   apiUrl: string;
   authorizeUrl: string;
 }

@@ -17,6 +17,11 @@ export const X = definePlatform({
     messageUrl: 'https://x.com/herald/status/1900000000000000001',
     demoChannelId: '1800000000000000001',
   },
+  textUnit: {
+    name: 'x',
+    description:
+      'weighted characters, as X weighs them (twitter-text: every link 23, most CJK characters and emoji 2)',
+  },
   aiAudience: 'X (Twitter) accounts',
   callMetric: {
     name: 'herald_x_request_duration_seconds',
