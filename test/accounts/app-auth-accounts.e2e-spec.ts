@@ -282,6 +282,7 @@ describe('Application API: sessions, projects, Telegram accounts', () => {
           media_max_bytes: { image: 52_428_800, video: 52_428_800 },
         },
         missing_since: null,
+        reconnect_by: null,
       });
       const getChat = telegram.callsOf('getChat').at(-1);
       expect(getChat).toMatchObject({ token: account.token, params: { chat_id: '@herald_news' } });

@@ -94,6 +94,7 @@ describe('Bluesky', () => {
           media_max_bytes: { image: 2_000_000 },
         },
         missing_since: null,
+        reconnect_by: null,
       });
     });
 

@@ -13,6 +13,7 @@ const listed = (channel: TestChannel) => ({
   url: `https://t.me/${channel.username}`,
   limits: TELEGRAM_CHANNEL_LIMITS,
   missing_since: null,
+  reconnect_by: null,
 });
 
 /** The application API's post routes and channel analytics, on the real pipeline. */

@@ -103,6 +103,7 @@ describe('Public read API: projects, channels, usage', () => {
           url: `https://t.me/${a.username}`,
           limits: TELEGRAM_CHANNEL_LIMITS,
           missing_since: null,
+          reconnect_by: null,
         },
         {
           id: `telegram:${second.id}:-1009876543210`,
@@ -115,6 +116,7 @@ describe('Public read API: projects, channels, usage', () => {
           url: `https://t.me/${b.username}`,
           limits: TELEGRAM_CHANNEL_LIMITS,
           missing_since: null,
+          reconnect_by: null,
         },
       ]);
       expect(typeof res.body.items[0].channel_id).toBe('string');
