@@ -125,7 +125,7 @@ export class XStandIn {
   /** Whether `offline.access` brings a refresh token (X: it does). */
   refreshTokens = true;
   /** Consulted for every call no script answers: a fault to play, or undefined to serve it. */
-  faults?: (route: XRoute) => XScript | undefined;
+  faults?: (route: XRoute, body: Record<string, unknown>) => XScript | undefined;
   private readonly users = new Map<string, XUser>();
   private readonly codes = new Map<string, IssuedCode>();
   private readonly tokens = new Map<string, Token>();
@@ -260,7 +260,7 @@ export class XStandIn {
     res.once('close', () => this.open.delete(res));
     if (!route) return this.reply(res, call, 404, { title: 'Not Found Error', status: 404 });
     const userId = this.bearer(req)?.userId ?? null;
-    const scripted = this.nextScript(route, userId) ?? this.faults?.(route);
+    const scripted = this.nextScript(route, userId) ?? this.faults?.(route, body);
     if (scripted?.hang) return;
     if (scripted?.beforeServing === 'drop') return void res.socket?.destroy();
     if (scripted?.delayMs) await new Promise((resolve) => setTimeout(resolve, scripted.delayMs));

@@ -88,13 +88,14 @@ export class TokenRenewalRepository {
     });
   }
 
-  /** A transient failure: the sweep tries again after `backoffMs` (doubling, up to its cap). */
+  /** The sweep tries again after `backoffMs`, doubling up to `capMs`, or half the time left. */
   async failedForNow(accountId: number, backoffMs: number, capMs: number): Promise<void> {
     await this.db.query(
       `UPDATE accounts
           SET renewal_failures = renewal_failures + 1,
-              renew_after = now() + least($3::float8, $2::float8 * 2 ^ renewal_failures)
-                                    * interval '1 millisecond'
+              renew_after = now() + least(
+                least($3::float8, $2::float8 * 2 ^ renewal_failures) * interval '1 millisecond',
+                greatest(interval '5 seconds', (token_expires_at - now()) / 2))
         WHERE id = $1`,
       [accountId, backoffMs, capMs],
     );
