@@ -227,7 +227,7 @@ async function main(): Promise<void> {
       `accounts refused for good and flagged: ${revoked.filter((a) => flagged.has(a.id)).length} of ${revoked.length}`,
     );
     console.log(
-      `posts: ${outcomes.map((o) => `${o.status} ${o.n}`).join(', ')}; accounts with a duplicate post: ${duplicates}`,
+      `posts: ${outcomes.map((o) => `${o.status} ${o.n}`).join(', ')}; refused at create (account flagged already): ${refusedAtCreate}; accounts with a duplicate post: ${duplicates}`,
     );
     console.log(
       `publish → X, sends that renewed first (round 1): p50 ${percentile(round1, 50)} ms, p99 ${percentile(round1, 99)} ms (${round1.length} posts)`,
