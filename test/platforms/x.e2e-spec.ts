@@ -115,6 +115,27 @@ describe('X', () => {
     });
   });
 
+  it('shows reconnect_by, the token’s end, for an account X gave no refresh token, and never renews it', async () => {
+    world.x.refreshTokens = false;
+    let account;
+    try {
+      account = await world.xAccount(owner, project);
+    } finally {
+      world.x.refreshTokens = true;
+    }
+    const { rows } = await world.t.db.query(
+      `SELECT token_renewable, to_char(token_expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS expires
+         FROM accounts WHERE id = $1`,
+      [account.id],
+    );
+    expect(rows[0].token_renewable).toBe(false);
+    const list = await api('get', '/channels').expect(200);
+    const channel = (list.body.items as { id: string; reconnect_by: string | null }[]).find(
+      (item) => item.id === account.channelRef,
+    );
+    expect(channel?.reconnect_by).toBe(rows[0].expires);
+  });
+
   it('brings a declined consent back as access_denied, with nothing stored', async () => {
     const before = await world.t.db.query(`SELECT count(*)::int AS n FROM accounts`);
     world.x.decline();

@@ -259,7 +259,11 @@ export class XStandIn {
     this.open.add(res);
     res.once('close', () => this.open.delete(res));
     if (!route) return this.reply(res, call, 404, { title: 'Not Found Error', status: 404 });
-    const userId = this.bearer(req)?.userId ?? null;
+    // A renewal is the refresh token's user's; any other call the bearer token's.
+    const userId =
+      route === 'token'
+        ? (this.refresh.get(String(body.refresh_token)) ?? null)
+        : (this.bearer(req)?.userId ?? null);
     const scripted = this.nextScript(route, userId) ?? this.faults?.(route, body);
     if (scripted?.hang) return;
     if (scripted?.beforeServing === 'drop') return void res.socket?.destroy();
