@@ -12,6 +12,9 @@ import type { OAuthFlow } from '../platforms/oauth-flow';
 import type { ConnectionStartedDto, StartConnectionDto } from './connection.dto';
 import { ConnectionsRepository } from './connections.repository';
 
+/** How long the platform may take, all its calls together, to complete a connection. */
+const FINISH_TIMEOUT_MS = 30_000;
+
 /** How long a started connection may be completed. */
 export const STATE_LIFETIME_MS = 10 * 60_000;
 
@@ -119,8 +122,14 @@ export class ConnectionsService {
         error: 'forbidden',
         message: 'Whoever started this connection may no longer manage the project’s accounts',
       };
+    const abort = new AbortController();
+    const timer = setTimeout(
+      () => abort.abort(new DOMException('The connection timed out', 'TimeoutError')),
+      FINISH_TIMEOUT_MS,
+    );
     try {
       const connected = await this.flowOf(state.platform).finish({
+        signal: abort.signal,
         code: query.code,
         redirectUri: this.redirectUri(state.platform),
         codeVerifier: this.secrets.open(state.codeVerifierEncrypted),
@@ -137,6 +146,8 @@ export class ConnectionsService {
       if (!(error instanceof AppError) || error.status === 500) throw error;
       this.logger.warn(`A ${state.platform} connection failed: ${error.code}`);
       return { ...base, status: 'error', error: error.code, message: error.message };
+    } finally {
+      clearTimeout(timer);
     }
   }
 

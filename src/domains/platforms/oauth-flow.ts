@@ -32,6 +32,8 @@ export interface OAuthStart {
 }
 
 export interface OAuthFinish {
+  /** Bounds the whole exchange. */
+  signal: AbortSignal;
   code: string;
   redirectUri: string;
   codeVerifier: string;

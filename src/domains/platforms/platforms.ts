@@ -1,12 +1,13 @@
 import { BLUESKY } from './bluesky/bluesky.descriptor';
 import { DISCORD } from './discord/discord.descriptor';
+import { LINKEDIN } from './linkedin/linkedin.descriptor';
 import { MASTODON } from './mastodon/mastodon.descriptor';
 import type { PlatformDescriptor } from './platform-descriptor';
 import { TELEGRAM } from './telegram/telegram.descriptor';
 import { X } from './x/x.descriptor';
 
 /** In the documentation's order; a new platform is its folder and one line here. */
-const REGISTERED = [TELEGRAM, DISCORD, MASTODON, BLUESKY, X] as const;
+const REGISTERED = [TELEGRAM, DISCORD, MASTODON, BLUESKY, LINKEDIN, X] as const;
 
 export const PLATFORM_DESCRIPTORS: readonly PlatformDescriptor[] = REGISTERED;
 

@@ -70,7 +70,7 @@ export class XOAuth implements OAuthFlow, TokenRenewal {
           code_verifier: finish.codeVerifier,
           client_id: xSettings(this.config).client!.id,
         },
-        AbortSignal.timeout(15_000),
+        finish.signal,
       ),
     );
     return this.calls.accountOf(token);
