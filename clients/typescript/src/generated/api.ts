@@ -58,9 +58,9 @@ export interface ChannelLimitsDto {
 export interface ChannelListItemDto {
   /** `{platform}:{account_id}:{channel_id}`, the channel id being everything after the second colon (a channel id may hold colons itself); use it as channel_ref */
   id: string;
-  platform: 'telegram' | 'discord' | 'mastodon' | 'bluesky' | 'x';
+  platform: 'telegram' | 'discord' | 'mastodon' | 'bluesky' | 'linkedin' | 'x';
   account_id: number;
-  /** The channel’s id on its platform, as text: a Telegram chat id (may be negative), a Discord channel id, a Mastodon account id, a Bluesky DID, an X user id */
+  /** The channel’s id on its platform, as text: a Telegram chat id (may be negative), a Discord channel id, a Mastodon account id, a Bluesky DID, a LinkedIn member or organization URN, an X user id */
   channel_id: string;
   title: string;
   username: string | null;
@@ -75,7 +75,7 @@ export interface ChannelListItemDto {
 }
 
 export interface StartConnectionDto {
-  platform: 'mastodon' | 'x';
+  platform: 'mastodon' | 'linkedin' | 'x';
   /** Absolute http(s) URL the browser is sent to when the connection is over, with `status=connected&account_id=<id>` or `status=error&error=<code>` added to its query. Without it, Herald shows a small page saying what happened. */
   redirect_url?: string;
   /** Mastodon: the address of the account's instance (http or https; kept as its origin). A user's address: it must be public unless OUTBOUND_ALLOW_CIDRS lists it (else invalid_url or url_not_allowed) */
