@@ -287,6 +287,40 @@ describe('X', () => {
     expect(rows[0].failures).toBe(0);
   });
 
+  it('holds every send of the user until x-rate-limit-reset once X answers 429', async () => {
+    const account = await world.xAccount(owner, project);
+    const reset = Math.ceil(Date.now() / 1000) + 2;
+    world.x.script('create_post', {
+      user: account.user.id,
+      status: 429,
+      body: {
+        title: 'Too Many Requests',
+        detail: 'Too Many Requests',
+        type: 'about:blank',
+        status: 429,
+      },
+      headers: { 'x-rate-limit-remaining': '0', 'x-rate-limit-reset': String(reset) },
+    });
+    const first = await publish({
+      text: 'First, refused',
+      targets: [{ channel_ref: account.channelRef }],
+    });
+    await waitFor(() => world.x.callsOf('create_post').some((c) => c.status === 429));
+    const second = await publish({
+      text: 'Second, held',
+      targets: [{ channel_ref: account.channelRef }],
+    });
+    for (const id of [first, second])
+      expect((await waitForPostStatus(world.t, id, undefined, 20_000)).status).toBe('published');
+    const served = world.x
+      .callsOf('create_post')
+      .filter((c) => c.status === 201)
+      .slice(-2);
+    expect(served.map((c) => c.body.text).sort()).toEqual(['First, refused', 'Second, held']);
+    // Neither went before X's reset (its second, less the clocks' rounding).
+    for (const call of served) expect(call.at).toBeGreaterThanOrEqual(reset * 1000 - 1000);
+  });
+
   it('renews a refused token once and sends again, without flagging the account', async () => {
     const account = await world.xAccount(owner, project);
     world.x.expireTokens(account.user);

@@ -52,7 +52,16 @@ class ScriptedPacing implements PlatformPacing {
     this.admitWaits = admitWaits;
   }
 
+  /** The holds a 429 asked for: the account and until when. */
+  readonly holds: [number, number][] = [];
+
+  holdAccount(accountId: number, untilMs: number): Promise<void> {
+    this.holds.push([accountId, untilMs]);
+    return Promise.resolve();
+  }
+
   reset(): void {
+    this.holds.length = 0;
     this.reserves.length = 0;
     this.admits = 0;
     this.roomFor = [];
@@ -306,7 +315,12 @@ describe('Delivering one target', () => {
     it('a rate-limit answer: later, by the platform’s wait, no try spent', async () => {
       platform.publisher.answer({ failure: 'rate_limited', message: '429', retryAfterMs: 7_000 });
       const postId = await newPost('Slow down');
-      expect((await drive(await claimed(postId))).at(-1)).toEqual({ at: 'later', inMs: 7_000 });
+      const before = Date.now();
+      const run = await claimed(postId);
+      expect((await drive(run)).at(-1)).toEqual({ at: 'later', inMs: 7_000 });
+      // Every worker's sends of the account wait out the platform's answer, not this target's only.
+      expect(pacing.holds).toEqual([[run.target.account_id, expect.any(Number)]]);
+      expect(pacing.holds[0][1]).toBeGreaterThanOrEqual(before + 7_000);
       expect(at(await drive(await claimed(postId)))).toEqual(['gate', 'send', 'record', 'done']);
       expect(sends.map((s) => s.target.retry)).toEqual([false, false]);
     });

@@ -86,6 +86,7 @@ export const ALWAYS_NOW: PlatformPacing = {
   admitSpacingMs: 0,
   reserve: async (): Promise<PacingSlot> => ({ kind: 'booked', waitMs: 0 }),
   admit: async () => 0,
+  holdAccount: async () => undefined,
   hadRoom: () => false,
   accountsWithRoom: () => [],
 };

@@ -173,6 +173,8 @@ export interface ReserveRequest {
 export interface PlatformPacing {
   readonly admitSpacingMs: number;
   reserve(request: ReserveRequest): Promise<PacingSlot>;
+  /** The platform answered 429: no worker's send of the account is booked before `untilMs`. */
+  holdAccount(accountId: number, untilMs: number): Promise<void>;
   /** 0 when the send is admitted and must go at once; else the ms to wait before asking again. */
   admit(accountId: number, channelId: string, cost: number): Promise<number>;
   hadRoom(accountId: number): boolean;

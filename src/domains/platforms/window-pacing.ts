@@ -85,6 +85,17 @@ return admit(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV
   2,
 );
 
+// Moves the account's next slot to ARGV[2] (epoch ms) unless it is later already.
+const HOLD = new RedisScript(
+  `local free = tonumber(redis.call('GET', KEYS[1]) or '0')
+local hold = tonumber(ARGV[2])
+if hold > free then
+  redis.call('SET', KEYS[1], string.format('%.3f', hold), 'PX', math.ceil(hold - tonumber(ARGV[1])) + 1000)
+end
+return 0`,
+  1,
+);
+
 export const PACING_SAVE_AFTER_MS = 2_000;
 
 /** At most `limit` messages in any `windowMs`, as a platform counts them. */
@@ -163,6 +174,15 @@ export class WindowPacing implements PlatformPacing {
       // Without Redis there is no shared pacing; sending beats stalling, and 429s are honoured.
       this.logger.warn(`Pacing unavailable: ${(error as Error).message}`);
       return { kind: 'booked', waitMs: 0, ...(admitIfNow ? { admitWaitMs: 0 } : {}) };
+    }
+  }
+
+  async holdAccount(accountId: number, untilMs: number): Promise<void> {
+    const key = `${this.config.redisKeyPrefix}:pacing:bot:${accountId}`;
+    try {
+      await this.bounded(HOLD.run(this.redis, [key, Date.now(), untilMs]));
+    } catch (error) {
+      this.logger.warn(`Pacing unavailable: ${(error as Error).message}`);
     }
   }
 

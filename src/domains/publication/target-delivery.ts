@@ -317,10 +317,13 @@ export class TargetDelivery {
     if (failure.failure === 'unconfirmed' && run.platform?.confirmsByKey)
       failure = new DeliveryError('transient', failure.message);
     switch (failure.failure) {
-      case 'rate_limited':
-        // The platform said how long to wait; that is not a failure of ours.
+      case 'rate_limited': {
+        // The platform said how long to wait, for every worker's sends of the account.
+        const inMs = failure.retryAfterMs ?? 1000;
         await this.repo.sendNotDelivered(target.id, false);
-        return { at: 'later', inMs: failure.retryAfterMs ?? 1000 };
+        await run.platform?.pacing.holdAccount(target.account_id, Date.now() + inMs);
+        return { at: 'later', inMs };
+      }
       case 'transient':
         return this.retryLater(run, failure.message);
       case 'unauthorized':
