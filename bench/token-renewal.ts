@@ -28,6 +28,8 @@ import { freePort, postJson } from './support';
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 1_000);
 const TOKEN_SECONDS = Number(process.env.BENCH_TOKEN_SECONDS ?? 60);
 const TRANSIENT_SHARE = 0.1;
+/** Renewal answers lost after X rotated the refresh token (BENCH_DROP_AFTER_ROTATION, e.g. 0.1). */
+const DROPPED_SHARE = Number(process.env.BENCH_DROP_AFTER_ROTATION ?? 0);
 const REFUSED_SHARE = 0.01;
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PUBLIC_BASE_URL = 'http://herald.bench';
@@ -49,9 +51,15 @@ const TRANSIENT: XScript[] = [
 async function main(): Promise<void> {
   const x = await new XStandIn().start();
   let transientFaults = 0;
+  let droppedAfterRotation = 0;
   x.faults = (route, body) => {
     if (route !== 'token' || body.grant_type !== 'refresh_token') return undefined;
-    if (Math.random() >= TRANSIENT_SHARE) return undefined;
+    const draw = Math.random();
+    if (draw < DROPPED_SHARE) {
+      droppedAfterRotation++;
+      return { afterServing: 'drop' };
+    }
+    if (draw >= DROPPED_SHARE + TRANSIENT_SHARE) return undefined;
     transientFaults++;
     return TRANSIENT[transientFaults % TRANSIENT.length];
   };
@@ -223,6 +231,10 @@ async function main(): Promise<void> {
     console.log(
       `false needs_reconnect: ${renewable.filter((a) => flagged.has(a.id)).length} of ${renewable.length}`,
     );
+    if (DROPPED_SHARE > 0)
+      console.log(
+        `renewal answers lost after X rotated: ${droppedAfterRotation}; renewable accounts flagged since: ${renewable.filter((a) => flagged.has(a.id)).length}`,
+      );
     console.log(
       `accounts refused for good and flagged: ${revoked.filter((a) => flagged.has(a.id)).length} of ${revoked.length}`,
     );
