@@ -83,8 +83,8 @@ describe('Dry run of a post', () => {
       valid: true,
       errors: [],
       targets: [
-        { channel_ref: channel.id, platform: 'telegram', messages: 1 },
-        { channel_ref: other.id, platform: 'telegram', messages: 1 },
+        { channel_ref: channel.id, platform: 'telegram', messages: 1, messages_preview: ['Hello'] },
+        { channel_ref: other.id, platform: 'telegram', messages: 1, messages_preview: ['Hello'] },
       ],
     });
     expect(res.headers['x-ratelimit-limit']).toBe('10000'); // the category "other"
@@ -139,7 +139,14 @@ describe('Dry run of a post', () => {
         },
       ],
       // The image and the text, too long for its caption, as a message of its own.
-      targets: [{ channel_ref: channel.id, platform: 'telegram', messages: 2 }],
+      targets: [
+        {
+          channel_ref: channel.id,
+          platform: 'telegram',
+          messages: 2,
+          messages_preview: ['', 'y'.repeat(4097)],
+        },
+      ],
     });
   });
 
@@ -273,7 +280,9 @@ describe('Dry run of a post', () => {
     expect(res.body).toEqual({
       valid: true,
       errors: [],
-      targets: [{ channel_ref: channel.id, platform: 'telegram', messages: 1 }],
+      targets: [
+        { channel_ref: channel.id, platform: 'telegram', messages: 1, messages_preview: ['x'] },
+      ],
     });
   });
 });

@@ -10,10 +10,17 @@ export interface MediaToCheck {
   sizeBytes: number;
 }
 
+/**
+ * How a platform takes a post's `thread`: each item a reply to the one before (`chain`), one item
+ * as the post's first comment (`first_comment`), or not at all (`none`).
+ */
+export type ReplyMode = 'chain' | 'first_comment' | 'none';
+
 /** What the generic pipeline needs from a platform; registered by name in PlatformsModule. */
 export interface Platform {
   readonly name: string;
   readonly displayName: string;
+  readonly replies: ReplyMode;
   readonly publisher: PlatformPublisher;
   readonly pacing: PlatformPacing;
   readonly limits: PlatformLimits;
@@ -87,6 +94,8 @@ export interface DeliveryStep {
   media: OutgoingMedia[];
   cost: number;
   messages?: number;
+  /** The first step of a thread item: a reply to the message recorded last before it. */
+  reply?: boolean;
 }
 
 export type DeliveryFailure =
@@ -133,11 +142,27 @@ export interface SendTarget {
   tid: string;
   /** An earlier try of this very message may have reached the platform. */
   retry: boolean;
+  /** For a reply: the messages recorded for this target, never guessed. */
+  replyTo?: ReplyTarget;
+}
+
+export interface ReplyTarget {
+  /** The message recorded last before this one. */
+  parent: RecordedMessage;
+  /** The target's first message. */
+  root: RecordedMessage;
+}
+
+export interface RecordedMessage {
+  id: string;
+  /** Where a reply must name its parent's content hash (a Bluesky record's cid). */
+  cid?: string;
 }
 
 export interface PlatformMessage {
   id: string;
   url?: string | null;
+  cid?: string;
 }
 
 export interface PlatformPublisher {

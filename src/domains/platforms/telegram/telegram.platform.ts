@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Platform } from '../platform';
+import type { Platform, ReplyMode } from '../platform';
 import type { PlatformChannel } from '../platform-answers';
 import { TelegramConnector } from './telegram-connector';
 import { TELEGRAM_LIMITS, telegramChannelUrl, telegramMessageUrl } from './telegram-links';
@@ -10,6 +10,8 @@ import { TelegramPublisher } from './telegram-publisher';
 export class TelegramPlatform implements Platform {
   readonly name = 'telegram';
   readonly displayName = 'Telegram';
+  /** Each item of a thread a reply to the one before. */
+  readonly replies: ReplyMode = 'chain';
   readonly limits = TELEGRAM_LIMITS;
   /** No key recognises a send tried again: an unknown outcome stays unknown. */
   readonly confirmsByKey = false;

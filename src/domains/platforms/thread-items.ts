@@ -1,0 +1,71 @@
+import type { DeliveryStep, OutgoingMedia, Platform, PlatformPublisher } from './platform';
+import type { PlatformLimits } from './platform-answers';
+import { splitText } from './thread-split';
+
+/** A post's `thread` holds at most this many items after the post itself. */
+export const MAX_THREAD_ITEMS = 24;
+
+/** The post and its thread, after any split, on one target. */
+export const MAX_MESSAGES_PER_TARGET = MAX_THREAD_ITEMS + 1;
+
+/** One message of a thread as given or cut: its text and its media. */
+export interface ThreadItem<Media> {
+  text: string;
+  media: readonly Media[];
+}
+
+/** The post itself, then each item of its `thread`, as stored. */
+export interface ThreadContent<Media> {
+  items: readonly ThreadItem<Media>[];
+  split: boolean;
+}
+
+/** Where an item's text was cut: its parts, or null when it cannot be cut to fit. */
+export interface CutItem<Media> {
+  item: number;
+  parts: string[] | null;
+  media: readonly Media[];
+}
+
+/** True when `text` is within the platform's limits, by its own counting rule. */
+export function textFits(platform: Platform, limits: PlatformLimits, text: string): boolean {
+  if (platform.measureText(text, limits) > limits.text_max) return false;
+  return limits.text_max_bytes === undefined || Buffer.byteLength(text) <= limits.text_max_bytes;
+}
+
+/** Each item as it goes; with `split`, an item over the limit is cut, the media on its first part. */
+export function cutItems<Media>(
+  platform: Platform,
+  limits: PlatformLimits,
+  content: ThreadContent<Media>,
+): CutItem<Media>[] {
+  const fits = (text: string) => textFits(platform, limits, text);
+  return content.items.map(({ text, media }, item) => ({
+    item,
+    media,
+    parts: content.split && !fits(text) ? splitText(text, fits, MAX_MESSAGES_PER_TARGET) : [text],
+  }));
+}
+
+/** The messages of one target in order; an item that cannot be cut goes whole (and is refused). */
+export function threadMessages<Media>(
+  platform: Platform,
+  limits: PlatformLimits,
+  content: ThreadContent<Media>,
+): ThreadItem<Media>[] {
+  return cutItems(platform, limits, content).flatMap(({ parts, media }, i) =>
+    (parts ?? [content.items[i].text]).map((text, n) => ({ text, media: n === 0 ? media : [] })),
+  );
+}
+
+/** The publisher's steps for every message; the first step of each after the first is a reply. */
+export function planThread(
+  publisher: PlatformPublisher,
+  messages: readonly ThreadItem<OutgoingMedia>[],
+): DeliveryStep[] {
+  return messages.flatMap(({ text, media }, i) =>
+    publisher
+      .plan(text, [...media])
+      .map((step, n) => (i > 0 && n === 0 ? { ...step, reply: true } : step)),
+  );
+}

@@ -1,0 +1,81 @@
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/** How good a place to cut is: a paragraph break, a sentence end, any other space. */
+const PARAGRAPH = 2;
+const SENTENCE = 1;
+const SPACE = 0;
+
+const SENTENCE_END = /[.!?…。！？]["'’”»)\]]*$/u;
+
+interface Cut {
+  /** The first part ends here (the whitespace is dropped). */
+  end: number;
+  /** The rest starts here. */
+  next: number;
+  rank: number;
+}
+
+/**
+ * Cuts `text` into parts that each `fit`, at the last paragraph break that fits, else the last
+ * sentence end, else the last space; only at whitespace that stands alone as a grapheme, so never
+ * inside a word, a link or a grapheme. Null when it cannot: a word too long on its own, or more
+ * than `maxParts` parts.
+ */
+export function splitText(
+  text: string,
+  fits: (part: string) => boolean,
+  maxParts: number,
+): string[] | null {
+  const parts: string[] = [];
+  let rest = text;
+  while (!fits(rest)) {
+    if (parts.length + 1 >= maxParts) return null;
+    const cut = lastFittingCut(rest, fits);
+    if (!cut) return null;
+    parts.push(rest.slice(0, cut.end));
+    rest = rest.slice(cut.next);
+  }
+  parts.push(rest);
+  return parts;
+}
+
+function lastFittingCut(text: string, fits: (part: string) => boolean): Cut | null {
+  const cuts = cutsOf(text);
+  // A longer prefix never measures less: the last cut that fits is found by halving.
+  let low = 0;
+  let high = cuts.length - 1;
+  let fitting = -1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    if (fits(text.slice(0, cuts[middle].end))) {
+      fitting = middle;
+      low = middle + 1;
+    } else high = middle - 1;
+  }
+  if (fitting < 0) return null;
+  for (const rank of [PARAGRAPH, SENTENCE, SPACE])
+    for (let i = fitting; i >= 0; i--) if (cuts[i].rank >= rank) return cuts[i];
+  return null;
+}
+
+/** Every run of whitespace between graphemes, with text before and after it. */
+function cutsOf(text: string): Cut[] {
+  const bounds = new Set<number>();
+  for (const { index } of graphemes.segment(text)) bounds.add(index);
+  bounds.add(text.length);
+  const cuts: Cut[] = [];
+  for (const run of text.matchAll(/\s+/gu)) {
+    const end = run.index;
+    const next = end + run[0].length;
+    if (next >= text.length || !bounds.has(end) || !bounds.has(next)) continue;
+    const before = text.slice(0, end);
+    if (before.trim() === '') continue;
+    const rank = /\n[^\S\n]*\n/u.test(run[0])
+      ? PARAGRAPH
+      : SENTENCE_END.test(before)
+        ? SENTENCE
+        : SPACE;
+    cuts.push({ end, next, rank });
+  }
+  return cuts;
+}
