@@ -27,6 +27,8 @@ export interface Platform {
   /** True when an account may carry limits of its own (an instance's), read when it connects. */
   readonly accountLimits: boolean;
   measureText(text: string, limits: PlatformLimits): number;
+  /** Where a message with media takes less text (a caption): a cut text's first part fits it. */
+  readonly captionMax?: number;
   /** A media rule beyond kinds, count and sizes: the refusal's message, or null when fine. */
   mediaProblem?(media: readonly MediaToCheck[], limits: PlatformLimits): string | null;
   /** The platform deduplicates a retry by its key: an unknown outcome is retried, never doubled. */

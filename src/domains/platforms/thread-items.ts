@@ -33,18 +33,24 @@ export function textFits(platform: Platform, limits: PlatformLimits, text: strin
   return limits.text_max_bytes === undefined || Buffer.byteLength(text) <= limits.text_max_bytes;
 }
 
-/** Each item as it goes; with `split`, an item over the limit is cut, the media on its first part. */
+/**
+ * Each item as it goes; with `split`, an item over the limit is cut, the media on its first part,
+ * which then fits the platform's caption where it has a shorter one.
+ */
 export function cutItems<Media>(
   platform: Platform,
   limits: PlatformLimits,
   content: ThreadContent<Media>,
 ): CutItem<Media>[] {
-  const fits = (text: string) => textFits(platform, limits, text);
-  return content.items.map(({ text, media }, item) => ({
-    item,
-    media,
-    parts: content.split && !fits(text) ? splitText(text, fits, MAX_MESSAGES_PER_TARGET) : [text],
-  }));
+  return content.items.map(({ text, media }, item) => {
+    const captioned = media.length > 0 && platform.captionMax !== undefined;
+    const fits = (part: string, index: number) =>
+      textFits(platform, limits, part) &&
+      !(captioned && index === 0 && platform.measureText(part, limits) > platform.captionMax!);
+    const parts =
+      content.split && !fits(text, 0) ? splitText(text, fits, MAX_MESSAGES_PER_TARGET) : [text];
+    return { item, media, parts };
+  });
 }
 
 /** The messages of one target in order; an item that cannot be cut goes whole (and is refused). */

@@ -36,6 +36,11 @@ describe('splitText', () => {
     ]);
   });
 
+  it('fits the first part to its own limit where told (a caption)', () => {
+    const fits = (part: string, index: number) => part.length <= (index === 0 ? 3 : 10);
+    expect(splitText('aa bb cc dd', fits, 25)).toEqual(['aa', 'bb cc dd']);
+  });
+
   it('gives up on a word longer than the limit, or on more parts than allowed', () => {
     expect(splitText('x'.repeat(30), within(10), 25)).toBeNull();
     expect(splitText('ab cd ef gh', within(2), 3)).toBeNull();

@@ -16,21 +16,22 @@ interface Cut {
 }
 
 /**
- * Cuts `text` into parts that each `fit`, at the last paragraph break that fits, else the last
+ * Cuts `text` into parts that each `fit` (told their place), at the last paragraph break that fits, else the last
  * sentence end, else the last space; only at whitespace that stands alone as a grapheme, so never
  * inside a word, a link or a grapheme. Null when it cannot: a word too long on its own, or more
  * than `maxParts` parts.
  */
 export function splitText(
   text: string,
-  fits: (part: string) => boolean,
+  fits: (part: string, index: number) => boolean,
   maxParts: number,
 ): string[] | null {
   const parts: string[] = [];
   let rest = text;
-  while (!fits(rest)) {
+  while (!fits(rest, parts.length)) {
     if (parts.length + 1 >= maxParts) return null;
-    const cut = lastFittingCut(rest, fits);
+    const index = parts.length;
+    const cut = lastFittingCut(rest, (part) => fits(part, index));
     if (!cut) return null;
     parts.push(rest.slice(0, cut.end));
     rest = rest.slice(cut.next);

@@ -4,7 +4,7 @@ import type { PlatformChannel } from '../platform-answers';
 import { TelegramConnector } from './telegram-connector';
 import { TELEGRAM_LIMITS, telegramChannelUrl, telegramMessageUrl } from './telegram-links';
 import { TelegramPacing } from './telegram-pacing';
-import { TelegramPublisher } from './telegram-publisher';
+import { TELEGRAM_CAPTION_LIMIT, TelegramPublisher } from './telegram-publisher';
 
 @Injectable()
 export class TelegramPlatform implements Platform {
@@ -13,6 +13,7 @@ export class TelegramPlatform implements Platform {
   /** Each item of a thread a reply to the one before. */
   readonly replies: ReplyMode = 'chain';
   readonly limits = TELEGRAM_LIMITS;
+  readonly captionMax = TELEGRAM_CAPTION_LIMIT;
   /** No key recognises a send tried again: an unknown outcome stays unknown. */
   readonly confirmsByKey = false;
   readonly accountLimits = false;
