@@ -10,10 +10,7 @@ export interface MediaToCheck {
   sizeBytes: number;
 }
 
-/**
- * How a platform takes a post's `thread`: each item a reply to the one before (`chain`), one item
- * as the post's first comment (`first_comment`), or not at all (`none`).
- */
+/** A post's `thread`: each item a reply to the one before, one first comment, or none. */
 export type ReplyMode = 'chain' | 'first_comment' | 'none';
 
 /** What the generic pipeline needs from a platform; registered by name in PlatformsModule. */
@@ -149,9 +146,7 @@ export interface SendTarget {
 }
 
 export interface ReplyTarget {
-  /** The message recorded last before this one. */
   parent: RecordedMessage;
-  /** The target's first message. */
   root: RecordedMessage;
 }
 

@@ -5,16 +5,13 @@ import { splitText } from './thread-split';
 /** A post's `thread` holds at most this many items after the post itself. */
 export const MAX_THREAD_ITEMS = 24;
 
-/** The post and its thread, after any split, on one target. */
 export const MAX_MESSAGES_PER_TARGET = MAX_THREAD_ITEMS + 1;
 
-/** One message of a thread as given or cut: its text and its media. */
 export interface ThreadItem<Media> {
   text: string;
   media: readonly Media[];
 }
 
-/** The post itself, then each item of its `thread`, as stored. */
 export interface ThreadContent<Media> {
   items: readonly ThreadItem<Media>[];
   split: boolean;
@@ -27,16 +24,12 @@ export interface CutItem<Media> {
   media: readonly Media[];
 }
 
-/** True when `text` is within the platform's limits, by its own counting rule. */
 export function textFits(platform: Platform, limits: PlatformLimits, text: string): boolean {
   if (platform.measureText(text, limits) > limits.text_max) return false;
   return limits.text_max_bytes === undefined || Buffer.byteLength(text) <= limits.text_max_bytes;
 }
 
-/**
- * Each item as it goes; with `split`, an item over the limit is cut, the media on its first part,
- * which then fits the platform's caption where it has a shorter one.
- */
+/** With `split`, an item over the limit is cut, its media (and a caption's limit) on the first part. */
 export function cutItems<Media>(
   platform: Platform,
   limits: PlatformLimits,

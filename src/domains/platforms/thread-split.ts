@@ -8,18 +8,14 @@ const SPACE = 0;
 const SENTENCE_END = /[.!?…。！？]["'’”»)\]]*$/u;
 
 interface Cut {
-  /** The first part ends here (the whitespace is dropped). */
   end: number;
-  /** The rest starts here. */
   next: number;
   rank: number;
 }
 
 /**
- * Cuts `text` into parts that each `fit` (told their place), at the last paragraph break that fits, else the last
- * sentence end, else the last space; only at whitespace that stands alone as a grapheme, so never
- * inside a word, a link or a grapheme. Null when it cannot: a word too long on its own, or more
- * than `maxParts` parts.
+ * Cuts at the last paragraph break, else sentence end, else space whose part fits, never inside a
+ * word, a link or a grapheme; null for a word too long alone or more than `maxParts` parts.
  */
 export function splitText(
   text: string,

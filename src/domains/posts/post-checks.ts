@@ -24,9 +24,7 @@ export interface PostDraft {
   mediaIds: readonly number[];
   /** Scheduled or published now: its targets' accounts must be connected. */
   publishing: boolean;
-  /** Further messages, each a reply to the one before. */
   thread?: readonly ThreadItemRow[];
-  /** A text over a platform's limit is cut into a thread. */
   split?: boolean;
 }
 

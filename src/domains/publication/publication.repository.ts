@@ -52,7 +52,6 @@ export interface DeliveryTarget {
   marked: boolean;
   /** Recorded so far, in order; a reply's parent is the last of them. */
   messages: SentMessage[];
-  /** The account's own (an instance's), else null. */
   limits: PlatformLimits | null;
 }
 

@@ -11,7 +11,6 @@ import { BLUESKY_LIMITS, blueskyChannelUrl, blueskyPostUrl, graphemeLength } fro
 export class BlueskyPlatform implements Platform {
   readonly name = 'bluesky';
   readonly displayName = 'Bluesky';
-  /** Each item of a thread a reply to the one before. */
   readonly replies: ReplyMode = 'chain';
   readonly limits = BLUESKY_LIMITS;
   readonly accountLimits = false;

@@ -10,7 +10,6 @@ import { DiscordPublisher } from './discord-publisher';
 export class DiscordPlatform implements Platform {
   readonly name = 'discord';
   readonly displayName = 'Discord';
-  /** Each item of a thread a reply to the one before. */
   readonly replies: ReplyMode = 'chain';
   readonly limits = DISCORD_LIMITS;
   readonly accountLimits = false;

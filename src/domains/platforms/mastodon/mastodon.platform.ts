@@ -16,7 +16,6 @@ import { MASTODON_URL_LENGTH, mastodonTextLength } from './mastodon-text';
 export class MastodonPlatform implements Platform {
   readonly name = 'mastodon';
   readonly displayName = 'Mastodon';
-  /** Each item of a thread a reply to the one before. */
   readonly replies: ReplyMode = 'chain';
   /** What a stock instance takes; an account's own limits are its instance's. */
   readonly limits = MASTODON_LIMITS;

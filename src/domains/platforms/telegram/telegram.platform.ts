@@ -10,7 +10,6 @@ import { TELEGRAM_CAPTION_LIMIT, TelegramPublisher } from './telegram-publisher'
 export class TelegramPlatform implements Platform {
   readonly name = 'telegram';
   readonly displayName = 'Telegram';
-  /** Each item of a thread a reply to the one before. */
   readonly replies: ReplyMode = 'chain';
   readonly limits = TELEGRAM_LIMITS;
   readonly captionMax = TELEGRAM_CAPTION_LIMIT;
