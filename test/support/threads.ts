@@ -57,6 +57,16 @@ export interface TargetAnswer {
   url: string | null;
 }
 
+/** Quick retries, and request limits out of the way, for the thread specs. */
+export const THREAD_ENV = {
+  PUBLICATION_SEND_TIMEOUT_MS: '2000',
+  PUBLICATION_RETRY_BASE_MS: '50',
+  RATE_LIMIT_CREATE_POST: '1000',
+  RATE_LIMIT_PUBLISH: '1000',
+  RATE_LIMIT_OTHER: '1000',
+  RATE_LIMIT_UPLOAD: '1000',
+};
+
 /** A family (man, woman, girl, boy): one grapheme of 11 UTF-16 code units. */
 export const FAMILY = '👨‍👩‍👧‍👦';
 

@@ -1,7 +1,7 @@
 import { startWithDiscord } from '../support/factories/discord-world';
 import type { DiscordScriptedAnswer } from '../support/stand-ins/discord-stand-in';
 import { describeThreads } from '../support/thread-cases';
-import type { SendAnswer } from '../support/threads';
+import { THREAD_ENV, type SendAnswer } from '../support/threads';
 
 const ANSWERS: Record<SendAnswer, DiscordScriptedAnswer> = {
   ok: {},
@@ -10,14 +10,7 @@ const ANSWERS: Record<SendAnswer, DiscordScriptedAnswer> = {
 };
 
 describeThreads('Discord', async () => {
-  const world = await startWithDiscord({
-    PUBLICATION_SEND_TIMEOUT_MS: '2000',
-    PUBLICATION_RETRY_BASE_MS: '50',
-    RATE_LIMIT_CREATE_POST: '1000',
-    RATE_LIMIT_PUBLISH: '1000',
-    RATE_LIMIT_OTHER: '1000',
-    RATE_LIMIT_UPLOAD: '1000',
-  });
+  const world = await startWithDiscord(THREAD_ENV);
   const { owner, project, key } = await world.make.owner('Discord threads');
   const account = await world.discordAccount(owner, project);
   return {

@@ -1,7 +1,7 @@
 import { startWithMastodon } from '../support/factories/mastodon-world';
 import type { MastodonScript } from '../support/stand-ins/mastodon-stand-in';
 import { describeThreads } from '../support/thread-cases';
-import type { SendAnswer } from '../support/threads';
+import { THREAD_ENV, type SendAnswer } from '../support/threads';
 
 const ANSWERS: Record<SendAnswer, MastodonScript> = {
   ok: {},
@@ -10,14 +10,7 @@ const ANSWERS: Record<SendAnswer, MastodonScript> = {
 };
 
 describeThreads('Mastodon', async () => {
-  const world = await startWithMastodon({
-    PUBLICATION_SEND_TIMEOUT_MS: '2000',
-    PUBLICATION_RETRY_BASE_MS: '50',
-    RATE_LIMIT_CREATE_POST: '1000',
-    RATE_LIMIT_PUBLISH: '1000',
-    RATE_LIMIT_OTHER: '1000',
-    RATE_LIMIT_UPLOAD: '1000',
-  });
+  const world = await startWithMastodon(THREAD_ENV);
   const { owner, project, key } = await world.make.owner('Mastodon threads');
   const accounts = new Map<string, string>();
   return {

@@ -1,6 +1,6 @@
 import { startWithTelegram } from '../support/factories/telegram-world';
 import { describeThreads } from '../support/thread-cases';
-import type { MadeMessage, SendAnswer } from '../support/threads';
+import { THREAD_ENV, type MadeMessage, type SendAnswer } from '../support/threads';
 import type { ScriptedAnswer } from '../support/stand-ins/telegram-stand-in';
 
 const ANSWERS: Record<SendAnswer, ScriptedAnswer> = {
@@ -18,14 +18,9 @@ function parentOf(parameters: unknown): string | null {
 
 describeThreads('Telegram', async () => {
   const world = await startWithTelegram({
+    ...THREAD_ENV,
     TELEGRAM_CHAT_MESSAGES_PER_MINUTE: '1000',
     TELEGRAM_BOT_MESSAGES_PER_SECOND: '1000',
-    PUBLICATION_SEND_TIMEOUT_MS: '2000',
-    PUBLICATION_RETRY_BASE_MS: '50',
-    RATE_LIMIT_CREATE_POST: '1000',
-    RATE_LIMIT_PUBLISH: '1000',
-    RATE_LIMIT_OTHER: '1000',
-    RATE_LIMIT_UPLOAD: '1000',
   });
   const { owner, project, key } = await world.make.owner('Telegram threads');
   const account = await world.make.telegramAccount(owner, project);

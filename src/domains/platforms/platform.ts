@@ -152,7 +152,7 @@ export interface ReplyTarget {
 
 export interface RecordedMessage {
   id: string;
-  /** Where a reply must name its parent's content hash (a Bluesky record's cid). */
+  /** Where a reply must name its parent's content hash (a record's cid). */
   cid?: string;
 }
 

@@ -5,7 +5,8 @@ const PARAGRAPH = 2;
 const SENTENCE = 1;
 const SPACE = 0;
 
-const SENTENCE_END = /[.!?…。！？]["'’”»)\]]*$/u;
+const SENTENCE_END = /[.!?…。！？]["'’”»)\]]{0,3}$/u;
+const SENTENCE_END_MAX = 4;
 
 interface Cut {
   end: number;
@@ -23,28 +24,41 @@ export function splitText(
   maxParts: number,
 ): string[] | null {
   const parts: string[] = [];
-  let rest = text;
-  while (!fits(rest, parts.length)) {
+  let cuts: Cut[] | null = null;
+  let start = 0;
+  while (!fits(text.slice(start), parts.length)) {
     if (parts.length + 1 >= maxParts) return null;
     const index = parts.length;
-    const cut = lastFittingCut(rest, (part) => fits(part, index));
+    cuts ??= cutsOf(text);
+    const cut = lastFittingCut(text, start, cuts, (part) => fits(part, index));
     if (!cut) return null;
-    parts.push(rest.slice(0, cut.end));
-    rest = rest.slice(cut.next);
+    parts.push(text.slice(start, cut.end));
+    start = cut.next;
   }
-  parts.push(rest);
+  parts.push(text.slice(start));
   return parts;
 }
 
-function lastFittingCut(text: string, fits: (part: string) => boolean): Cut | null {
-  const cuts = cutsOf(text);
-  // A longer prefix never measures less: the last cut that fits is found by halving.
-  let low = 0;
-  let high = cuts.length - 1;
+function lastFittingCut(
+  text: string,
+  start: number,
+  all: readonly Cut[],
+  fits: (part: string) => boolean,
+): Cut | null {
+  const cuts = all.filter((cut) => cut.end > start);
+  // A longer prefix never measures less: the last cut that fits is found by galloping, then halving,
+  // so a long text is measured only near the part's end.
   let fitting = -1;
+  let probe = 0;
+  for (let step = 1; probe < cuts.length && fits(text.slice(start, cuts[probe].end)); step *= 2) {
+    fitting = probe;
+    probe += step;
+  }
+  let low = fitting + 1;
+  let high = Math.min(probe, cuts.length) - 1;
   while (low <= high) {
     const middle = (low + high) >> 1;
-    if (fits(text.slice(0, cuts[middle].end))) {
+    if (fits(text.slice(start, cuts[middle].end))) {
       fitting = middle;
       low = middle + 1;
     } else high = middle - 1;
@@ -64,12 +78,10 @@ function cutsOf(text: string): Cut[] {
   for (const run of text.matchAll(/\s+/gu)) {
     const end = run.index;
     const next = end + run[0].length;
-    if (next >= text.length || !bounds.has(end) || !bounds.has(next)) continue;
-    const before = text.slice(0, end);
-    if (before.trim() === '') continue;
+    if (end === 0 || next >= text.length || !bounds.has(end) || !bounds.has(next)) continue;
     const rank = /\n[^\S\n]*\n/u.test(run[0])
       ? PARAGRAPH
-      : SENTENCE_END.test(before)
+      : SENTENCE_END.test(text.slice(Math.max(0, end - SENTENCE_END_MAX), end))
         ? SENTENCE
         : SPACE;
     cuts.push({ end, next, rank });
