@@ -94,6 +94,33 @@ describe('Dry run of a post', () => {
     expect(world.telegram.calls.filter((call) => call.method.startsWith('send'))).toEqual([]);
   });
 
+  it('a thread: each message previewed; a problem of an item named once, by the item', async () => {
+    const ok = await dryRun({
+      text: 'Head',
+      media_ids: [image],
+      thread: [{ text: LONG, media_ids: [image] }, { text: 'Tail' }],
+      targets: [{ channel_ref: channel.id }],
+    }).expect(200);
+    // The item's image and its text, too long for a caption, as a message of its own.
+    expect(ok.body.targets).toEqual([
+      {
+        channel_ref: channel.id,
+        platform: 'telegram',
+        messages: 4,
+        messages_preview: ['Head', '', LONG, 'Tail'],
+      },
+    ]);
+    const bad = await dryRun({
+      text: 'Head',
+      thread: [{ text: 'x', media_ids: [strangersMedia] }, { text: 'y'.repeat(4097) }],
+      targets: [{ channel_ref: channel.id }],
+    }).expect(200);
+    expect(bad.body.errors.map((e: { code: string; field: string }) => [e.code, e.field])).toEqual([
+      ['validation_failed', 'thread.1.text'],
+      ['media_not_found', 'thread[0].media_ids'],
+    ]);
+  });
+
   it.each<[string, { text: string; media_ids?: string[] }, number]>([
     ['text alone', { text: 'Hi' }, 1],
     ['one image and a caption', { text: 'Hi', media_ids: ['image'] }, 1],

@@ -63,7 +63,8 @@ export class PostDryRun {
       ...checked.problems,
       // A field the body's shape already refuses is not measured again against the platforms.
       ...checked.limits.filter(
-        (problem) => !shape.some((refused) => refused.field === problem.field),
+        (problem) =>
+          !shape.some((refused) => refused.field === problem.field.replace(/\[(\d+)\]/g, '.$1')),
       ),
     ];
     const items: ThreadItem<OutgoingMedia>[] = [
