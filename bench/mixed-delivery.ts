@@ -178,7 +178,21 @@ interface Offered {
 
 interface Delivery {
   seq: number;
+  /** 0 the post itself, n its thread's n-th item. */
+  item: number;
   at: number;
+}
+
+/** One post in this many is a thread (the post and THREAD_ITEMS further items). */
+const THREAD_EVERY = Number(process.env.BENCH_THREAD_EVERY ?? 10);
+const THREAD_ITEMS = 4;
+
+/** On average over the offer. */
+const MESSAGES_PER_POST = 1 + THREAD_ITEMS / THREAD_EVERY;
+
+/** The messages a post becomes: a thread's items count as messages like any other. */
+function messagesOf(seq: number): number {
+  return seq % THREAD_EVERY === 0 ? 1 + THREAD_ITEMS : 1;
 }
 
 interface Stands {
@@ -191,8 +205,8 @@ interface Stands {
 /** Every stand-in's deliveries (one per message made, marked by the post's text), and its sends. */
 function deliveries(stands: Stands, platform: Platform, since = 0) {
   const marked = (text: unknown) => {
-    const match = /^mx-(\d+)$/.exec(String(text));
-    return match ? Number(match[1]) : -1;
+    const match = /^mx-(\d+)(?:-(\d+))?$/.exec(String(text));
+    return { seq: match ? Number(match[1]) : -1, item: match?.[2] ? Number(match[2]) : 0 };
   };
   const out: Delivery[] = [];
   let sends = 0;
@@ -203,7 +217,7 @@ function deliveries(stands: Stands, platform: Platform, since = 0) {
         if (call.method !== 'sendMessage' || call.at < since) continue;
         sends++;
         if (call.rateLimited) limited++;
-        else out.push({ seq: marked(call.params.text), at: call.at });
+        else out.push({ ...marked(call.params.text), at: call.at });
       }
       break;
     case 'discord':
@@ -213,7 +227,7 @@ function deliveries(stands: Stands, platform: Platform, since = 0) {
         if (call.rateLimited || call.status === 429) limited++;
       }
       for (const message of stands.discord.messages)
-        if (message.at >= since) out.push({ seq: marked(message.content), at: message.at });
+        if (message.at >= since) out.push({ ...marked(message.content), at: message.at });
       break;
     case 'mastodon': {
       const firstAnswered = new Map<string, number>();
@@ -226,7 +240,7 @@ function deliveries(stands: Stands, platform: Platform, since = 0) {
       }
       for (const status of stands.mastodon.statuses) {
         const at = firstAnswered.get(String(status.idempotencyKey));
-        if (at !== undefined) out.push({ seq: marked(status.text), at });
+        if (at !== undefined) out.push({ ...marked(status.text), at });
       }
       break;
     }
@@ -242,7 +256,7 @@ function deliveries(stands: Stands, platform: Platform, since = 0) {
       for (const record of stands.bluesky.records.values()) {
         const [, , did, , rkey] = record.uri.split('/');
         const at = arrived.get(`${did}/${rkey}`);
-        if (at !== undefined) out.push({ seq: marked(record.value.text), at });
+        if (at !== undefined) out.push({ ...marked(record.value.text), at });
       }
       break;
     }
@@ -420,8 +434,11 @@ class Offer {
   start(accounts: Account[], share: (account: Account) => number, from = Date.now()): void {
     const lanes: { account: Account; ref: string; intervalMs: number; next: number }[] = [];
     for (const account of accounts) {
+      // Posts, so that their messages (a thread's items included) are `share` of the ceiling.
       const rate =
-        (share(account) * ceilingRate(account.platform, account.plan)) / account.refs.length;
+        (share(account) * ceilingRate(account.platform, account.plan)) /
+        account.refs.length /
+        MESSAGES_PER_POST;
       const spread = (1000 * account.refs.length) / ceilingRate(account.platform, account.plan);
       for (const ref of account.refs)
         lanes.push({ account, ref, intervalMs: 1000 / rate, next: from + Math.random() * spread });
@@ -504,6 +521,9 @@ class Offer {
         headers: { 'content-type': 'application/json', authorization: `Bearer ${this.key}` },
         body: JSON.stringify({
           text: `mx-${offered.seq}`,
+          thread: Array.from({ length: messagesOf(offered.seq) - 1 }, (_, i) => ({
+            text: `mx-${offered.seq}-${i + 1}`,
+          })),
           targets: [{ channel_ref: refsOf.get(offered.seq) }],
           publish_now: true,
         }),
@@ -738,9 +758,17 @@ async function mixed(herald: Herald): Promise<void> {
     const posts = offer.posts.filter((p) => p.platform === platform && p.id !== undefined);
     const { deliveries: made, sends, limited } = byPlatform.get(platform)!;
     const first = deliveredAt(platform);
-    const perSeq = new Map<number, number>();
-    for (const d of made) perSeq.set(d.seq, (perSeq.get(d.seq) ?? 0) + 1);
-    const duplicates = [...perSeq.values()].filter((n) => n > 1).length;
+    // In the order the stand-in made them: each item once, and each after the one before.
+    const perItem = new Map<string, number>();
+    const lastItem = new Map<number, number>();
+    let outOfOrder = 0;
+    for (const d of made) {
+      perItem.set(`${d.seq}/${d.item}`, (perItem.get(`${d.seq}/${d.item}`) ?? 0) + 1);
+      if (d.item !== (lastItem.get(d.seq) ?? -1) + 1) outOfOrder++;
+      lastItem.set(d.seq, Math.max(d.item, lastItem.get(d.seq) ?? -1));
+    }
+    const duplicates = [...perItem.values()].filter((n) => n > 1).length;
+    const threads = posts.filter((p) => messagesOf(p.seq) > 1).length;
     const busy = accounts[platform].filter((a) => a.plan.role === undefined);
     const ceilingPerS = busy.reduce((sum, a) => sum + ceilingRate(platform, a.plan), 0);
     const ceiling = ceilingPerS * SECONDS;
@@ -781,7 +809,8 @@ async function mixed(herald: Herald): Promise<void> {
       `  delivered in the window: ${delivered} = ${(delivered / SECONDS).toFixed(2)} msg/s = ${pct(delivered, ceiling)} of the ceiling (target ≥ 90%); quiet account ${quietDelivered}`,
     );
     console.log(
-      `  rate-limit answers: ${limited} of ${sends} sends = ${pct(limited, sends)} (target < 1%); duplicates (posts with more than one message): ${duplicates}`,
+      `  rate-limit answers: ${limited} of ${sends} sends = ${pct(limited, sends)} (target < 1%); ${threads} threads of ${1 + THREAD_ITEMS} messages; ` +
+        `duplicate items (made more than once): ${duplicates}; items out of order: ${outOfOrder}`,
     );
     console.log(
       `  offered ${offeredInRun} posts (${posts.filter((p) => p.burst).length} in the burst); at the end of the window (read ${snapshotAfter.toFixed(1)} s after): delivered ${endCount.delivered}, ` +

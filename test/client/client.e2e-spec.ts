@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import {
   Herald,
   HeraldError,
+  type ThreadItem,
   verifyWebhook,
   WebhookVerificationError,
 } from '../../clients/typescript/src';
@@ -172,7 +173,14 @@ describe('@herald/client against a running Herald', () => {
     expect(await herald.posts.validate(project.id, body)).toEqual({
       valid: true,
       errors: [],
-      targets: [{ channel_ref: channel.id, platform: 'telegram', messages: 1 }],
+      targets: [
+        {
+          channel_ref: channel.id,
+          platform: 'telegram',
+          messages: 1,
+          messages_preview: ['Hello from the client'],
+        },
+      ],
     });
     const created = await herald.posts.create(project.id, body);
     expect(created).toEqual({
@@ -188,10 +196,13 @@ describe('@herald/client against a running Herald', () => {
     // A Date goes out as ISO 8601 in UTC and comes back as the same instant.
     const at = new Date(Date.now() + 3_600_000);
     at.setUTCMilliseconds(0);
+    const thread: ThreadItem[] = [{ text: 'And a reply to it' }];
     const changed = await herald.posts.update(project.id, created.id, {
       text: 'Changed',
+      thread,
       scheduled_at: at,
     });
+    expect(changed.thread).toEqual([{ text: 'And a reply to it', media_ids: [] }]);
     expect({ status: changed.status, text: changed.text, at: changed.scheduled_at }).toEqual({
       status: 'scheduled',
       text: 'Changed',
@@ -226,7 +237,8 @@ describe('@herald/client against a running Herald', () => {
         channel_id: channel.channel_id,
         status: 'published',
         error: null,
-        message_ids: [expect.any(Number), expect.any(Number)],
+        // The album's two messages, then the thread's reply.
+        message_ids: [expect.any(Number), expect.any(Number), expect.any(Number)],
         url: messages[0].url,
         messages,
         published_at: expect.any(Date),

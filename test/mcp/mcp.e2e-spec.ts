@@ -134,7 +134,15 @@ describe('MCP server', () => {
       const create = tools.find((tool) => tool.name === 'create_post')!;
       expect(create.inputSchema.required).toEqual(['project_id']);
       expect(Object.keys(create.inputSchema.properties ?? {})).toEqual(
-        expect.arrayContaining(['project_id', 'text', 'targets', 'media_ids', 'publish_now']),
+        expect.arrayContaining([
+          'project_id',
+          'text',
+          'targets',
+          'media_ids',
+          'thread',
+          'split_long_text',
+          'publish_now',
+        ]),
       );
       const list = tools.find((tool) => tool.name === 'list_posts')!;
       expect(Object.keys(list.inputSchema.properties ?? {}).sort()).toEqual(
@@ -150,6 +158,8 @@ describe('MCP server', () => {
       expect(
         validCreate({ project_id: 1, text: 'Hi', targets: [{ channel_ref: 'telegram:1:-100' }] }),
       ).toBe(true);
+      expect(validCreate({ project_id: 1, text: 'Hi', thread: [{ text: 'A reply' }] })).toBe(true);
+      expect(validCreate({ project_id: 1, text: 'Hi', thread: [{ colour: 'red' }] })).toBe(false);
       expect(validCreate({ project_id: 1, owner: 2 })).toBe(false);
       const upload = tools.find((tool) => tool.name === 'upload_media_from_url')!;
       expect(upload.inputSchema.required).toEqual(['project_id', 'url']);
@@ -186,9 +196,14 @@ describe('MCP server', () => {
         text: 'Written by an agent',
         targets: [{ channel_ref: channel.id }],
         media_ids: [mediaId],
+        thread: [{ text: 'And its reply' }],
       };
       const checked = await mcp.call('validate_post', post);
-      expect(checked.structuredContent).toMatchObject({ valid: true, errors: [] });
+      expect(checked.structuredContent).toMatchObject({
+        valid: true,
+        errors: [],
+        targets: [{ messages: 2, messages_preview: ['Written by an agent', 'And its reply'] }],
+      });
       expect(await postCount()).toBe(0);
 
       const created = await mcp.call('create_post', post);

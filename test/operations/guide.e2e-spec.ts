@@ -235,6 +235,7 @@ describe('docs/integrating.md: every example does what the guide shows', () => {
       'Rate limits',
       'Post states',
       'Checking a post before creating it',
+      'Threads and first comments',
       'Media rules',
       "Connecting your users' accounts",
       'Test mode',

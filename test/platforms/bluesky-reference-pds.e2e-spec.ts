@@ -175,6 +175,44 @@ describeWithPds('Bluesky against the reference PDS', () => {
       expect(await pds.posts(main.account.did)).toHaveLength(1);
     });
 
+    it('a split text and its thread: records chained by strong refs the PDS keeps, in order', async () => {
+      const text = Array.from({ length: 120 }, (_, i) => `word${i}`).join(' ');
+      const image = await upload('sample.png');
+      const postId = await publish(main, {
+        text,
+        media_ids: [image],
+        split_long_text: true,
+        thread: [{ text: 'The last word' }],
+      });
+      expect((await waitForPostStatus(t, postId)).status).toBe('published');
+      const { body } = await api('get', `/posts/${postId}`).expect(200);
+      const uris = (body.targets[0].messages as { id: string }[]).map((m) => m.id);
+      expect(uris.length).toBeGreaterThanOrEqual(3);
+      const stored: { uri: string; cid: string; value: Record<string, unknown> }[] = [];
+      for (const uri of uris) {
+        const [, , repo, collection, rkey] = uri.split('/');
+        const answer = await pds.xrpc('com.atproto.repo.getRecord', {
+          params: { repo, collection, rkey },
+        });
+        expect(answer.status).toBe(200);
+        stored.push(answer.body as { uri: string; cid: string; value: Record<string, unknown> });
+      }
+      const texts = stored.map((r) => r.value.text as string);
+      expect(texts.slice(0, -1).join(' ')).toBe(text);
+      expect(texts.at(-1)).toBe('The last word');
+      expect(stored.map((r) => Boolean(r.value.embed))).toEqual(uris.map((_, i) => i === 0));
+      stored.forEach((r, i) =>
+        expect(r.value.reply).toEqual(
+          i === 0
+            ? undefined
+            : {
+                root: { uri: stored[0].uri, cid: stored[0].cid },
+                parent: { uri: stored[i - 1].uri, cid: stored[i - 1].cid },
+              },
+        ),
+      );
+    });
+
     it('posts images up to 2,000,000 bytes, their bytes intact, with alt text and aspect ratio', async () => {
       const big = pngOf(2_000_000);
       const described = await api('post', '/media')

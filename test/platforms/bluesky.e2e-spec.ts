@@ -414,7 +414,14 @@ describe('Bluesky', () => {
             channel_ref: main.ref,
           },
         ],
-        targets: [{ channel_ref: main.ref, platform: 'bluesky', messages: 1 }],
+        targets: [
+          {
+            channel_ref: main.ref,
+            platform: 'bluesky',
+            messages: 1,
+            messages_preview: ['x'.repeat(301)],
+          },
+        ],
       });
       const created = await create({ text: 'x'.repeat(301), media_ids: [video] }).expect(400);
       expect(created.body.error.details.map((d: { code: string }) => d.code)).toEqual([

@@ -301,6 +301,45 @@ describe('LinkedIn', () => {
     expect(rows[0].needs_reconnect).toBe(true);
   });
 
+  it('posts a thread’s one item as the first comment, and refuses a second', async () => {
+    const member = linkedin.addMember();
+    const id = await connect(member);
+    const ref = `linkedin:${id}:urn:li:person:${member.sub}`;
+    const postId = await publish(ref, {
+      text: 'Read the details (below)',
+      thread: [{ text: 'Details: https://example.com/details (and more)' }],
+    });
+    expect((await waitForPostStatus(t, postId)).status).toBe('published');
+    const [made] = linkedin.postsBy(`urn:li:person:${member.sub}`);
+    expect(linkedin.comments).toEqual(
+      expect.arrayContaining([
+        {
+          urn: expect.stringMatching(/^urn:li:comment:\(urn:li:share:\d+,\d+\)$/),
+          post: made.urn,
+          actor: `urn:li:person:${member.sub}`,
+          text: 'Details: https://example.com/details (and more)',
+        },
+      ]),
+    );
+    const comment = linkedin.comments.find((c) => c.post === made.urn)!;
+    const post = await api('get', `/posts/${postId}`).expect(200);
+    expect(post.body.targets[0].messages).toEqual([
+      { id: made.urn, url: `https://www.linkedin.com/feed/update/${made.urn}` },
+      {
+        id: comment.urn,
+        url: `https://www.linkedin.com/feed/update/${made.urn}?commentUrn=${encodeURIComponent(comment.urn)}`,
+      },
+    ]);
+    const two = await api('post', '/posts/validate')
+      .send({
+        targets: [{ channel_ref: ref }],
+        text: 'Two',
+        thread: [{ text: 'a' }, { text: 'b' }],
+      })
+      .expect(200);
+    expect(two.body.errors[0].code).toBe('thread_not_supported');
+  });
+
   it('keeps to 3,000 characters and ten images, no video', async () => {
     const member = linkedin.addMember();
     const id = await connect(member);

@@ -190,6 +190,27 @@ describe('X', () => {
     ]);
   });
 
+  it('publishes a thread as a reply chain, each item replying to the one recorded before it', async () => {
+    const account = await world.xAccount(owner, project);
+    const png = await world.make.media(project, key, 'sample.png');
+    const postId = await publish({
+      text: 'A thread, 1',
+      thread: [{ text: 'A thread, 2', media_ids: [png] }, { text: 'A thread, 3' }],
+      targets: [{ channel_ref: account.channelRef }],
+    });
+    expect((await waitForPostStatus(world.t, postId)).status).toBe('published');
+    const made = world.x.postsOf(account.user);
+    expect(made.map((p) => [p.text, p.replyTo, p.mediaIds.length])).toEqual([
+      ['A thread, 1', null, 0],
+      ['A thread, 2', made[0].id, 1],
+      ['A thread, 3', made[1].id, 0],
+    ]);
+    const post = await api('get', `/posts/${postId}`).expect(200);
+    expect(post.body.targets[0].messages.map((m: { id: string }) => m.id)).toEqual(
+      made.map((p) => p.id),
+    );
+  });
+
   it('weighs text as X does (links 23, CJK and emoji 2) and keeps to four images, no video', async () => {
     const account = await world.xAccount(owner, project);
     const problems = async (body: Record<string, unknown>) => {
@@ -305,7 +326,17 @@ describe('X', () => {
       text: 'First, refused',
       targets: [{ channel_ref: account.channelRef }],
     });
-    await waitFor(() => world.x.callsOf('create_post').some((c) => c.status === 429));
+    // The refused send is released once every worker's sends of the user are held.
+    await waitFor(async () => {
+      const { rows } = await world.t.db.query(
+        `SELECT t.sending_since FROM post_targets t WHERE t.post_id = $1`,
+        [first],
+      );
+      return (
+        world.x.callsOf('create_post').some((c) => c.status === 429) &&
+        rows[0].sending_since === null
+      );
+    });
     const second = await publish({
       text: 'Second, held',
       targets: [{ channel_ref: account.channelRef }],

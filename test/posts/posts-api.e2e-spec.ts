@@ -122,6 +122,8 @@ describe('Posts API for integrators: the post object', () => {
         updated_at: expect.stringMatching(MICROS),
         project_id: project.id,
         media_ids: [mp4.id, png.id],
+        thread: [],
+        split_long_text: false,
         media: [
           { id: mp4.id, type: 'video', mime_type: 'video/mp4', alt_text: null, url: mp4.url },
           { id: png.id, type: 'image', mime_type: 'image/png', alt_text: null, url: png.url },

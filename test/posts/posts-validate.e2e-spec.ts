@@ -83,8 +83,8 @@ describe('Dry run of a post', () => {
       valid: true,
       errors: [],
       targets: [
-        { channel_ref: channel.id, platform: 'telegram', messages: 1 },
-        { channel_ref: other.id, platform: 'telegram', messages: 1 },
+        { channel_ref: channel.id, platform: 'telegram', messages: 1, messages_preview: ['Hello'] },
+        { channel_ref: other.id, platform: 'telegram', messages: 1, messages_preview: ['Hello'] },
       ],
     });
     expect(res.headers['x-ratelimit-limit']).toBe('10000'); // the category "other"
@@ -92,6 +92,33 @@ describe('Dry run of a post', () => {
     const after = await t.http.get('/api/public/v1/usage').set('Authorization', `Bearer ${key}`);
     expect(after.body.posts_this_month).toBe(usage.body.posts_this_month);
     expect(world.telegram.calls.filter((call) => call.method.startsWith('send'))).toEqual([]);
+  });
+
+  it('a thread: each message previewed; a problem of an item named once, by the item', async () => {
+    const ok = await dryRun({
+      text: 'Head',
+      media_ids: [image],
+      thread: [{ text: LONG, media_ids: [image] }, { text: 'Tail' }],
+      targets: [{ channel_ref: channel.id }],
+    }).expect(200);
+    // The item's image and its text, too long for a caption, as a message of its own.
+    expect(ok.body.targets).toEqual([
+      {
+        channel_ref: channel.id,
+        platform: 'telegram',
+        messages: 4,
+        messages_preview: ['Head', '', LONG, 'Tail'],
+      },
+    ]);
+    const bad = await dryRun({
+      text: 'Head',
+      thread: [{ text: 'x', media_ids: [strangersMedia] }, { text: 'y'.repeat(4097) }],
+      targets: [{ channel_ref: channel.id }],
+    }).expect(200);
+    expect(bad.body.errors.map((e: { code: string; field: string }) => [e.code, e.field])).toEqual([
+      ['validation_failed', 'thread.1.text'],
+      ['media_not_found', 'thread[0].media_ids'],
+    ]);
   });
 
   it.each<[string, { text: string; media_ids?: string[] }, number]>([
@@ -139,7 +166,14 @@ describe('Dry run of a post', () => {
         },
       ],
       // The image and the text, too long for its caption, as a message of its own.
-      targets: [{ channel_ref: channel.id, platform: 'telegram', messages: 2 }],
+      targets: [
+        {
+          channel_ref: channel.id,
+          platform: 'telegram',
+          messages: 2,
+          messages_preview: ['', 'y'.repeat(4097)],
+        },
+      ],
     });
   });
 
@@ -273,7 +307,9 @@ describe('Dry run of a post', () => {
     expect(res.body).toEqual({
       valid: true,
       errors: [],
-      targets: [{ channel_ref: channel.id, platform: 'telegram', messages: 1 }],
+      targets: [
+        { channel_ref: channel.id, platform: 'telegram', messages: 1, messages_preview: ['x'] },
+      ],
     });
   });
 });

@@ -348,6 +348,8 @@ describe('Public posts API', () => {
         test: false,
         project_id: listProject.id,
         media_ids: [],
+        thread: [],
+        split_long_text: false,
         targets: [
           expect.objectContaining({ channel_id: '-1005550001', status: 'pending', error: null }),
           expect.objectContaining({ channel_id: '-1005550002', status: 'pending', error: null }),

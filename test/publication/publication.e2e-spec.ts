@@ -297,6 +297,8 @@ describe('Publication pipeline', () => {
           text: 'Batch 1',
           test: false,
           media: [],
+          thread: [],
+          split_long_text: false,
           targets: [expect.objectContaining({ chat_id: channel.channel_id, steps_done: 0 })],
         });
         const [t1, t3] = [claims[0]!.targets[0].id, claims[2]!.targets[0].id];

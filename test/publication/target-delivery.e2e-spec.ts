@@ -3,6 +3,7 @@ import type {
   PlatformPacing,
   ReserveRequest,
 } from '../../src/domains/platforms/platform';
+import { planThread } from '../../src/domains/platforms/thread-items';
 import { CLOCK, type Clock } from '../../src/domains/publication/clock';
 import { PublicationRepository } from '../../src/domains/publication/publication.repository';
 import {
@@ -205,6 +206,38 @@ describe('Delivering one target', () => {
       expect(sends.map((s) => s.text)).toEqual(['first', 'second']);
       expect(sends[0].target.key).not.toBe(sends[1].target.key);
       expect(pacing.reserves.map((r) => r.holder)).toHaveLength(2);
+    });
+  });
+
+  describe('a thread', () => {
+    const thread = (...texts: string[]) =>
+      planThread(
+        platform.publisher,
+        texts.map((text) => ({ text, media: [] })),
+      );
+
+    it('each item passes the gate and replies to the message recorded before it, also after a worker died between two', async () => {
+      const postId = await newPost('head');
+      const first = await claimed(postId);
+      first.steps = thread('head', 'two', 'three');
+      // The worker dies at the gate of the third item: two sent and recorded.
+      await drive(first, (state) => state.at === 'gate' && state.step === 2);
+      const next = await claimed(postId);
+      next.steps = thread('head', 'two', 'three');
+      expect(next.target.messages.map((m) => m.id)).toHaveLength(2);
+      expect(at(await drive(next))).toEqual(['gate', 'send', 'record', 'done']);
+      const [{ message_ids: ids }] = await targetsOf(t, postId);
+      expect(sends.map((s) => s.text)).toEqual(['head', 'two', 'three']);
+      expect(sends.map((s) => s.target.replyTo ?? null)).toEqual([
+        null,
+        { parent: { id: String(ids[0]) }, root: { id: String(ids[0]) } },
+        { parent: { id: String(ids[1]) }, root: { id: String(ids[0]) } },
+      ]);
+      expect(new Set(sends.map((s) => s.target.key)).size).toBe(3);
+      // Every item is paced as a message of its own.
+      expect(pacing.reserves.map((r) => [r.holder, r.cost])).toEqual(
+        [0, 1, 2].map((step) => [expect.stringMatching(new RegExp(`:${step}$`)), 1]),
+      );
     });
   });
 

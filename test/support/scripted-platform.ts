@@ -10,6 +10,7 @@ import {
   type PlatformMessage,
   type PlatformPacing,
   type PlatformPublisher,
+  type ReplyMode,
   type SendTarget,
   type TargetFailureCode,
 } from '../../src/domains/platforms/platform';
@@ -111,6 +112,7 @@ const NO_CONNECTOR: PlatformConnector = {
 export class ScriptedPlatform implements Platform {
   readonly name = 'telegram';
   readonly displayName = 'Telegram';
+  replies: ReplyMode = 'chain';
   readonly limits = TELEGRAM_LIMITS;
   readonly accountLimits = false;
   readonly publisher = new ScriptedPublisher(this.name);

@@ -10,6 +10,8 @@ export type ConnectionStarted = api.ConnectionStartedDto;
 export type CreatePost = api.CreatePostDto;
 export type CreatedPost = api.PostCreatedDto;
 export type UpdatePost = api.UpdatePostDto;
+/** One further message of a post's `thread`, published as a reply to the one before. */
+export type ThreadItem = api.ThreadItemDto;
 export type Post = api.PostObjectDto;
 export type PostListItem = api.PostListItemDto;
 export type PostStatus = api.PostObjectDto['status'];

@@ -82,7 +82,8 @@ export const MCP_TOOLS: McpTool[] = [
     description:
       'Creates a post in a project: a draft by default, scheduled with scheduled_at (ISO 8601 with offset), or queued for ' +
       'publishing at once with publish_now: true (never both). Needs scope posts:write and the permission to edit content; ' +
-      'scheduling or publishing also needs posts:publish and the permission to publish. ' +
+      'scheduling or publishing also needs posts:publish and the permission to publish. thread adds further messages, ' +
+      'each published as a reply to the one before; split_long_text: true cuts a text over a platform limit into a thread. ' +
       COSTS.create,
     route: 'POST /projects/{projectId}/posts',
     pathIds: PROJECT,
@@ -92,7 +93,7 @@ export const MCP_TOOLS: McpTool[] = [
     name: 'validate_post',
     description:
       'Dry run of create_post: takes the same arguments and answers every problem at once, and how many messages the post ' +
-      'becomes on each target. Nothing is stored, queued or counted in usage. Use it before create_post. Same scopes and ' +
+      'becomes on each target with the text of each (messages_preview, after any split). Nothing is stored, queued or counted in usage. Use it before create_post. Same scopes and ' +
       'permissions as create_post. ' +
       COSTS.other,
     route: 'POST /projects/{projectId}/posts/validate',

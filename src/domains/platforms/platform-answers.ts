@@ -23,4 +23,6 @@ export interface PlatformLimits {
 export interface SentMessage {
   id: string;
   url: string | null;
+  /** Kept for the next item's reply where the platform needs it; never answered. */
+  cid?: string;
 }

@@ -10,16 +10,22 @@ export interface MediaToCheck {
   sizeBytes: number;
 }
 
+/** A post's `thread`: each item a reply to the one before, one first comment, or none. */
+export type ReplyMode = 'chain' | 'first_comment' | 'none';
+
 /** What the generic pipeline needs from a platform; registered by name in PlatformsModule. */
 export interface Platform {
   readonly name: string;
   readonly displayName: string;
+  readonly replies: ReplyMode;
   readonly publisher: PlatformPublisher;
   readonly pacing: PlatformPacing;
   readonly limits: PlatformLimits;
   /** True when an account may carry limits of its own (an instance's), read when it connects. */
   readonly accountLimits: boolean;
   measureText(text: string, limits: PlatformLimits): number;
+  /** Where a message with media takes less text (a caption): a cut text's first part fits it. */
+  readonly captionMax?: number;
   /** A media rule beyond kinds, count and sizes: the refusal's message, or null when fine. */
   mediaProblem?(media: readonly MediaToCheck[], limits: PlatformLimits): string | null;
   /** The platform deduplicates a retry by its key: an unknown outcome is retried, never doubled. */
@@ -89,6 +95,8 @@ export interface DeliveryStep {
   media: OutgoingMedia[];
   cost: number;
   messages?: number;
+  /** The first step of a thread item: a reply to the message recorded last before it. */
+  reply?: boolean;
 }
 
 export type DeliveryFailure =
@@ -135,11 +143,25 @@ export interface SendTarget {
   tid: string;
   /** An earlier try of this very message may have reached the platform. */
   retry: boolean;
+  /** For a reply: the messages recorded for this target, never guessed. */
+  replyTo?: ReplyTarget;
+}
+
+export interface ReplyTarget {
+  parent: RecordedMessage;
+  root: RecordedMessage;
+}
+
+export interface RecordedMessage {
+  id: string;
+  /** Where a reply must name its parent's content hash (a record's cid). */
+  cid?: string;
 }
 
 export interface PlatformMessage {
   id: string;
   url?: string | null;
+  cid?: string;
 }
 
 export interface PlatformPublisher {

@@ -15,7 +15,8 @@ import {
   targetProblems,
 } from './post-rules';
 import { PostsRepository } from './posts.repository';
-import type { ResolvedChannel } from './post-rows';
+import type { ResolvedChannel, ThreadItemRow } from './post-rows';
+import type { ThreadContent } from '../platforms/thread-items';
 
 export interface PostDraft {
   refs: readonly PostTargetDto[];
@@ -23,6 +24,8 @@ export interface PostDraft {
   mediaIds: readonly number[];
   /** Scheduled or published now: its targets' accounts must be connected. */
   publishing: boolean;
+  thread?: readonly ThreadItemRow[];
+  split?: boolean;
 }
 
 /** Parts the post already had are only measured against the limits, read by `storedMedia`. */
@@ -38,6 +41,8 @@ export interface PostCheck {
   assets: MediaToCheck[];
   /** Only when they were read. */
   found: MediaAsset[];
+  /** Each thread item's media, in its order. */
+  threadMedia: MediaAsset[][];
   problems: PostProblem[];
   limits: PostProblem[];
 }
@@ -73,7 +78,11 @@ export class PostChecks {
     const problems: PostProblem[] = [];
     const refs = draft.refs.map((ref) => ref.channel_ref);
     const parsed = refs.map(parseChannelRef);
-    const limited = !parsed.every((ref) => this.fitsEveryPost(ref?.platform ?? ''));
+    const thread = draft.thread ?? [];
+    const limited =
+      thread.length > 0 ||
+      draft.split === true ||
+      !parsed.every((ref) => this.fitsEveryPost(ref?.platform ?? ''));
     let channels: ResolvedChannel[] = [];
     if (parts.targets || limited) {
       const targets = await this.targets(m, projectId, refs, parsed, draft.publishing);
@@ -89,8 +98,35 @@ export class PostChecks {
       const ids = new Set(found.map((asset) => asset.id));
       if (parts.media) problems.push(...mediaProblems(draft.mediaIds, ids));
     }
-    const limits = limited ? this.limitProblems(channels, draft.text, assets) : [];
-    return { channels, assets, found, problems, limits };
+    const threadMedia = await this.threadMedia(m, projectId, thread, problems);
+    const content = {
+      items: [
+        { text: draft.text, media: assets },
+        ...thread.map((item, i) => ({ text: item.text, media: threadMedia[i] })),
+      ],
+      split: draft.split ?? false,
+    };
+    const limits = limited ? this.limitProblems(channels, content) : [];
+    return { channels, assets, found, threadMedia, problems, limits };
+  }
+
+  /** Every item's media, read at once; an id that is not the project's is named by its item. */
+  private async threadMedia(
+    m: EntityManager,
+    projectId: number,
+    thread: readonly ThreadItemRow[],
+    problems: PostProblem[],
+  ): Promise<MediaAsset[][]> {
+    const ids = [...new Set(thread.flatMap((item) => item.media_ids))];
+    if (ids.length === 0) return thread.map(() => []);
+    const byId = new Map(
+      (await this.media.findForProject(projectId, ids, m)).map((asset) => [asset.id, asset]),
+    );
+    return thread.map((item, i) => {
+      for (const problem of mediaProblems(item.media_ids, new Set(byId.keys())))
+        problems.push({ ...problem, field: `thread[${i}].media_ids` });
+      return item.media_ids.flatMap((id) => byId.get(id) ?? []);
+    });
   }
 
   private async targets(
@@ -114,8 +150,7 @@ export class PostChecks {
 
   private limitProblems(
     channels: readonly ResolvedChannel[],
-    text: string,
-    media: readonly MediaToCheck[],
+    content: ThreadContent<MediaToCheck>,
   ): PostProblem[] {
     const targets: LimitedTarget[] = channels.flatMap((channel) => {
       const platform = this.platforms.get(channel.platform);
@@ -123,7 +158,7 @@ export class PostChecks {
       const ref = toChannelRef(channel.platform, channel.account_id, channel.channel_id);
       return [{ ref, platform, limits: channel.limits ?? platform.limits }];
     });
-    return limitProblems(targets, text, media);
+    return limitProblems(targets, content);
   }
 
   private fitsEveryPost(platformName: string): boolean {

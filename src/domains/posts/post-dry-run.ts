@@ -13,6 +13,13 @@ import { CreatePostDto, MAX_CHANNEL_REF_LENGTH, type PostTargetDto } from './dto
 import type { PostValidationDto } from './dto/post-response.dto';
 import { PostChecks } from './post-checks';
 import { PostsRepository } from './posts.repository';
+import type { ThreadItemRow } from './post-rows';
+import {
+  MAX_THREAD_ITEMS,
+  planThread,
+  threadMessages,
+  type ThreadItem,
+} from '../platforms/thread-items';
 
 @Injectable()
 export class PostDryRun {
@@ -39,26 +46,49 @@ export class PostDryRun {
     const mediaIds = wellFormedIds(raw.media_ids);
     const publishing = bodySetsAny(raw, ['scheduled_at', 'publish_now']);
     const text = typeof raw.text === 'string' ? raw.text : '';
+    const thread = wellFormedThread(raw.thread);
+    const split = raw.split_long_text === true;
     const checked = await this.posts.transaction((m) =>
-      this.checks.check(m, access.project.id, { refs, text, mediaIds, publishing }),
+      this.checks.check(m, access.project.id, {
+        refs,
+        text,
+        mediaIds,
+        publishing,
+        thread,
+        split,
+      }),
     );
     const errors = [
       ...shape,
       ...checked.problems,
       // A field the body's shape already refuses is not measured again against the platforms.
       ...checked.limits.filter(
-        (problem) => !shape.some((refused) => refused.field === problem.field),
+        (problem) =>
+          !shape.some((refused) => refused.field === problem.field.replace(/\[(\d+)\]/g, '.$1')),
       ),
     ];
-    const media: OutgoingMedia[] = checked.found;
+    const items: ThreadItem<OutgoingMedia>[] = [
+      { text, media: checked.found },
+      ...thread.map((item, i) => ({ text: item.text, media: checked.threadMedia[i] })),
+    ];
     return {
       valid: errors.length === 0,
       errors,
-      targets: checked.channels.map((channel) => ({
-        channel_ref: toChannelRef(channel.platform, channel.account_id, channel.channel_id),
-        platform: channel.platform,
-        messages: this.platforms.get(channel.platform)?.publisher.plan(text, media).length ?? 0,
-      })),
+      targets: checked.channels.map((channel) => {
+        const platform = this.platforms.get(channel.platform);
+        const steps = platform
+          ? planThread(
+              platform.publisher,
+              threadMessages(platform, channel.limits ?? platform.limits, { items, split }),
+            )
+          : [];
+        return {
+          channel_ref: toChannelRef(channel.platform, channel.account_id, channel.channel_id),
+          platform: channel.platform,
+          messages: steps.length,
+          messages_preview: steps.map((step) => step.text ?? ''),
+        };
+      }),
     };
   }
 }
@@ -75,6 +105,15 @@ function wellFormedRefs(targets: unknown): PostTargetDto[] {
       (ref): ref is string => typeof ref === 'string' && ref.length <= MAX_CHANNEL_REF_LENGTH,
     );
   return [...new Set(refs)].map((channel_ref) => ({ channel_ref }));
+}
+
+/** In their places, so problems name the items as given; the DTO's problems name the rest. */
+function wellFormedThread(thread: unknown): ThreadItemRow[] {
+  if (!Array.isArray(thread)) return [];
+  return thread.slice(0, MAX_THREAD_ITEMS).map((item: unknown) => {
+    const { text, media_ids } = (item ?? {}) as { text?: unknown; media_ids?: unknown };
+    return { text: typeof text === 'string' ? text : '', media_ids: wellFormedIds(media_ids) };
+  });
 }
 
 /** The DTO's problems name the rest. */

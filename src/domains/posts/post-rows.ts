@@ -4,6 +4,12 @@ import type { MediaType } from '../media/media-asset.entity';
 import type { PlatformLimits, SentMessage } from '../platforms/platform-answers';
 import type { PostStatus, TargetStatus } from './post-state';
 
+/** One item of a post's `thread`, as stored and answered. */
+export interface ThreadItemRow {
+  text: string;
+  media_ids: number[];
+}
+
 /** Snake_case, timestamps as the database's text. */
 export interface PostRow {
   id: number;
@@ -17,6 +23,8 @@ export interface PostRow {
   created_at: DbTimestamp;
   updated_at: DbTimestamp;
   test: boolean;
+  thread: ThreadItemRow[];
+  split_long_text: boolean;
 }
 
 export interface TargetRow {

@@ -7,6 +7,7 @@ import type { PlatformLimits } from '../platforms/platform-answers';
 import { TEXT_UNITS } from '../platforms/platforms';
 import type { ResolvedChannel } from './post-rows';
 import { MAX_MEDIA_PER_POST, MAX_TEXT_LENGTH } from './post-state';
+import { cutItems, MAX_MESSAGES_PER_TARGET, type ThreadContent } from '../platforms/thread-items';
 
 /** Every problem is named: the dry run answers all, others the first with all in `details`. */
 export interface PostProblem {
@@ -78,70 +79,107 @@ export interface LimitedTarget {
 /** Targets under the same limits are checked once, and their problems name the first of them. */
 export function limitProblems(
   targets: readonly LimitedTarget[],
-  text: string,
-  media: readonly MediaToCheck[],
+  content: ThreadContent<MediaToCheck>,
 ): PostProblem[] {
   const groups = new Map<string, LimitedTarget[]>();
   for (const target of targets) {
     const key = `${target.platform.name}:${JSON.stringify(target.limits)}`;
     groups.set(key, [...(groups.get(key) ?? []), target]);
   }
-  return [...groups.values()].flatMap(([first]) => limitsOfOne(first, first.ref, text, media));
+  return [...groups.values()].flatMap(([first]) => limitsOfOne(first, content));
 }
 
-function limitsOfOne(
-  { platform, limits }: LimitedTarget,
-  channelRef: string,
-  text: string,
-  media: readonly MediaToCheck[],
-): PostProblem[] {
+function limitsOfOne(target: LimitedTarget, content: ThreadContent<MediaToCheck>): PostProblem[] {
+  const { platform, limits, ref } = target;
   const name = platform.displayName;
   const problems: PostProblem[] = [];
   const problem = (code: ErrorCode, field: string, message: string) =>
-    problems.push({ code, message, field, channel_ref: channelRef });
-  const length = platform.measureText(text, limits);
-  if (length > limits.text_max) {
-    const unit = unitOf(limits.text_unit);
-    const links = limits.url_length ? `, each link counting ${limits.url_length}` : '';
+    problems.push({ code, message, field, channel_ref: ref });
+  const further = content.items.length - 1;
+  if (further > 0 && platform.replies === 'none')
+    problem('thread_not_supported', 'thread', `${name} takes no thread of replies`);
+  if (further > 1 && platform.replies === 'first_comment')
+    problem(
+      'thread_not_supported',
+      'thread',
+      `${name} takes one first comment; this thread has ${further} items`,
+    );
+  let messages = 0;
+  for (const { item, parts, media } of cutItems(platform, limits, content)) {
+    const field = (own: string) => (item === 0 ? own : `thread[${item - 1}].${own}`);
+    const text = content.items[item].text;
+    messages += parts?.length ?? 1;
+    if (parts === null)
+      problem(
+        'text_too_long',
+        field('text'),
+        `${name} takes at most ${limits.text_max} ${unitOf(limits)} in a message, and this text cannot be cut within ${MAX_MESSAGES_PER_TARGET} messages without cutting a word or a link`,
+      );
+    else if (!content.split)
+      for (const message of textProblems(target, text))
+        problem('text_too_long', field('text'), message);
+    for (const [code, message] of mediaLimitProblems(target, media))
+      problem(code, field('media_ids'), message);
+  }
+  if (messages > MAX_MESSAGES_PER_TARGET)
     problem(
       'text_too_long',
-      'text',
-      `${name} takes at most ${limits.text_max} ${unit} of text${links}; this text has ${length}`,
+      further > 0 ? 'thread' : 'text',
+      `On ${name} this post becomes ${messages} messages; a post and its thread are at most ${MAX_MESSAGES_PER_TARGET}`,
     );
-  }
+  return problems;
+}
+
+function unitOf(limits: PlatformLimits): string {
+  const unit = unitName(limits.text_unit);
+  return limits.url_length ? `${unit}, each link counting ${limits.url_length}` : unit;
+}
+
+function textProblems({ platform, limits }: LimitedTarget, text: string): string[] {
+  const name = platform.displayName;
+  const messages: string[] = [];
+  const length = platform.measureText(text, limits);
+  if (length > limits.text_max)
+    messages.push(
+      `${name} takes at most ${limits.text_max} ${unitOf(limits)} of text; this text has ${length}`,
+    );
   const bytes = Buffer.byteLength(text, 'utf8');
   if (limits.text_max_bytes !== undefined && bytes > limits.text_max_bytes)
-    problem(
-      'text_too_long',
-      'text',
+    messages.push(
       `${name} takes at most ${limits.text_max_bytes} bytes of text (UTF-8); this text has ${bytes}`,
     );
+  return messages;
+}
+
+function mediaLimitProblems(
+  { platform, limits }: LimitedTarget,
+  media: readonly MediaToCheck[],
+): [ErrorCode, string][] {
+  const name = platform.displayName;
+  const problems: [ErrorCode, string][] = [];
   if (media.length > limits.media_max)
-    problem(
+    problems.push([
       'too_many_media',
-      'media_ids',
       `${name} takes at most ${limits.media_max} media files in a post; this post has ${media.length}`,
-    );
+    ]);
   for (const kind of new Set(media.map((medium) => medium.type))) {
     if (limits.media_kinds.includes(kind)) continue;
     const ids = media.filter((medium) => medium.type === kind).map((medium) => medium.id);
-    problem(
+    problems.push([
       'media_not_supported',
-      'media_ids',
       `${name} does not take ${kind}s (media ${ids.join(', ')})`,
-    );
+    ]);
   }
   for (const medium of media) {
     const max = limits.media_max_bytes[medium.type];
     if (max !== undefined && medium.sizeBytes > max)
-      problem(
+      problems.push([
         'media_too_large',
-        'media_ids',
         `${name} takes ${medium.type} files of at most ${max} bytes; media ${medium.id} (${medium.filename}) has ${medium.sizeBytes}`,
-      );
+      ]);
   }
   const mixed = media.length > 0 ? platform.mediaProblem?.(media, limits) : null;
-  if (mixed) problem('media_not_supported', 'media_ids', mixed);
+  if (mixed) problems.push(['media_not_supported', mixed]);
   return problems;
 }
 
@@ -179,7 +217,7 @@ function refOf(channel: ResolvedChannel): string {
 }
 
 /** Graphemes read as plain characters in a message; a platform's own unit says what it is. */
-function unitOf(name: string): string {
+function unitName(name: string): string {
   if (name === 'graphemes') return 'characters';
   return TEXT_UNITS.find((unit) => unit.name === name)?.description ?? name;
 }

@@ -23,6 +23,8 @@ export const DELETABLE_FROM: readonly PostStatus[] = ['draft', 'scheduled', 'fai
 
 /** A post's own limits, whatever its platform (docs/api-rules.md#post-rules). */
 export const MAX_TEXT_LENGTH = 4096;
+/** With `split_long_text`, the text may be this long: it is cut into a thread. */
+export const MAX_SPLIT_TEXT_LENGTH = 100_000;
 export const MAX_TARGETS_PER_POST = 50;
 export const MAX_MEDIA_PER_POST = 10;
 export function scheduleHorizon(nowMs: number): number {

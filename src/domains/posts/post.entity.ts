@@ -15,6 +15,7 @@ import {
 import { Project } from '../projects/project.entity';
 import { User } from '../users/user.entity';
 import type { PostStatus } from './post-state';
+import type { ThreadItemRow } from './post-rows';
 import { PostMedia } from './post-media.entity';
 import { PostTarget } from './post-target.entity';
 
@@ -45,6 +46,14 @@ export class Post {
 
   @Column({ type: 'text', default: '' })
   text!: string;
+
+  /** Further messages, each a reply to the one before, as given. */
+  @Column({ type: 'jsonb', default: () => "'[]'" })
+  thread!: ThreadItemRow[];
+
+  /** A text over a platform's limit is cut into a thread instead of refused. */
+  @Column({ type: 'boolean', default: false })
+  splitLongText!: boolean;
 
   /** Made with a test key: simulated delivery, and only test keys see it. */
   @Column({ type: 'boolean', default: false })

@@ -13,6 +13,8 @@ const post: PostWithDetails = {
   created_at: '2026-11-22 07:47:01.123456+00',
   updated_at: '2026-11-22 08:00:00.000001+00',
   test: true,
+  thread: [{ text: 'More', media_ids: [4] }],
+  split_long_text: false,
   media_ids: [5, 4],
   media: [
     {
@@ -94,6 +96,8 @@ describe('posts mappers', () => {
       test: true,
       project_id: 3,
       media_ids: [5, 4],
+      thread: [{ text: 'More', media_ids: [4] }],
+      split_long_text: false,
       targets: [
         {
           channel_ref: 'examplenet:12:-1001',
@@ -129,6 +133,15 @@ describe('posts mappers', () => {
       targets: [{ ...post.targets[0], status: 'pending', messages: album, published_at: null }],
     }).targets;
     expect(pending).toMatchObject({ status: 'pending', url: null, messages: album });
+  });
+
+  it('a message recorded with a content hash for replies is answered with its id and url only', () => {
+    const recorded = { id: 'at://did:plc:a/app.bsky.feed.post/3l', url: null, cid: 'bafyrei' };
+    const [target] = toPostListItem({
+      ...post,
+      targets: [{ ...post.targets[0], messages: [recorded] }],
+    }).targets;
+    expect(target.messages).toEqual([{ id: recorded.id, url: null }]);
   });
 
   it('a post without targets has platform null', () => {

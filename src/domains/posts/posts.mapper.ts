@@ -34,7 +34,7 @@ export function toTargetState(target: TargetRow): PostTargetStateDto {
         : { code: target.error_code, message: target.error_message ?? '' },
     message_ids: target.message_ids,
     url: target.status === 'published' ? (target.messages[0]?.url ?? null) : null,
-    messages: target.messages,
+    messages: target.messages.map(({ id, url }) => ({ id, url })),
     published_at: formatTimestamp(target.published_at),
   };
 }
@@ -51,6 +51,8 @@ export function toPostListItem(post: PostWithDetails): PostListItemDto {
     created_at: formatTimestamp(post.created_at),
     project_id: post.project_id,
     media_ids: post.media_ids,
+    thread: post.thread,
+    split_long_text: post.split_long_text,
     targets: post.targets.map(toTargetState),
     test: post.test,
   };

@@ -13,10 +13,11 @@ import type {
   PostMediaRow,
   PostScope,
   PostWithDetails,
+  ThreadItemRow,
 } from './post-rows';
 
 export const POST_COLUMNS = `p.id, p.project_id, p.created_by_user_id, p.text, p.status, p.scheduled_at,
-  p.published_at, p.publish_attempt, p.created_at, p.updated_at, p.test`;
+  p.published_at, p.publish_attempt, p.created_at, p.updated_at, p.test, p.thread, p.split_long_text`;
 
 const TARGET_COLUMNS = `t.id, t.post_id, t.channel_id, t.platform, t.account_id, t.chat_id, t.position,
   t.status, t.error_code, t.error_message, t.message_ids, t.messages, t.steps_done, t.published_at,
@@ -62,6 +63,19 @@ export class PostsRepository {
         scope.projectId,
         scope.test,
       ],
+    );
+  }
+
+  /** Only within the transaction that checked them; the post's scope is checked there. */
+  async setThread(
+    m: EntityManager,
+    postId: number,
+    thread: readonly ThreadItemRow[],
+    split: boolean,
+  ): Promise<void> {
+    await m.query(
+      `UPDATE posts SET thread = $2::jsonb, split_long_text = $3, updated_at = now() WHERE id = $1`,
+      [postId, JSON.stringify(thread), split],
     );
   }
 

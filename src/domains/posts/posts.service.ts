@@ -7,7 +7,7 @@ import { formatTimestamp, parseInputTimestamp } from '../../infrastructure/datab
 import { AppError } from '../../http/errors/error-codes';
 import type { ProjectAccess } from '../../access/project-access';
 import { validationFailed } from '../../http/errors/validation';
-import type { CreatePostDto, PostTargetDto } from './dto/create-post.dto';
+import type { CreatePostDto, PostTargetDto, ThreadItemDto } from './dto/create-post.dto';
 import type {
   PostCreatedDto,
   PostListDto,
@@ -21,6 +21,7 @@ import {
   EDITABLE_FROM,
   initialStatus,
   MAX_MEDIA_PER_POST,
+  MAX_TEXT_LENGTH,
   PUBLISHABLE_FROM,
   type PostStatus,
 } from './post-state';
@@ -30,7 +31,7 @@ import type { ListPostsQuery } from './dto/list-posts.query';
 import { decodeCursor, encodeCursor } from './post-cursor';
 import { toPostCreated, toPostListItem, toPostObject } from './posts.mapper';
 import { POST_NOT_FOUND, PostsRepository } from './posts.repository';
-import type { NewPost, PostRow, PostScope } from './post-rows';
+import type { NewPost, PostRow, PostScope, ThreadItemRow } from './post-rows';
 import { PostChecks, problemsOf } from './post-checks';
 import { PostInserts } from './post-inserts.repository';
 import { refusal } from './post-rules';
@@ -41,6 +42,8 @@ export interface UpdatePostInput {
   text?: string;
   targets?: PostTargetDto[];
   media_ids?: number[];
+  thread?: ThreadItemDto[];
+  split_long_text?: boolean;
   scheduled_at?: string | null;
 }
 
@@ -74,7 +77,8 @@ export class PostsService {
       requireConnected: publishing,
     };
     // The insert checks targets and media itself; when it refuses, the checked insert says why.
-    const fast = this.checks.insertChecksEnough(refs);
+    const fast =
+      this.checks.insertChecksEnough(refs) && !dto.thread?.length && !dto.split_long_text;
     const post =
       (fast && (await this.inserts.insertPost(input).catch(refusedWhenGone))) ||
       (await this.insertChecked(projectId, dto, publishing, input));
@@ -91,17 +95,23 @@ export class PostsService {
     input: NewPost,
   ): Promise<PostRow> {
     return this.posts.transaction(async (m) => {
+      const thread = threadOf(dto.thread);
+      const split = dto.split_long_text ?? false;
       const check = await this.checks.check(m, projectId, {
         refs: dto.targets ?? [],
         text: dto.text ?? '',
         mediaIds: dto.media_ids ?? [],
         publishing,
+        thread,
+        split,
       });
       const problems = problemsOf(check);
       if (problems.length > 0) throw refusal(problems);
       const post = await this.inserts.insertPost(input, m);
       if (!post) throw new Error('The post was refused although its checks passed');
-      return post;
+      if (thread.length === 0 && !split) return post;
+      await this.posts.setThread(m, post.id, thread, split);
+      return { ...post, thread, split_long_text: split };
     });
   }
 
@@ -178,7 +188,14 @@ export class PostsService {
       const check = await this.checks.check(
         m,
         projectId,
-        { refs: targets, text: post.text, mediaIds: [], publishing: true },
+        {
+          refs: targets,
+          text: post.text,
+          mediaIds: [],
+          publishing: true,
+          thread: post.thread,
+          split: post.split_long_text,
+        },
         {
           targets: true,
           media: false,
@@ -246,6 +263,12 @@ export class PostsService {
 
     const text = input.text ?? post.text;
     const mediaIds = input.media_ids ?? post.media_ids;
+    const thread = input.thread ? threadOf(input.thread) : post.thread;
+    const split = input.split_long_text ?? post.split_long_text;
+    if (!split && text.length > MAX_TEXT_LENGTH)
+      throw validationFailed([
+        { field: 'text', message: `text must be at most ${MAX_TEXT_LENGTH} characters` },
+      ]);
     if (text.trim().length === 0 && mediaIds.length === 0)
       throw new AppError('validation_failed', 'text is required unless media_ids is non-empty', [
         { field: 'text', message: 'text is required unless media_ids is non-empty' },
@@ -270,7 +293,7 @@ export class PostsService {
       const check = await this.checks.check(
         m,
         projectId,
-        { refs, text, mediaIds, publishing: status === 'scheduled' },
+        { refs, text, mediaIds, publishing: status === 'scheduled', thread, split },
         {
           targets: input.targets !== undefined || status === 'scheduled',
           media: input.media_ids !== undefined,
@@ -287,6 +310,8 @@ export class PostsService {
       if (input.targets !== undefined)
         await this.posts.replaceTargets(m, scope, postId, check.channels);
       if (input.media_ids !== undefined) await this.posts.replaceMedia(m, scope, postId, mediaIds);
+      if (input.thread !== undefined || input.split_long_text !== undefined)
+        await this.posts.setThread(m, postId, thread, split);
       return true;
     });
     if (!applied) return false;
@@ -320,7 +345,19 @@ export class PostsService {
   }
 }
 
-const UPDATE_FIELDS = ['text', 'media_ids', 'targets', 'scheduled_at'] as const;
+const UPDATE_FIELDS = [
+  'text',
+  'media_ids',
+  'targets',
+  'thread',
+  'split_long_text',
+  'scheduled_at',
+] as const;
+
+/** As stored and answered: `media_ids` always present. */
+function threadOf(thread: readonly ThreadItemDto[] | undefined): ThreadItemRow[] {
+  return (thread ?? []).map((item) => ({ text: item.text, media_ids: item.media_ids ?? [] }));
+}
 
 const MAX_UPDATE_ROUNDS = 3;
 

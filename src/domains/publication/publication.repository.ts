@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { rowsOf, Statement } from '../../infrastructure/database/prepared';
 import { StatementBatcher } from '../../infrastructure/database/statement-batcher';
 import type { MediaType } from '../media/media-asset.entity';
-import type { SentMessage } from '../platforms/platform-answers';
+import type { PlatformLimits, SentMessage } from '../platforms/platform-answers';
 import { Metrics } from '../../infrastructure/metrics/metrics.service';
 import { postEventOutbox } from '../webhooks/webhook-outbox';
 import { flagNeedsReconnect } from '../accounts/account-flags';
@@ -19,6 +19,9 @@ export interface ClaimedPost {
   targets: DeliveryTarget[];
   /** In album order. */
   media: DeliveryMedia[];
+  /** The post's `thread`, each item's media in its order. */
+  thread: { text: string; media: DeliveryMedia[] }[];
+  split_long_text: boolean;
 }
 
 export interface DeliveryTarget {
@@ -51,6 +54,9 @@ export interface DeliveryTarget {
   token_renewable: boolean;
   /** The claim marked its send in flight. */
   marked: boolean;
+  /** Recorded so far, in order; a reply's parent is the last of them. */
+  messages: SentMessage[];
+  limits: PlatformLimits | null;
 }
 
 export interface DeliveryMedia {
@@ -108,8 +114,8 @@ export class PublicationRepository {
       return jobs.map(({ postId, attempt }) => {
         const row = rows.find((r) => r.id === postId && r.attempt === attempt);
         if (!row) return null;
-        const { id, text, test, targets, media } = row;
-        return { id, text, test, targets, media };
+        const { id, text, test, targets, media, thread, split_long_text } = row;
+        return { id, text, test, targets, media, thread, split_long_text };
       });
     },
     { maxBatch: BATCH_MAX, key: (job) => job.postId },
@@ -120,7 +126,8 @@ export class PublicationRepository {
          UPDATE posts p SET status = 'publishing', updated_at = now(), claimed_attempt = j.attempt
            FROM unnest($1::int[], $2::int[]) AS j(id, attempt)
           WHERE p.id = j.id AND p.publish_attempt = j.attempt AND p.status = ANY($3::text[])
-          RETURNING p.id, p.publish_attempt AS attempt, p.text, p.test),
+          RETURNING p.id, p.publish_attempt AS attempt, p.text, p.test, p.thread,
+                    p.split_long_text),
        first AS (
          SELECT DISTINCT ON (t.post_id) t.id, t.account_id, t.sending_since, t.not_before, c.test
            FROM claimed c JOIN post_targets t ON t.post_id = c.id AND t.status = 'pending'
@@ -132,7 +139,7 @@ export class PublicationRepository {
             AND NOT a.needs_reconnect AND a.removed_at IS NULL AND f.account_id = ANY($4::int[])
             AND t.status = 'pending' AND t.sending_since IS NULL
           RETURNING t.id)
-       SELECT c.id, c.attempt, c.text, c.test,
+       SELECT c.id, c.attempt, c.text, c.test, c.split_long_text,
               coalesce((SELECT json_agg(x ORDER BY x.position, x.id) FROM (
                  SELECT t.id, t.position, t.platform, t.account_id, t.chat_id, t.steps_done,
                         ch.username AS channel_username, ch.url AS channel_url, t.delivery_key,
@@ -145,14 +152,22 @@ export class PublicationRepository {
                         (extract(epoch FROM now() - t.sending_since) * 1000)::float8
                           AS sending_for_ms,
                         (extract(epoch FROM t.not_before) * 1000)::float8 AS not_before_ms,
-                        EXISTS (SELECT 1 FROM marked m WHERE m.id = t.id) AS marked
+                        EXISTS (SELECT 1 FROM marked m WHERE m.id = t.id) AS marked,
+                        t.messages, a.limits
                    FROM post_targets t JOIN accounts a ON a.id = t.account_id
                    LEFT JOIN channels ch ON ch.id = t.channel_id
                   WHERE t.post_id = c.id AND t.status = 'pending') x), '[]') AS targets,
               coalesce((SELECT json_agg(y ORDER BY y.position) FROM (
                  SELECT pm.position, m.type, m.mime_type, m.filename, m.alt_text, m.storage_path, m.size_bytes
                    FROM post_media pm JOIN media_assets m ON m.id = pm.media_asset_id
-                  WHERE pm.post_id = c.id) y), '[]') AS media
+                  WHERE pm.post_id = c.id) y), '[]') AS media,
+              coalesce((SELECT json_agg(json_build_object('text', it.item->>'text', 'media',
+                 coalesce((SELECT json_agg(z ORDER BY z.ord) FROM (
+                    SELECT i.ord, m.type, m.mime_type, m.filename, m.alt_text, m.storage_path, m.size_bytes
+                      FROM jsonb_array_elements_text(coalesce(it.item->'media_ids', '[]'))
+                           WITH ORDINALITY AS i(id, ord)
+                      JOIN media_assets m ON m.id = i.id::int) z), '[]')) ORDER BY it.ord)
+                 FROM jsonb_array_elements(c.thread) WITH ORDINALITY AS it(item, ord)), '[]') AS thread
          FROM claimed c`,
   );
 

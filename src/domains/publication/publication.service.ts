@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { OutgoingMedia } from '../platforms/platform';
 import { PlatformRegistry } from '../platforms/platform-registry';
 import { SimulatedPublisher, simulatedMessageUrl } from '../platforms/simulated-publisher';
+import { planThread, threadMessages, type ThreadItem } from '../platforms/thread-items';
 import { DeliveryReceipts } from './delivery-receipts';
 import { RetryLater } from './publication.queue';
 import {
@@ -36,11 +37,14 @@ export class PublicationService {
   async run(postId: number, attempt: number): Promise<void> {
     const post = await this.repo.claim(postId, attempt, this.gate.accountsWithRoom());
     if (!post) return; // superseded, finished, or deleted: nothing to do
-    const media = post.media.map(toOutgoing);
+    const items: ThreadItem<OutgoingMedia>[] = [
+      { text: post.text, media: post.media.map(toOutgoing) },
+      ...post.thread.map((item) => ({ text: item.text, media: item.media.map(toOutgoing) })),
+    ];
     let retryInMs: number | null = null;
     let published = false;
     for (const target of post.targets) {
-      const outcome = await this.delivery.deliver(this.runOf(post, attempt, media, target));
+      const outcome = await this.delivery.deliver(this.runOf(post, attempt, items, target));
       if (outcome.at === 'later') retryInMs = Math.min(retryInMs ?? Infinity, outcome.inMs);
       else if (outcome.at === 'done' && outcome.postPublished) published = true;
     }
@@ -59,7 +63,7 @@ export class PublicationService {
   private runOf(
     post: ClaimedPost,
     attempt: number,
-    media: OutgoingMedia[],
+    items: ThreadItem<OutgoingMedia>[],
     target: DeliveryTarget,
   ): DeliveryRun {
     const platform = this.platforms.get(target.platform) ?? null;
@@ -79,7 +83,17 @@ export class PublicationService {
         post.test || !platform
           ? simulatedMessageUrl(target.platform, channel, id)
           : platform.messageUrl(channel, id),
-      steps: publisher?.plan(post.text, media) ?? null,
+      // Cut by the target's own limits, the same on every run, so `steps_done` counts the same steps.
+      steps:
+        publisher && platform
+          ? planThread(
+              publisher,
+              threadMessages(platform, target.limits ?? platform.limits, {
+                items,
+                split: post.split_long_text,
+              }),
+            )
+          : null,
     };
   }
 }

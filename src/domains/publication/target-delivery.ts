@@ -9,6 +9,7 @@ import {
   type Platform,
   type PlatformMessage,
   type PlatformPublisher,
+  type ReplyTarget,
   type SendTarget,
   type TargetFailureCode,
 } from '../platforms/platform';
@@ -22,6 +23,7 @@ import {
 import { DeliveryReceipts } from './delivery-receipts';
 import { PublicationRepository, type DeliveryTarget } from './publication.repository';
 import { SendGate } from './send-gate';
+import { stepTid } from './step-keys';
 
 /** Past its time-out, how long a send may take to be recorded before its run counts as dead. */
 const SEND_SETTLE_MS = 5_000;
@@ -171,6 +173,7 @@ export class TargetDelivery {
     const last = target.steps_done === steps.length - 1;
     if (await this.writeReceipt(run.job, target.id, last))
       return { at: 'done', postPublished: true };
+    target.messages.push(...receipt.messages);
     return this.ready(run, target.steps_done + 1, false, false);
   }
 
@@ -219,12 +222,14 @@ export class TargetDelivery {
     state: Extract<DeliveryState, { at: 'send' }>,
   ): Promise<DeliveryState> {
     const steps = run.steps!;
+    const step = steps[state.step];
     let sent: PlatformMessage[];
     try {
+      const replyTo = step.reply ? replyTarget(run.target) : undefined;
       sent = await run.publisher!.send(
         run.credentials!,
-        sendTarget(run.target, state.step, state.retry),
-        steps[state.step],
+        { ...sendTarget(run.target, state.step, state.retry), ...(replyTo ? { replyTo } : {}) },
+        step,
       );
     } catch (error) {
       return this.afterFailedSend(run, error);
@@ -234,7 +239,11 @@ export class TargetDelivery {
       username: run.target.channel_username,
       url: run.target.channel_url,
     };
-    const messages = sent.map(({ id, url }) => ({ id, url: url ?? run.messageUrl(channel, id) }));
+    const messages = sent.map(({ id, url, cid }) => ({
+      id,
+      url: url ?? run.messageUrl(channel, id),
+      ...(cid ? { cid } : {}),
+    }));
     return { at: 'record', step: state.step, last: state.step === steps.length - 1, messages };
   }
 
@@ -253,6 +262,7 @@ export class TargetDelivery {
       messages: state.messages,
     });
     const postPublished = await this.writeReceipt(job, target.id, state.last);
+    target.messages.push(...state.messages);
     // The channel took a send: it exists again. Only a flag, after the answer is safe.
     if (target.channel_missing && state.step === 0)
       await this.repo.markChannelMissing(target.id, false).catch(() => undefined);
@@ -320,8 +330,8 @@ export class TargetDelivery {
       case 'rate_limited': {
         // The platform said how long to wait, for every worker's sends of the account.
         const inMs = failure.retryAfterMs ?? 1000;
-        await this.repo.sendNotDelivered(target.id, false);
         await run.platform?.pacing.holdAccount(target.account_id, Date.now() + inMs);
+        await this.repo.sendNotDelivered(target.id, false);
         return { at: 'later', inMs };
       }
       case 'transient':
@@ -359,7 +369,16 @@ function sendTarget(target: DeliveryTarget, step: number, retry: boolean): SendT
     accountId: target.account_id,
     chatId: target.chat_id,
     key: `${target.delivery_key}-${target.id.toString(36)}-${step}`,
-    tid: target.delivery_key,
+    tid: stepTid(target.delivery_key, step),
     retry,
   };
+}
+
+/** The messages this target has recorded, in order: a reply never names a guessed parent. */
+function replyTarget(target: DeliveryTarget): ReplyTarget {
+  const recorded = target.messages;
+  if (recorded.length === 0)
+    throw new DeliveryError('rejected', 'A reply has no recorded message to answer');
+  const ref = ({ id, cid }: SentMessage) => ({ id, ...(cid ? { cid } : {}) });
+  return { parent: ref(recorded[recorded.length - 1]), root: ref(recorded[0]) };
 }

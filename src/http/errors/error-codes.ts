@@ -15,6 +15,7 @@ export const ERROR_STATUS = {
   channel_needs_reconnect: 400,
   media_not_found: 400,
   text_too_long: 400,
+  thread_not_supported: 400,
   too_many_media: 400,
   media_not_supported: 400,
   media_too_large: 400,

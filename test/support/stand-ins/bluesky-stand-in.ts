@@ -321,6 +321,8 @@ export class BlueskyStandIn {
         'InvalidRequest',
         'Invalid app.bsky.feed.post record: Record/text must not be longer than 300 graphemes',
       );
+    const reply = replyProblem(input.record?.reply);
+    if (reply) return err(400, 'InvalidRequest', `Invalid app.bsky.feed.post record: ${reply}`);
     const embed = input.record?.embed as { images?: { image?: { size?: number } }[] } | undefined;
     if ((embed?.images ?? []).some((i) => (i.image?.size ?? 0) > EMBED_IMAGE_MAX_BYTES))
       return err(
@@ -392,6 +394,23 @@ const DAG_CBOR_CODEC = 0x71;
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 
 /** A CIDv1 (sha-256) of `bytes` in the codec given, as base32 text ("b…"), as a PDS makes them. */
+/**
+ * The lexicon's check of `reply`: `root` and `parent` strong refs, each an at:// `uri` and a `cid`.
+ * Like the real PDS, it does not look the parent up: a reply to a record it never saw is stored.
+ */
+function replyProblem(reply: unknown): string | null {
+  if (reply === undefined) return null;
+  for (const side of ['root', 'parent'] as const) {
+    const ref = (reply as Record<string, unknown> | null)?.[side] as
+      { uri?: unknown; cid?: unknown } | undefined;
+    if (typeof ref?.uri !== 'string' || !ref.uri.startsWith('at://'))
+      return `Record/reply/${side}/uri must be a valid at-uri`;
+    if (typeof ref.cid !== 'string' || !/^b[a-z2-7]{20,}$/.test(ref.cid))
+      return `Record/reply/${side} must have the property "cid"`;
+  }
+  return null;
+}
+
 function cidOf(codec: number, bytes: Buffer): string {
   const digest = createHash('sha256').update(bytes).digest();
   const binary = Buffer.concat([Buffer.from([0x01, codec, 0x12, 0x20]), digest]);

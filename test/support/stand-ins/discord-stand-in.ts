@@ -49,6 +49,8 @@ export interface DiscordStandInMessage {
   botId: string;
   content: string;
   nonce: string | null;
+  /** The message it replies to (`message_reference.message_id`), else null. */
+  reference: string | null;
   attachments: { id: string; filename: string; size: number; content_type: string }[];
   files: DiscordRecordedFile[];
   at: number;
@@ -376,6 +378,27 @@ export class DiscordStandIn {
         { message: 'Cannot send an empty message', code: 50006 },
         headers,
       );
+    const reference = referencedId(body.message_reference);
+    // Discord refuses a reply to a message that is not in the channel (fail_if_not_exists).
+    if (
+      reference !== null &&
+      !this.messages.some((m) => m.id === reference && m.channelId === channel.id)
+    )
+      return this.reply(
+        call,
+        res,
+        400,
+        {
+          message: 'Invalid Form Body',
+          code: 50035,
+          errors: {
+            message_reference: {
+              _errors: [{ code: 'REPLIES_UNKNOWN_MESSAGE', message: 'Unknown message' }],
+            },
+          },
+        },
+        headers,
+      );
     const nonce = body.nonce === undefined || body.nonce === null ? null : String(body.nonce);
     const existing =
       body.enforce_nonce === true && nonce !== null
@@ -424,6 +447,7 @@ export class DiscordStandIn {
       botId: bot.id,
       content,
       nonce,
+      reference: referencedId(body.message_reference),
       attachments: call.files.map((file) => {
         const index = file.field.slice('files['.length, -1);
         const entry = named.find((a) => String(a.id) === index);
@@ -714,4 +738,10 @@ async function readBody(
     fields: {},
     files: [],
   };
+}
+
+/** `message_reference.message_id` as text, else null. */
+function referencedId(reference: unknown): string | null {
+  const id = (reference as { message_id?: unknown } | null | undefined)?.message_id;
+  return id === undefined || id === null ? null : String(id);
 }

@@ -11,7 +11,9 @@ export type LinkedInRoute =
   | 'initialize_upload'
   | 'upload'
   | 'create_post'
-  | 'author_posts';
+  | 'author_posts'
+  | 'comment'
+  | 'comments';
 
 export interface RecordedLinkedInCall {
   route: LinkedInRoute | 'unknown';
@@ -36,6 +38,13 @@ export interface LinkedInScript {
   beforeServing?: 'drop';
   /** Serve the call (a post is made), then close the connection unanswered. */
   afterServing?: 'drop';
+}
+
+export interface MadeComment {
+  urn: string;
+  post: string;
+  actor: string;
+  text: string;
 }
 
 export interface LinkedInMember {
@@ -90,6 +99,7 @@ const INVALID_REFRESH = {
 export class LinkedInStandIn {
   readonly calls: RecordedLinkedInCall[] = [];
   readonly posts: MadeLinkedInPost[] = [];
+  readonly comments: MadeComment[] = [];
   readonly client = {
     id: randomBytes(8).toString('hex'),
     secret: randomBytes(16).toString('base64url'),
@@ -286,6 +296,10 @@ export class LinkedInStandIn {
         return this.createPost(token, call.body);
       case 'author_posts':
         return this.authorPosts(token, call.query);
+      case 'comment':
+        return this.comment(token, call);
+      case 'comments':
+        return this.commentsOn(token, call);
     }
     return { status: 404 };
   }
@@ -480,6 +494,42 @@ export class LinkedInStandIn {
     return { status: 201, body: {}, headers: { 'x-restli-id': post.urn } };
   }
 
+  private comment(token: Token, call: RecordedLinkedInCall) {
+    const post = decodeURIComponent(call.path.split('/')[3]);
+    const body = call.body as { actor?: string; object?: string; message?: { text?: unknown } };
+    if (!this.posts.some((p) => p.urn === post) || body.object !== post)
+      return { status: 404, body: { status: 404, message: `Post ${post} not found` } };
+    if (!this.mayAuthor(token, body.actor) || typeof body.message?.text !== 'string')
+      return {
+        status: 403,
+        body: { status: 403, serviceErrorCode: 100, message: 'Not enough permissions to comment' },
+      };
+    const urn = `urn:li:comment:(${post},${this.id()})`;
+    this.comments.push({ urn, post, actor: body.actor!, text: body.message.text });
+    return {
+      status: 201,
+      body: { $URN: urn, actor: body.actor, object: post, message: body.message },
+      headers: { 'x-restli-id': urn },
+    };
+  }
+
+  private commentsOn(token: Token, call: RecordedLinkedInCall) {
+    if (!token.scopes.includes('r_member_social'))
+      return {
+        status: 403,
+        body: {
+          status: 403,
+          serviceErrorCode: 100,
+          message: 'Not enough permissions to access: socialActions.comments',
+        },
+      };
+    const post = decodeURIComponent(call.path.split('/')[3]);
+    const elements = this.comments
+      .filter((c) => c.post === post)
+      .map((c) => ({ $URN: c.urn, actor: c.actor, object: c.post, message: { text: c.text } }));
+    return { status: 200, body: { elements, paging: { count: 10, start: 0 } } };
+  }
+
   private authorPosts(token: Token, query: URLSearchParams) {
     if (!token.scopes.includes('r_member_social'))
       return {
@@ -541,6 +591,8 @@ function routeOf(method: string, path: string, query: URLSearchParams): LinkedIn
   if (method === 'POST' && path === '/rest/posts') return 'create_post';
   if (method === 'GET' && path === '/rest/posts' && query.get('q') === 'author')
     return 'author_posts';
+  if (/^\/rest\/socialActions\/[^/]+\/comments$/.test(path))
+    return method === 'POST' ? 'comment' : method === 'GET' ? 'comments' : null;
   return null;
 }
 

@@ -111,6 +111,8 @@ export interface MadeStatus {
   mediaIds: string[];
   idempotencyKey: string | null;
   url: string;
+  /** The status it replies to (`in_reply_to_id`), else null. */
+  inReplyToId: string | null;
 }
 
 /** A fixed window counted per key, aligned on the epoch as Mastodon's limits are. */
@@ -482,6 +484,14 @@ export class MastodonStandIn {
     account: Account,
     call: RecordedMastodonCall,
   ): { status: number; body: unknown; headers?: Record<string, string> } {
+    const replyTo = call.body.in_reply_to_id;
+    const inReplyToId = replyTo === undefined || replyTo === null ? null : String(replyTo);
+    // Mastodon looks the parent up before anything else and answers 404 when it cannot see it.
+    if (inReplyToId !== null && !this.statuses.some((s) => s.id === inReplyToId))
+      return {
+        status: 404,
+        body: { error: 'The status you are trying to reply to does not appear to exist.' },
+      };
     const key = call.headers['idempotency-key'];
     const keyed = typeof key === 'string' && key !== '' ? `${account.id}:${key}` : null;
     const earlier = keyed ? this.idempotency.get(keyed) : undefined;
@@ -504,6 +514,7 @@ export class MastodonStandIn {
       mediaIds,
       idempotencyKey: typeof key === 'string' ? key : null,
       url: '',
+      inReplyToId,
     };
     status.url = `${account.url}/${status.id}`;
     for (const id of mediaIds) this.media.get(id)!.statusId = status.id;
@@ -538,6 +549,7 @@ export class MastodonStandIn {
       visibility: status.visibility,
       uri: `${this.url}/users/${account.username}/statuses/${status.id}`,
       url: status.url,
+      in_reply_to_id: status.inReplyToId,
       content: `<p>${status.text}</p>`,
       media_attachments: status.mediaIds.map((id) => this.attachment(this.media.get(id)!, true)),
       account,

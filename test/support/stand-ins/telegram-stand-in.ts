@@ -83,6 +83,8 @@ export class TelegramStandIn {
   private readonly dropping = new WeakSet<ServerResponse>();
   private server?: Server;
   private nextMessageId = 1000;
+  /** Messages made in each chat, by chat id: a reply must name one of them. */
+  private readonly chatMessages = new Map<string, Set<number>>();
   private limits?: TelegramLimits;
   private latency = { ms: 0, jitterMs: 0 };
   /** Accepted sends' arrival times, per bot token and per bot token and chat. */
@@ -302,8 +304,19 @@ export class TelegramStandIn {
         error_code: 400,
         description: 'Bad Request: chat not found',
       });
+    const made = this.chatMessages.get(String(chat.id)) ?? new Set<number>();
+    this.chatMessages.set(String(chat.id), made);
+    const replyTo = repliedId(params.reply_parameters);
+    // Without allow_sending_without_reply, Telegram refuses a reply to a message it cannot find.
+    if (SEND_METHODS.has(method) && replyTo !== null && !made.has(replyTo))
+      return this.reply(res, 400, {
+        ok: false,
+        error_code: 400,
+        description: 'Bad Request: message to be replied not found',
+      });
     const message = () => {
       const id = this.nextMessageId++;
+      made.add(id);
       call.madeIds = [...(call.madeIds ?? []), id];
       call.made = call.madeIds.length;
       return { message_id: id, date: Math.floor(Date.now() / 1000), chat };
@@ -344,6 +357,14 @@ export class TelegramStandIn {
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
   }
+}
+
+/** `reply_parameters.message_id`, given as an object or as its JSON; null without one. */
+function repliedId(parameters: unknown): number | null {
+  const parsed = typeof parameters === 'string' ? parseMaybeJson(parameters) : parameters;
+  if (parsed === undefined || parsed === null) return null;
+  const id = (parsed as { message_id?: unknown }).message_id;
+  return typeof id === 'number' ? id : -1;
 }
 
 /** The times in `map[key]` after `since`, older ones dropped (the list stays in `map`). */

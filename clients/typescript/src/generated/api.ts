@@ -116,13 +116,24 @@ export interface PostTargetDto {
   channel_ref: string;
 }
 
+export interface ThreadItemDto {
+  /** The item's text, at most 4096 characters; may be empty only with media_ids */
+  text: string;
+  /** Unique ids of media assets of this project, on this item, in album order */
+  media_ids?: Array<number>;
+}
+
 export interface CreatePostDto {
-  /** Post text, at most 4096 characters; required unless media_ids is non-empty */
+  /** Post text, at most 4096 characters (100000 with split_long_text); required unless media_ids is non-empty */
   text?: string;
   /** Unique channels of this project, one platform; required with scheduled_at or publish_now */
   targets?: Array<PostTargetDto>;
   /** Unique ids of media assets of this project, in album order */
   media_ids?: Array<number>;
+  /** Further messages published after the post, each a reply to the one before (on a platform that takes one first comment, a single item). Each is checked against the platform's limits like the post */
+  thread?: Array<ThreadItemDto>;
+  /** A text over a target platform's limit becomes a thread instead of being refused: cut at the last paragraph break, else sentence end, else space that fits, the media on the first message; at most 25 messages per target */
+  split_long_text?: boolean;
   /** ISO 8601 date-time with Z, an offset or none (UTC); in the future, at most a year ahead. Creates the post as `scheduled` */
   scheduled_at?: string | Date;
   /** Queue the post for publication at once (status `queued`); not with scheduled_at */
@@ -150,8 +161,10 @@ export interface PostProblemDto {
 export interface TargetPlanDto {
   channel_ref: string;
   platform: string;
-  /** How many messages the post becomes on this channel (one message, status or record; where a caption is shorter than the text, the media, then the text as its own message) */
+  /** How many messages the post becomes on this channel, its thread and any cut included (one message, status or record each; where a caption is shorter than the text, the media, then the text as its own message) */
   messages: number;
+  /** Each message's text in order, after any split (a message of media alone has an empty text) */
+  messages_preview: Array<string>;
 }
 
 export interface PostValidationDto {
@@ -160,6 +173,12 @@ export interface PostValidationDto {
   errors: Array<PostProblemDto>;
   /** The targets that are channels of this project */
   targets: Array<TargetPlanDto>;
+}
+
+export interface ThreadItemStateDto {
+  text: string;
+  /** In album order; `[]` when none */
+  media_ids: Array<number>;
 }
 
 export interface TargetErrorDto {
@@ -203,6 +222,10 @@ export interface PostListItemDto {
   project_id?: number;
   /** media_files, in album order */
   media_ids?: Array<number>;
+  /** Further messages as given, each a reply to the one before; `[]` when none */
+  thread: Array<ThreadItemStateDto>;
+  /** A text over a platform's limit is cut into a thread */
+  split_long_text: boolean;
   targets?: Array<PostTargetStateDto>;
   /** Made with a test key: simulated delivery, never sent */
   test: boolean;
@@ -239,6 +262,10 @@ export interface PostObjectDto {
   project_id?: number;
   /** media_files, in album order */
   media_ids?: Array<number>;
+  /** Further messages as given, each a reply to the one before; `[]` when none */
+  thread: Array<ThreadItemStateDto>;
+  /** A text over a platform's limit is cut into a thread */
+  split_long_text: boolean;
   targets?: Array<PostTargetStateDto>;
   /** Made with a test key: simulated delivery, never sent */
   test: boolean;
@@ -248,12 +275,16 @@ export interface PostObjectDto {
 }
 
 export interface UpdatePostDto {
-  /** Post text, at most 4096 characters; may be empty only when the post has media */
+  /** Post text, at most 4096 characters (100000 when the post has split_long_text); may be empty only when the post has media */
   text?: string;
   /** Replaces the targets: unique channels of this project, one platform */
   targets?: Array<PostTargetDto>;
   /** Replaces the media: unique ids of media assets of this project, in album order */
   media_ids?: Array<number>;
+  /** Replaces the thread: further messages, each a reply to the one before */
+  thread?: Array<ThreadItemDto>;
+  /** Whether a text over a target platform's limit becomes a thread */
+  split_long_text?: boolean;
   /** A date-time in the future, at most a year ahead: the post becomes scheduled for that time (needs posts:publish). `null` turns a scheduled post back into a draft. */
   scheduled_at?: string | Date | null;
 }

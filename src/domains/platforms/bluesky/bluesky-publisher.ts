@@ -12,6 +12,7 @@ import {
   type OutgoingMedia,
   type PlatformMessage,
   type PlatformPublisher,
+  type ReplyTarget,
   type SendTarget,
 } from '../platform';
 import { imageDimensions } from '../../media/image-dimensions';
@@ -87,6 +88,7 @@ export class BlueskyPublisher implements PlatformPublisher {
       createdAt: new Date().toISOString(),
       ...(facets.length > 0 ? { facets } : {}),
       ...(images.length > 0 ? { embed: { $type: 'app.bsky.embed.images', images } } : {}),
+      ...(target.replyTo ? { reply: replyRefs(target.replyTo) } : {}),
     };
     try {
       const created = await this.xrpc.call(
@@ -97,7 +99,7 @@ export class BlueskyPublisher implements PlatformPublisher {
             o,
           ),
       );
-      return [{ id: created.uri }];
+      return [{ id: created.uri, cid: created.cid }];
     } catch (error) {
       // Whatever the refusal (a taken key is a 500), an earlier try may have made the record.
       if (error instanceof XrpcError) {
@@ -120,7 +122,7 @@ export class BlueskyPublisher implements PlatformPublisher {
           o,
         ),
       );
-      return { id: record.uri };
+      return { id: record.uri, ...(record.cid ? { cid: record.cid } : {}) };
     } catch (error) {
       if (error instanceof XrpcError && error.status === 400 && error.error === 'RecordNotFound')
         return null;
@@ -164,6 +166,21 @@ export class BlueskyPublisher implements PlatformPublisher {
       ...(size ? { aspectRatio: size } : {}),
     };
   }
+}
+
+/** Strong refs as recorded: a parent without its cid cannot be named, so nothing is sent. */
+function replyRefs({ root, parent }: ReplyTarget) {
+  const ref = ({ id, cid }: ReplyTarget['root']) => {
+    if (!cid)
+      throw new DeliveryError(
+        'rejected',
+        `The message ${id} was recorded without its cid; a reply cannot name it`,
+        null,
+        'bluesky_rejected',
+      );
+    return { uri: id, cid };
+  };
+  return { root: ref(root), parent: ref(parent) };
 }
 
 function toDeliveryError(error: unknown): DeliveryError {

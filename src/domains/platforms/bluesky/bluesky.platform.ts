@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Platform } from '../platform';
+import type { Platform, ReplyMode } from '../platform';
 import type { PlatformChannel } from '../platform-answers';
 import { BlueskyConnector } from './bluesky-connector';
 import { BlueskyPacing } from './bluesky-pacing';
@@ -11,6 +11,7 @@ import { BLUESKY_LIMITS, blueskyChannelUrl, blueskyPostUrl, graphemeLength } fro
 export class BlueskyPlatform implements Platform {
   readonly name = 'bluesky';
   readonly displayName = 'Bluesky';
+  readonly replies: ReplyMode = 'chain';
   readonly limits = BLUESKY_LIMITS;
   readonly accountLimits = false;
   /** A record key chosen before the send: a try after an unknown outcome reads it first. */

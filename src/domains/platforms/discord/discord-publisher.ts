@@ -50,6 +50,11 @@ export class DiscordPublisher implements PlatformPublisher {
         ...(step.text === null ? {} : { content: step.text }),
         nonce: target.key,
         enforce_nonce: true,
+        ...(target.replyTo
+          ? {
+              message_reference: { message_id: target.replyTo.parent.id, fail_if_not_exists: true },
+            }
+          : {}),
       };
       const files: File[] = [];
       if (step.media.length > 0) {

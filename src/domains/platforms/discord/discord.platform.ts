@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Platform } from '../platform';
+import type { Platform, ReplyMode } from '../platform';
 import type { PlatformChannel } from '../platform-answers';
 import { DiscordConnector } from './discord-connector';
 import { DISCORD_LIMITS, discordMessageUrl } from './discord-links';
@@ -10,6 +10,7 @@ import { DiscordPublisher } from './discord-publisher';
 export class DiscordPlatform implements Platform {
   readonly name = 'discord';
   readonly displayName = 'Discord';
+  readonly replies: ReplyMode = 'chain';
   readonly limits = DISCORD_LIMITS;
   readonly accountLimits = false;
   /** With enforce_nonce, Discord answers a send tried again with the message it made. */

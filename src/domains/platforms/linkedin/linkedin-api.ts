@@ -40,7 +40,9 @@ export type LinkedInCall =
   | 'initialize_upload'
   | 'upload_image'
   | 'create_post'
-  | 'author_posts';
+  | 'author_posts'
+  | 'comment'
+  | 'comments';
 
 /** LinkedIn said no: `{message, serviceErrorCode}`, or an OAuth `{error, error_description}`. */
 export class LinkedInApiError extends Error {
@@ -188,6 +190,38 @@ export class LinkedInApi {
     if (typeof urn !== 'string' || urn === '')
       throw new LinkedInTransportError('LinkedIn made the post without naming it', true);
     return urn;
+  }
+
+  /** A first comment on `post` by `actor`: the comment's URN. */
+  async comment(token: string, post: string, actor: string, text: string, timeoutMs: number) {
+    const url = `${this.api()}/rest/socialActions/${encodeURIComponent(post)}/comments`;
+    const answer = await this.call<{ $URN?: string }>(
+      this.rest({
+        name: 'comment',
+        method: 'POST',
+        url,
+        token,
+        body: JSON.stringify({ actor, object: post, message: { text } }),
+        headers: { 'content-type': 'application/json' },
+        timeoutMs,
+      }),
+    );
+    const urn = answer.headers['x-restli-id'] ?? answer.body.$URN;
+    if (typeof urn !== 'string' || urn === '')
+      throw new LinkedInTransportError('LinkedIn made the comment without naming it', true);
+    return urn;
+  }
+
+  /** The comments on `post`; reading them needs the same rare scope as reading posts. */
+  async comments(
+    token: string,
+    post: string,
+  ): Promise<{ $URN?: string; actor?: string; message?: { text?: string } }[]> {
+    const url = `${this.api()}/rest/socialActions/${encodeURIComponent(post)}/comments`;
+    const answer = await this.call<{
+      elements?: { $URN?: string; actor?: string; message?: { text?: string } }[];
+    }>(this.rest({ name: 'comments', method: 'GET', url, token }));
+    return answer.body.elements ?? [];
   }
 
   /** The author's newest posts; needs a scope most apps are not granted. */

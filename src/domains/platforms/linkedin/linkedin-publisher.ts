@@ -47,6 +47,9 @@ export class LinkedInPublisher implements PlatformPublisher {
         'delivery_unconfirmed',
       );
     const timeoutMs = this.config.publication.sendTimeoutMs;
+    // A comment's text is plain: only a post's commentary is little text.
+    if (target.replyTo)
+      return [await this.comment(credentials, target, step.text ?? '', timeoutMs)];
     try {
       const images: { id: string; altText?: string }[] = [];
       for (const medium of step.media) {
@@ -74,6 +77,36 @@ export class LinkedInPublisher implements PlatformPublisher {
     } catch (error) {
       if (error instanceof LinkedInApiError && error.duplicateOf !== null && target.retry)
         return [{ id: await this.madeByEarlierTry(credentials, target.chatId, commentary, error) }];
+      throw toDeliveryError(error);
+    }
+  }
+
+  /** The first comment; a retry first looks for the one an earlier try made, where it may. */
+  private async comment(
+    credentials: LinkedInCredentials,
+    target: SendTarget,
+    text: string,
+    timeoutMs: number,
+  ): Promise<PlatformMessage> {
+    const post = target.replyTo!.root.id;
+    try {
+      if (target.retry) {
+        if (!credentials.scopes.some((scope) => READS_POSTS.includes(scope)))
+          throw new DeliveryError(
+            'rejected',
+            'An earlier try of this comment may have reached LinkedIn, which cannot be asked; publish again to retry',
+            null,
+            'delivery_unconfirmed',
+          );
+        const made = (await this.api.comments(credentials.accessToken, post)).find(
+          (c) => c.actor === target.chatId && c.message?.text === text && c.$URN,
+        );
+        if (made) return { id: made.$URN! };
+      }
+      return {
+        id: await this.api.comment(credentials.accessToken, post, target.chatId, text, timeoutMs),
+      };
+    } catch (error) {
       throw toDeliveryError(error);
     }
   }

@@ -30,6 +30,8 @@ export const LINKEDIN = definePlatform({
       'upload_image',
       'create_post',
       'author_posts',
+      'comment',
+      'comments',
     ],
   },
   // Tokens travel in the Authorization header or a POST body, never in a path or query.

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Platform } from '../platform';
+import type { Platform, ReplyMode } from '../platform';
 import type { PlatformChannel } from '../platform-answers';
 import { LinkedInConnector } from './linkedin-connector';
 import { LinkedInPacing } from './linkedin-pacing';
@@ -11,6 +11,8 @@ export class LinkedInPlatform implements Platform {
   readonly name = 'linkedin';
   readonly displayName = 'LinkedIn';
   readonly limits = LINKEDIN_LIMITS;
+  /** A thread's one item is the post's first comment. */
+  readonly replies: ReplyMode = 'first_comment';
   readonly accountLimits = false;
   /** LinkedIn refuses a retry's duplicate content, naming the post the first try made. */
   readonly confirmsByKey = true;
@@ -29,7 +31,11 @@ export class LinkedInPlatform implements Platform {
     return channel.url ?? null;
   }
 
+  /** A comment's URN names the post it is on: `urn:li:comment:(<post urn>,<id>)`. */
   messageUrl(_channel: PlatformChannel, messageId: string): string | null {
+    const post = /^urn:li:comment:\((urn:li:[a-zA-Z]+:\d+),\d+\)$/.exec(messageId)?.[1];
+    if (post)
+      return `https://www.linkedin.com/feed/update/${post}?commentUrn=${encodeURIComponent(messageId)}`;
     return `https://www.linkedin.com/feed/update/${messageId}`;
   }
 }

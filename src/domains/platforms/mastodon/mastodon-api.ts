@@ -150,7 +150,7 @@ export class MastodonApi {
   /** The instance answers the same status again to a call with the same `idempotencyKey`. */
   postStatus(
     credentials: MastodonCredentials,
-    status: { status: string; media_ids: string[]; visibility: 'public' },
+    status: { status: string; media_ids: string[]; visibility: 'public'; in_reply_to_id?: string },
     idempotencyKey: string,
     signal: AbortSignal,
   ) {

@@ -60,7 +60,12 @@ export class MastodonPublisher implements PlatformPublisher {
         mediaIds.push(await this.upload(credentials, medium, abort.signal, opened));
       const status = await this.api.postStatus(
         credentials,
-        { status: step.text ?? '', media_ids: mediaIds, visibility: 'public' },
+        {
+          status: step.text ?? '',
+          media_ids: mediaIds,
+          visibility: 'public',
+          ...(target.replyTo ? { in_reply_to_id: target.replyTo.parent.id } : {}),
+        },
         target.key,
         abort.signal,
       );

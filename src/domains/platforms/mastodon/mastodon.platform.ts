@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { MediaToCheck, Platform } from '../platform';
+import type { MediaToCheck, Platform, ReplyMode } from '../platform';
 import type { PlatformChannel, PlatformLimits } from '../platform-answers';
 import { MastodonConnector } from './mastodon-connector';
 import {
@@ -16,6 +16,7 @@ import { MASTODON_URL_LENGTH, mastodonTextLength } from './mastodon-text';
 export class MastodonPlatform implements Platform {
   readonly name = 'mastodon';
   readonly displayName = 'Mastodon';
+  readonly replies: ReplyMode = 'chain';
   /** What a stock instance takes; an account's own limits are its instance's. */
   readonly limits = MASTODON_LIMITS;
   readonly accountLimits = true;

@@ -52,17 +52,23 @@ export class TelegramPublisher implements PlatformPublisher {
 
   async send(token: string, target: SendTarget, step: DeliveryStep): Promise<PlatformMessage[]> {
     const chatId = target.chatId;
+    // Without allow_sending_without_reply, a parent that is gone is refused, never posted alone.
+    const reply: Record<string, string> = target.replyTo
+      ? { reply_parameters: JSON.stringify({ message_id: Number(target.replyTo.parent.id) }) }
+      : {};
     const opened: Readable[] = [];
     try {
       if (step.kind === 'text') {
         const message = await this.call<TelegramMessage>(token, 'sendMessage', {
           chat_id: chatId,
           text: step.text ?? '',
+          ...reply,
         });
         return idsOf([message]);
       }
       const form = new FormData();
       form.append('chat_id', chatId);
+      if (reply.reply_parameters) form.append('reply_parameters', reply.reply_parameters);
       if (step.kind === 'single') {
         const [medium] = step.media;
         const field = medium.type === 'video' ? 'video' : 'photo';

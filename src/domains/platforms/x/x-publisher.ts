@@ -52,7 +52,7 @@ export class XPublisher implements PlatformPublisher {
         mediaIds.push(await this.upload(credentials, medium, timeoutMs));
       const id = await this.api.createPost(
         credentials.accessToken,
-        { text, mediaIds, replyTo: null },
+        { text, mediaIds, replyTo: target.replyTo?.parent.id ?? null },
         timeoutMs,
       );
       return [{ id }];

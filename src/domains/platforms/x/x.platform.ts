@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Platform } from '../platform';
+import type { Platform, ReplyMode } from '../platform';
 import type { PlatformChannel } from '../platform-answers';
 import { XConnector } from './x-connector';
 import { XPacing } from './x-pacing';
@@ -11,6 +11,7 @@ export class XPlatform implements Platform {
   readonly name = 'x';
   readonly displayName = 'X';
   readonly limits = X_LIMITS;
+  readonly replies: ReplyMode = 'chain';
   readonly accountLimits = false;
   /** X refuses a retry's duplicate text, and the post the first try made is then found. */
   readonly confirmsByKey = true;

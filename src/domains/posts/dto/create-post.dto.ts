@@ -23,10 +23,12 @@ import { parseInputTimestamp } from '../../../infrastructure/database/timestamps
 import { MAX_DB_ID } from '../../../http/errors/parse-id.pipe';
 import {
   MAX_MEDIA_PER_POST,
+  MAX_SPLIT_TEXT_LENGTH,
   MAX_TARGETS_PER_POST,
   MAX_TEXT_LENGTH,
   scheduleHorizon,
 } from '../post-state';
+import { MAX_THREAD_ITEMS } from '../../platforms/thread-items';
 import { Omittable } from '../../../http/input/omittable';
 
 export const MAX_CHANNEL_REF_LENGTH = 200;
@@ -89,11 +91,15 @@ class PostTextRule implements ValidatorConstraintInterface {
   }
 }
 
-function textProblem(value: unknown, body: CreatePostDto): string | null {
+function textProblem(
+  value: unknown,
+  body: { media_ids?: unknown; split_long_text?: unknown },
+): string | null {
   if (value === undefined || value === null)
     return hasMedia(body) ? null : 'text is required unless media_ids is non-empty';
   if (typeof value !== 'string') return 'text must be a string';
-  if (value.length > MAX_TEXT_LENGTH) return `text must be at most ${MAX_TEXT_LENGTH} characters`;
+  const max = body.split_long_text === true ? MAX_SPLIT_TEXT_LENGTH : MAX_TEXT_LENGTH;
+  if (value.length > max) return `text must be at most ${max} characters`;
   if (value.trim().length === 0 && !hasMedia(body))
     return 'text must not be blank unless media_ids is non-empty';
   return null;
@@ -146,10 +152,39 @@ class PublishNowRule implements ValidatorConstraintInterface {
   }
 }
 
+/** A message after the post: text, media, or both. */
+export class ThreadItemDto {
+  @ApiProperty({
+    maxLength: MAX_TEXT_LENGTH,
+    description: `The item's text, at most ${MAX_TEXT_LENGTH} characters; may be empty only with media_ids`,
+  })
+  @Validate(PostTextRule)
+  text!: string;
+
+  @ApiPropertyOptional({
+    type: [Number],
+    maxItems: MAX_MEDIA_PER_POST,
+    description: 'Unique ids of media assets of this project, on this item, in album order',
+  })
+  @MediaIdsList()
+  media_ids?: number[];
+}
+
+/** Further messages, each a reply to the one before: at most 24. */
+export function ThreadList(): PropertyDecorator {
+  return applyDecorators(
+    Omittable(),
+    IsArray(),
+    ArrayMaxSize(MAX_THREAD_ITEMS),
+    ValidateNested({ each: true }),
+    Type(() => ThreadItemDto),
+  );
+}
+
 export class CreatePostDto {
   @ApiPropertyOptional({
-    description: `Post text, at most ${MAX_TEXT_LENGTH} characters; required unless media_ids is non-empty`,
-    maxLength: MAX_TEXT_LENGTH,
+    description: `Post text, at most ${MAX_TEXT_LENGTH} characters (${MAX_SPLIT_TEXT_LENGTH} with split_long_text); required unless media_ids is non-empty`,
+    maxLength: MAX_SPLIT_TEXT_LENGTH,
   })
   @Validate(PostTextRule)
   text?: string;
@@ -172,6 +207,23 @@ export class CreatePostDto {
   })
   @MediaIdsList()
   media_ids?: number[];
+
+  @ApiPropertyOptional({
+    type: [ThreadItemDto],
+    maxItems: MAX_THREAD_ITEMS,
+    description:
+      "Further messages published after the post, each a reply to the one before (on a platform that takes one first comment, a single item). Each is checked against the platform's limits like the post",
+  })
+  @ThreadList()
+  thread?: ThreadItemDto[];
+
+  @ApiPropertyOptional({
+    description:
+      "A text over a target platform's limit becomes a thread instead of being refused: cut at the last paragraph break, else sentence end, else space that fits, the media on the first message; at most 25 messages per target",
+  })
+  @Omittable()
+  @IsBoolean()
+  split_long_text?: boolean;
 
   @ApiPropertyOptional({
     description:

@@ -68,6 +68,12 @@ export class PostTargetStateDto {
   @ApiProperty({ type: String, nullable: true }) published_at!: string | null;
 }
 
+export class ThreadItemStateDto {
+  @ApiProperty() text!: string;
+  @ApiProperty({ type: [Number], description: 'In album order; `[]` when none' })
+  media_ids!: number[];
+}
+
 export class PostListItemDto {
   @ApiProperty() id!: number;
   @ApiProperty({ enum: POST_STATUSES }) status!: string;
@@ -82,6 +88,13 @@ export class PostListItemDto {
   @ApiPropertyOptional() project_id!: number;
   @ApiPropertyOptional({ type: [Number], description: 'media_files, in album order' })
   media_ids!: number[];
+  @ApiProperty({
+    type: [ThreadItemStateDto],
+    description: 'Further messages as given, each a reply to the one before; `[]` when none',
+  })
+  thread!: ThreadItemStateDto[];
+  @ApiProperty({ description: "A text over a platform's limit is cut into a thread" })
+  split_long_text!: boolean;
   @ApiPropertyOptional({ type: [PostTargetStateDto] }) targets!: PostTargetStateDto[];
   @ApiProperty({ description: 'Made with a test key: simulated delivery, never sent' })
   test!: boolean;
@@ -139,9 +152,15 @@ export class TargetPlanDto {
   @ApiProperty({ example: EXAMPLE_PLATFORM.name }) platform!: string;
   @ApiProperty({
     description:
-      'How many messages the post becomes on this channel (one message, status or record; where a caption is shorter than the text, the media, then the text as its own message)',
+      'How many messages the post becomes on this channel, its thread and any cut included (one message, status or record each; where a caption is shorter than the text, the media, then the text as its own message)',
   })
   messages!: number;
+  @ApiProperty({
+    type: [String],
+    description:
+      "Each message's text in order, after any split (a message of media alone has an empty text)",
+  })
+  messages_preview!: string[];
 }
 
 export class PostValidationDto {

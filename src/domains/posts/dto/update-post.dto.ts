@@ -1,18 +1,31 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsString, MaxLength, Validate, ValidateIf } from 'class-validator';
-import { MAX_MEDIA_PER_POST, MAX_TARGETS_PER_POST, MAX_TEXT_LENGTH } from '../post-state';
-import { MediaIdsList, PostTargetDto, ScheduledAtRule, TargetsList } from './create-post.dto';
+import { IsBoolean, IsString, MaxLength, Validate, ValidateIf } from 'class-validator';
+import {
+  MAX_MEDIA_PER_POST,
+  MAX_SPLIT_TEXT_LENGTH,
+  MAX_TARGETS_PER_POST,
+  MAX_TEXT_LENGTH,
+} from '../post-state';
+import { MAX_THREAD_ITEMS } from '../../platforms/thread-items';
+import {
+  MediaIdsList,
+  PostTargetDto,
+  ScheduledAtRule,
+  TargetsList,
+  ThreadItemDto,
+  ThreadList,
+} from './create-post.dto';
 import { Omittable } from '../../../http/input/omittable';
 
 /** Given fields replace the stored ones; the creation rules apply to the result. */
 export class UpdatePostDto {
   @ApiPropertyOptional({
-    maxLength: MAX_TEXT_LENGTH,
-    description: `Post text, at most ${MAX_TEXT_LENGTH} characters; may be empty only when the post has media`,
+    maxLength: MAX_SPLIT_TEXT_LENGTH,
+    description: `Post text, at most ${MAX_TEXT_LENGTH} characters (${MAX_SPLIT_TEXT_LENGTH} when the post has split_long_text); may be empty only when the post has media`,
   })
   @Omittable()
   @IsString()
-  @MaxLength(MAX_TEXT_LENGTH)
+  @MaxLength(MAX_SPLIT_TEXT_LENGTH)
   text?: string;
 
   @ApiPropertyOptional({
@@ -31,6 +44,21 @@ export class UpdatePostDto {
   })
   @MediaIdsList()
   media_ids?: number[];
+
+  @ApiPropertyOptional({
+    type: [ThreadItemDto],
+    maxItems: MAX_THREAD_ITEMS,
+    description: 'Replaces the thread: further messages, each a reply to the one before',
+  })
+  @ThreadList()
+  thread?: ThreadItemDto[];
+
+  @ApiPropertyOptional({
+    description: "Whether a text over a target platform's limit becomes a thread",
+  })
+  @Omittable()
+  @IsBoolean()
+  split_long_text?: boolean;
 
   @ApiPropertyOptional({
     nullable: true,
