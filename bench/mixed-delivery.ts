@@ -1,5 +1,5 @@
 /**
- * Delivery to Telegram, Discord, Mastodon and Bluesky at once, each stand-in enforcing its
+ * Delivery to Telegram, Discord, Mastodon, Bluesky, X and LinkedIn at once, each stand-in enforcing its
  * platform's published limits and answering in 200 ± 50 ms; Herald from the build as one `api` and
  * ONE `worker` process. Prints per platform what it delivered against the ceiling those limits
  * allow, the rate-limit answers, duplicates, lost and still-waiting posts, delays, a burst's effect
@@ -24,6 +24,8 @@ import { DiscordStandIn } from '../test/support/stand-ins/discord-stand-in';
 import { MastodonStandIn } from '../test/support/stand-ins/mastodon-stand-in';
 import { deleteRedisKeys } from '../test/support/redis-keys';
 import { TelegramStandIn } from '../test/support/stand-ins/telegram-stand-in';
+import { XStandIn } from '../test/support/stand-ins/x-stand-in';
+import { LinkedInStandIn } from '../test/support/stand-ins/linkedin-stand-in';
 import { createMigratedDatabase, TEST_APP_SECRET } from '../test/support/test-app';
 import { cpuSeconds, freePort, heraldNodeFlags, postJson, waitUntilAnswers } from './support';
 
@@ -66,8 +68,10 @@ const TELEGRAM_BURST = Number(process.env.BENCH_TELEGRAM_BURST ?? 200);
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const DIST_DIR = resolve(process.env.BENCH_DIST_DIR ?? join(__dirname, '..', 'dist'));
 
-type Platform = 'telegram' | 'discord' | 'mastodon' | 'bluesky';
-const PLATFORMS: Platform[] = ['telegram', 'discord', 'mastodon', 'bluesky'];
+type Platform = 'telegram' | 'discord' | 'mastodon' | 'bluesky' | 'x' | 'linkedin';
+const PLATFORMS: Platform[] = ['telegram', 'discord', 'mastodon', 'bluesky', 'x', 'linkedin'];
+const X_USERS = Number(process.env.BENCH_X_USERS ?? 20);
+const LINKEDIN_MEMBERS = Number(process.env.BENCH_LINKEDIN_MEMBERS ?? 50);
 
 /** A limit as the platform publishes it: `limit` messages in any `windowS` seconds. */
 interface Limit {
@@ -96,6 +100,16 @@ const PUBLISHED: Record<Platform, { account: Limit; channel: Limit; words: strin
     account: { limit: 5000 / 3, windowS: 3600 },
     channel: { limit: 5000 / 3, windowS: 3600 },
     words: '5000 points/h per account, a post costing 3',
+  },
+  x: {
+    account: { limit: 100, windowS: 900 },
+    channel: { limit: 100, windowS: 900 },
+    words: '100 posts per 15 min per user',
+  },
+  linkedin: {
+    account: { limit: 150, windowS: 86_400 },
+    channel: { limit: 150, windowS: 86_400 },
+    words: '150 posts a day per member',
   },
 };
 
@@ -135,6 +149,16 @@ const PLAN: Record<Platform, AccountPlan[]> = {
     ...Array.from({ length: MASTODON_ACCOUNTS }, () => ({ channels: 1 })),
     { channels: 1, role: 'quiet' },
     { channels: 1, role: 'fill', burst: { posts: 300 + FILL_EXTRA, oneChannel: true } },
+  ],
+  x: [
+    ...Array.from({ length: X_USERS }, () => ({ channels: 1 })),
+    { channels: 1, role: 'quiet' },
+    { channels: 1, role: 'fill', burst: { posts: 100 + FILL_EXTRA, oneChannel: true } },
+  ],
+  linkedin: [
+    ...Array.from({ length: LINKEDIN_MEMBERS }, () => ({ channels: 1 })),
+    { channels: 1, role: 'quiet' },
+    { channels: 1, role: 'fill', burst: { posts: 150 + FILL_EXTRA, oneChannel: true } },
   ],
   bluesky: [
     ...Array.from({ length: BLUESKY_ACCOUNTS }, () => ({ channels: 1 })),
@@ -191,7 +215,9 @@ const THREAD_ITEMS = 4;
 const MESSAGES_PER_POST = 1 + THREAD_ITEMS / THREAD_EVERY;
 
 /** The messages a post becomes: a thread's items count as messages like any other. */
-function messagesOf(seq: number): number {
+function messagesOf(seq: number, platform?: Platform): number {
+  // A LinkedIn post takes one first comment, not a thread: its posts stay single.
+  if (platform === 'linkedin') return 1;
   return seq % THREAD_EVERY === 0 ? 1 + THREAD_ITEMS : 1;
 }
 
@@ -200,6 +226,8 @@ interface Stands {
   discord: DiscordStandIn;
   mastodon: MastodonStandIn;
   bluesky: BlueskyStandIn;
+  x: XStandIn;
+  linkedin: LinkedInStandIn;
 }
 
 /** Every stand-in's deliveries (one per message made, marked by the post's text), and its sends. */
@@ -260,6 +288,19 @@ function deliveries(stands: Stands, platform: Platform, since = 0) {
       }
       break;
     }
+    case 'x':
+    case 'linkedin': {
+      const stand = stands[platform];
+      for (const call of stand.callsOf('create_post')) {
+        if (call.at < since) continue;
+        sends++;
+        if (call.status === 429) limited++;
+      }
+      for (const post of stand.posts)
+        if (post.at >= since)
+          out.push({ ...marked('shown' in post ? post.shown : post.text), at: post.at });
+      break;
+    }
   }
   return { deliveries: out, sends, limited };
 }
@@ -298,6 +339,9 @@ function heraldEnv(url: string, prefix: string, port: number, stands: Stands) {
     TELEGRAM_API_BASE_URL: stands.telegram.url,
     DISCORD_API_BASE_URL: stands.discord.url,
     BLUESKY_SERVICE_URL: stands.bluesky.url,
+    ...stands.x.env(),
+    ...stands.linkedin.env(),
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
     // Mastodon's instance is an address a user gives: the stand-in's is allowed explicitly.
     OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
     MEDIA_STORAGE_DIR: join('/tmp', prefix),
@@ -344,7 +388,39 @@ async function seed(base: string, stands: Stands, config: ReturnType<typeof load
     discord: [],
     mastodon: [],
     bluesky: [],
+    x: [],
+    linkedin: [],
   };
+  // Through OAuth, one at a time (the stand-in's consent page has one signed-in user).
+  const connectThroughOAuth = async (platform: 'x' | 'linkedin', signIn: () => void) => {
+    signIn();
+    const link = await post(
+      `/api/projects/${project.id as number}/connections`,
+      { platform, redirect_url: 'https://app.example.com/done' },
+      auth,
+    );
+    const consent = await request(link.authorize_url as string);
+    await consent.body.dump();
+    const back = new URL(String(consent.headers.location));
+    const done = await request(`${base}${back.pathname}${back.search}`);
+    await done.body.dump();
+    return Number(new URL(String(done.headers.location)).searchParams.get('account_id'));
+  };
+  for (const [index, plan] of PLAN.x.entries()) {
+    const user = stands.x.addUser(`mixed${index}`);
+    const id = await connectThroughOAuth('x', () => stands.x.signIn(user));
+    accounts.x.push({ platform: 'x', index, plan, refs: [`x:${id}:${user.id}`] });
+  }
+  for (const [index, plan] of PLAN.linkedin.entries()) {
+    const member = stands.linkedin.addMember(`Mixed ${index}`);
+    const id = await connectThroughOAuth('linkedin', () => stands.linkedin.signIn(member));
+    accounts.linkedin.push({
+      platform: 'linkedin',
+      index,
+      plan,
+      refs: [`linkedin:${id}:urn:li:person:${member.sub}`],
+    });
+  }
   const connect = (body: Record<string, unknown>) =>
     post('/api/accounts', { project_id: project.id, ...body }, auth);
   for (const [index, plan] of PLAN.telegram.entries()) {
@@ -438,7 +514,7 @@ class Offer {
       const rate =
         (share(account) * ceilingRate(account.platform, account.plan)) /
         account.refs.length /
-        MESSAGES_PER_POST;
+        (account.platform === 'linkedin' ? 1 : MESSAGES_PER_POST);
       const spread = (1000 * account.refs.length) / ceilingRate(account.platform, account.plan);
       for (const ref of account.refs)
         lanes.push({ account, ref, intervalMs: 1000 / rate, next: from + Math.random() * spread });
@@ -521,7 +597,7 @@ class Offer {
         headers: { 'content-type': 'application/json', authorization: `Bearer ${this.key}` },
         body: JSON.stringify({
           text: `mx-${offered.seq}`,
-          thread: Array.from({ length: messagesOf(offered.seq) - 1 }, (_, i) => ({
+          thread: Array.from({ length: messagesOf(offered.seq, offered.platform) - 1 }, (_, i) => ({
             text: `mx-${offered.seq}-${i + 1}`,
           })),
           targets: [{ channel_ref: refsOf.get(offered.seq) }],
@@ -621,11 +697,15 @@ async function startAll(): Promise<Herald> {
     // Mastodon's statuses per 3 h per account are the stand-in's own limits.
     mastodon: (await new MastodonStandIn().start()).answerAfter(LATENCY_MS, JITTER_MS),
     bluesky: (await new BlueskyStandIn().start()).answerAfter(LATENCY_MS, JITTER_MS),
+    x: (await new XStandIn().start()).answerAfter(LATENCY_MS, JITTER_MS),
+    linkedin: (await new LinkedInStandIn().start()).answerAfter(LATENCY_MS, JITTER_MS),
   };
   const { name, url } = await createMigratedDatabase();
   const prefix = `herald-bench-${randomBytes(4).toString('hex')}`;
   const port = await freePort();
   const env = heraldEnv(url, prefix, port, stands);
+  stands.x.registerCallback(`http://127.0.0.1:${port}/api/oauth/x/callback`);
+  stands.linkedin.registerCallback(`http://127.0.0.1:${port}/api/oauth/linkedin/callback`);
   const api = startHerald(env);
   const children: ChildProcess[] = [api];
   const db = new Client({ connectionString: url });
@@ -768,7 +848,7 @@ async function mixed(herald: Herald): Promise<void> {
       lastItem.set(d.seq, Math.max(d.item, lastItem.get(d.seq) ?? -1));
     }
     const duplicates = [...perItem.values()].filter((n) => n > 1).length;
-    const threads = posts.filter((p) => messagesOf(p.seq) > 1).length;
+    const threads = posts.filter((p) => messagesOf(p.seq, platform) > 1).length;
     const busy = accounts[platform].filter((a) => a.plan.role === undefined);
     const ceilingPerS = busy.reduce((sum, a) => sum + ceilingRate(platform, a.plan), 0);
     const ceiling = ceilingPerS * SECONDS;

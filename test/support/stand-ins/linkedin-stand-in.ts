@@ -60,6 +60,7 @@ export interface MadeLinkedInPost {
   /** As LinkedIn shows it: escapes read, and cut where an unescaped reserved character stood. */
   shown: string;
   content: Record<string, unknown> | undefined;
+  at: number;
 }
 
 interface Token {
@@ -74,6 +75,9 @@ interface Code {
   scopes: string[];
   used: boolean;
 }
+
+/** LinkedIn's published limit on creating posts: 150 a day per member (and organization). */
+export const LINKEDIN_DAILY_POSTS = 150;
 
 const VERSION_MISSING = {
   status: 400,
@@ -127,6 +131,21 @@ export class LinkedInStandIn {
   private redirectUris: string[] = [];
   private consenting: string | null = null;
   private declining: string | null = null;
+  private latency = { ms: 0, jitterMs: 0 };
+
+  /** Answers leave `ms` (± `jitterMs`) after the call was served; it counts when it arrives. */
+  answerAfter(ms: number, jitterMs = 0): this {
+    this.latency = { ms, jitterMs };
+    return this;
+  }
+
+  private async answerDelay(): Promise<void> {
+    const { ms, jitterMs } = this.latency;
+    const wait = ms + (Math.random() * 2 - 1) * jitterMs;
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+  /** Posts per author in any day (LinkedIn's member and organization limit). */
+  private readonly daily = new Map<string, number[]>();
   private server?: Server;
   private nextId = 7_300_000_000_000_000_000n;
 
@@ -234,6 +253,7 @@ export class LinkedInStandIn {
     if (scripted?.status !== undefined)
       return this.reply(res, call, scripted.status, scripted.body ?? {}, scripted.headers);
     const answer = this.serve(route, call, req);
+    await this.answerDelay();
     if (scripted?.afterServing === 'drop') return void res.socket?.destroy();
     if (answer.location) {
       call.status = 302;
@@ -470,6 +490,19 @@ export class LinkedInStandIn {
       : (content?.multiImage?.images ?? []).map((i) => i.id);
     if (!imageIds.every((id) => this.images.get(String(id).replace('urn:li:image:', ''))?.bytes))
       return { status: 400, body: { status: 400, message: 'Image is not uploaded' } };
+    const day = (this.daily.get(String(body.author)) ?? []).filter(
+      (at) => at > Date.now() - 86_400_000,
+    );
+    this.daily.set(String(body.author), day);
+    if (day.length >= LINKEDIN_DAILY_POSTS)
+      return {
+        status: 429,
+        body: {
+          status: 429,
+          message:
+            'Resource level throttle APPLICATION_AND_MEMBER DAY limit for calls to this resource is reached.',
+        },
+      };
     const earlier = this.postsBy(String(body.author)).find(
       (post) => post.commentary === commentary,
     );
@@ -489,8 +522,10 @@ export class LinkedInStandIn {
       commentary,
       shown: readLittleText(commentary),
       content: body.content as Record<string, unknown> | undefined,
+      at: Date.now(),
     };
     this.posts.push(post);
+    day.push(Date.now());
     return { status: 201, body: {}, headers: { 'x-restli-id': post.urn } };
   }
 

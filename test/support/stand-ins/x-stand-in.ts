@@ -53,6 +53,8 @@ export interface MadePost {
   text: string;
   mediaIds: string[];
   replyTo: string | null;
+  /** When it was made. */
+  at: number;
 }
 
 interface IssuedCode {
@@ -137,6 +139,19 @@ export class XStandIn {
   private redirectUris: string[] = [];
   private consenting: string | null = null;
   private declining = false;
+  private latency = { ms: 0, jitterMs: 0 };
+
+  /** Answers leave `ms` (± `jitterMs`) after the call was served; it counts when it arrives. */
+  answerAfter(ms: number, jitterMs = 0): this {
+    this.latency = { ms, jitterMs };
+    return this;
+  }
+
+  private async answerDelay(): Promise<void> {
+    const { ms, jitterMs } = this.latency;
+    const wait = ms + (Math.random() * 2 - 1) * jitterMs;
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  }
   private server?: Server;
   private nextId = 1_900_000_000_000_000_000n;
 
@@ -271,6 +286,7 @@ export class XStandIn {
     if (scripted?.status !== undefined)
       return this.reply(res, call, scripted.status, scripted.body ?? {}, scripted.headers);
     const answer = this.serve(route, call, req);
+    await this.answerDelay();
     if (scripted?.afterServing === 'drop') return void res.socket?.destroy();
     if (answer.location) {
       call.status = 302;
@@ -474,7 +490,7 @@ export class XStandIn {
         .some((post) => post.text === text)
     )
       return { status: 403, body: DUPLICATE, headers };
-    const post = { id: this.id(), authorId: user.id, text, mediaIds, replyTo };
+    const post = { id: this.id(), authorId: user.id, text, mediaIds, replyTo, at: Date.now() };
     this.posts.push(post);
     return {
       status: 201,
