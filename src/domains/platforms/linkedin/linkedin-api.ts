@@ -3,6 +3,7 @@ import { Dispatcher, request } from 'undici';
 import type { AppConfig } from '../../../infrastructure/config/config';
 import { InjectConfig } from '../../../infrastructure/config/config.module';
 import { Metrics, type PlatformCallOutcome } from '../../../infrastructure/metrics/metrics.service';
+import { noAnswer } from '../one-post';
 import { linkedInSettings } from './linkedin-settings';
 
 export const LINKEDIN_TIMEOUT_MS = 15_000;
@@ -72,7 +73,6 @@ export class LinkedInTransportError extends Error {
   }
 }
 
-const NOT_SENT_CODES = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT'];
 const DEFAULT_RATE_LIMIT_WAIT_MS = 60_000;
 
 interface Call {
@@ -332,12 +332,6 @@ function apiError(status: number, body: unknown, headers: Dispatcher.ResponseDat
 }
 
 function transportError(name: LinkedInCall, error: unknown): LinkedInTransportError {
-  const failure = error as { code?: unknown; name?: unknown; cause?: { code?: unknown } };
-  const code = [failure?.code, failure?.cause?.code].find((c) => typeof c === 'string') as
-    string | undefined;
-  const reason = code ?? (typeof failure?.name === 'string' ? failure.name : 'Error');
-  return new LinkedInTransportError(
-    `LinkedIn ${name} failed: ${reason}`,
-    !NOT_SENT_CODES.includes(code ?? ''),
-  );
+  const { message, sent } = noAnswer('LinkedIn', name, error);
+  return new LinkedInTransportError(message, sent);
 }

@@ -1,6 +1,4 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import type { Readable } from 'node:stream';
-import { buffer } from 'node:stream/consumers';
 import type { AppConfig } from '../../../infrastructure/config/config';
 import { InjectConfig } from '../../../infrastructure/config/config.module';
 import { STORAGE_DRIVER, type StorageDriver } from '../../../infrastructure/storage/storage-driver';
@@ -12,7 +10,7 @@ import {
   type PlatformPublisher,
   type SendTarget,
 } from '../platform';
-import { openStoredStream } from '../stored-file';
+import { onePost, refuseUntellableRetry, storedBytes } from '../one-post';
 import { LinkedInApi, LinkedInApiError, LinkedInTransportError } from './linkedin-api';
 import { credentialsOf, type LinkedInCredentials } from './linkedin-credentials';
 import { littleText } from './linkedin-text';
@@ -32,20 +30,13 @@ export class LinkedInPublisher implements PlatformPublisher {
   ) {}
 
   plan(text: string, media: OutgoingMedia[]): DeliveryStep[] {
-    const kind = media.length === 0 ? 'text' : media.length === 1 ? 'single' : 'album';
-    return [{ kind, text, media, cost: 1 }];
+    return onePost(text, media);
   }
 
   async send(secret: string, target: SendTarget, step: DeliveryStep): Promise<PlatformMessage[]> {
     const credentials = credentialsOf(secret);
     const commentary = littleText(step.text ?? '');
-    if (target.retry && commentary.trim() === '' && step.media.length > 0)
-      throw new DeliveryError(
-        'rejected',
-        'An earlier try of this post may have reached LinkedIn, and a post with images only cannot be told apart from it; publish again to retry',
-        null,
-        'delivery_unconfirmed',
-      );
+    refuseUntellableRetry('LinkedIn', target, step);
     const timeoutMs = this.config.publication.sendTimeoutMs;
     // A comment's text is plain: only a post's commentary is little text.
     if (target.replyTo)
@@ -118,13 +109,7 @@ export class LinkedInPublisher implements PlatformPublisher {
     medium: OutgoingMedia,
     timeoutMs: number,
   ): Promise<string> {
-    const opened: Readable[] = [];
-    let bytes: Buffer;
-    try {
-      bytes = await buffer(await openStoredStream(this.storage, medium, opened));
-    } finally {
-      for (const stream of opened) stream.destroy();
-    }
+    const bytes = await storedBytes(this.storage, medium);
     try {
       const { uploadUrl, image } = await this.api.initializeUpload(
         credentials.accessToken,

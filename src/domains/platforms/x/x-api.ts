@@ -4,6 +4,7 @@ import { request } from 'undici';
 import type { AppConfig } from '../../../infrastructure/config/config';
 import { InjectConfig } from '../../../infrastructure/config/config.module';
 import { Metrics, type PlatformCallOutcome } from '../../../infrastructure/metrics/metrics.service';
+import { noAnswer } from '../one-post';
 import { xSettings } from './x-settings';
 
 export const X_TIMEOUT_MS = 15_000;
@@ -57,7 +58,6 @@ export class XTransportError extends Error {
   }
 }
 
-const NOT_SENT_CODES = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT'];
 const DEFAULT_RATE_LIMIT_WAIT_MS = 60_000;
 
 /** X's official client, but the token endpoint by hand: the client's posts only to api.x.com. */
@@ -231,11 +231,8 @@ export function rateLimitWaitMs(headerOf: (name: string) => string | null, now =
 }
 
 function transportError(name: XCall, error: unknown): XTransportError {
-  const failure = error as { code?: unknown; name?: unknown; cause?: { code?: unknown } };
-  const code = [failure?.code, failure?.cause?.code].find((c) => typeof c === 'string') as
-    string | undefined;
-  const reason = code ?? (typeof failure?.name === 'string' ? failure.name : 'Error');
-  return new XTransportError(`X ${name} failed: ${reason}`, !NOT_SENT_CODES.includes(code ?? ''));
+  const { message, sent } = noAnswer('X', name, error);
+  return new XTransportError(message, sent);
 }
 
 function header(value: string | string[] | undefined): string | null {

@@ -1,6 +1,4 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import type { Readable } from 'node:stream';
-import { buffer } from 'node:stream/consumers';
 import type { AppConfig } from '../../../infrastructure/config/config';
 import { InjectConfig } from '../../../infrastructure/config/config.module';
 import { STORAGE_DRIVER, type StorageDriver } from '../../../infrastructure/storage/storage-driver';
@@ -12,7 +10,7 @@ import {
   type PlatformPublisher,
   type SendTarget,
 } from '../platform';
-import { openStoredStream } from '../stored-file';
+import { onePost, refuseUntellableRetry, storedBytes } from '../one-post';
 import { XApi, XApiError, XTransportError, type XPost } from './x-api';
 import { credentialsOf, type XCredentials } from './x-credentials';
 
@@ -30,21 +28,13 @@ export class XPublisher implements PlatformPublisher {
   ) {}
 
   plan(text: string, media: OutgoingMedia[]): DeliveryStep[] {
-    const kind = media.length === 0 ? 'text' : media.length === 1 ? 'single' : 'album';
-    return [{ kind, text, media, cost: 1 }];
+    return onePost(text, media);
   }
 
   async send(secret: string, target: SendTarget, step: DeliveryStep): Promise<PlatformMessage[]> {
     const credentials = credentialsOf(secret);
     const text = step.text ?? '';
-    if (target.retry && text.trim() === '' && step.media.length > 0)
-      // Without text X cannot tell the post apart from the one an earlier try may have made.
-      throw new DeliveryError(
-        'rejected',
-        'An earlier try of this post may have reached X, and a post with images only cannot be told apart from it; publish again to retry',
-        null,
-        'delivery_unconfirmed',
-      );
+    refuseUntellableRetry('X', target, step);
     const timeoutMs = this.config.publication.sendTimeoutMs;
     try {
       const mediaIds: string[] = [];
@@ -71,13 +61,7 @@ export class XPublisher implements PlatformPublisher {
     medium: OutgoingMedia,
     timeoutMs: number,
   ): Promise<string> {
-    const opened: Readable[] = [];
-    let bytes: Buffer;
-    try {
-      bytes = await buffer(await openStoredStream(this.storage, medium, opened));
-    } finally {
-      for (const stream of opened) stream.destroy();
-    }
+    const bytes = await storedBytes(this.storage, medium);
     try {
       const id = await this.api.uploadImage(credentials.accessToken, bytes, timeoutMs);
       if (medium.altText)
