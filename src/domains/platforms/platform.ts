@@ -20,6 +20,8 @@ export interface Platform {
   /** True when an account may carry limits of its own (an instance's), read when it connects. */
   readonly accountLimits: boolean;
   measureText(text: string, limits: PlatformLimits): number;
+  /** Where the platform limits links (`limits.links_max`): the different links of a text. */
+  links?(text: string): string[];
   /** A media rule beyond kinds, count and sizes: the refusal's message, or null when fine. */
   mediaProblem?(media: readonly MediaToCheck[], limits: PlatformLimits): string | null;
   /** The platform deduplicates a retry by its key: an unknown outcome is retried, never doubled. */
@@ -94,6 +96,8 @@ export interface DeliveryStep {
 
 export type DeliveryFailure =
   | 'rate_limited'
+  /** The platform is still preparing what the send needs (a video): ask again later, no failure. */
+  | 'not_ready'
   /** Not delivered, worth retrying with backoff (5xx, refused connection). */
   | 'transient'
   /** The credentials are refused: the account needs reconnecting. */
@@ -112,6 +116,7 @@ export type TargetFailureCode =
   | 'delivery_failed'
   | 'delivery_unconfirmed'
   | 'media_unavailable'
+  | 'media_url_not_public'
   | 'platform_rejected'
   | 'platform_unsupported'
   | PlatformErrorCode;
@@ -136,6 +141,9 @@ export interface SendTarget {
   tid: string;
   /** An earlier try of this very message may have reached the platform. */
   retry: boolean;
+  progress: string | null;
+  /** Keeps what the platform made toward this step (a container) for every later try. */
+  keep(progress: string): Promise<void>;
 }
 
 export interface PlatformMessage {

@@ -223,7 +223,7 @@ export class TargetDelivery {
     try {
       sent = await run.publisher!.send(
         run.credentials!,
-        sendTarget(run.target, state.step, state.retry),
+        this.sendTarget(run.target, state.step, state.retry),
         steps[state.step],
       );
     } catch (error) {
@@ -258,6 +258,23 @@ export class TargetDelivery {
       await this.repo.markChannelMissing(target.id, false).catch(() => undefined);
     if (postPublished) return { at: 'done', postPublished: true };
     return this.ready(run, state.step + 1, false, false);
+  }
+
+  /** `<tid>-<target id in base 36>-<step>`: at most 24 characters, the same on every try. */
+  private sendTarget(target: DeliveryTarget, step: number, retry: boolean): SendTarget {
+    const kept = target.send_progress;
+    return {
+      accountId: target.account_id,
+      chatId: target.chat_id,
+      key: `${target.delivery_key}-${target.id.toString(36)}-${step}`,
+      tid: target.delivery_key,
+      retry,
+      progress: kept?.step === step ? kept.value : null,
+      keep: async (value) => {
+        await this.repo.keepProgress(target.id, step, value);
+        target.send_progress = { step, value };
+      },
+    };
   }
 
   /** Credentials in clear, an expiring access token renewed first (a test post sends nothing). */
@@ -318,6 +335,7 @@ export class TargetDelivery {
       failure = new DeliveryError('transient', failure.message);
     switch (failure.failure) {
       case 'rate_limited':
+      case 'not_ready':
         // The platform said how long to wait; that is not a failure of ours.
         await this.repo.sendNotDelivered(target.id, false);
         return { at: 'later', inMs: failure.retryAfterMs ?? 1000 };
@@ -348,15 +366,4 @@ export class TargetDelivery {
 
 function failed(code: TargetFailureCode, message: string): FinalState {
   return { at: 'failed', code, message };
-}
-
-/** `<tid>-<target id in base 36>-<step>`: at most 24 characters, the same on every try. */
-function sendTarget(target: DeliveryTarget, step: number, retry: boolean): SendTarget {
-  return {
-    accountId: target.account_id,
-    chatId: target.chat_id,
-    key: `${target.delivery_key}-${target.id.toString(36)}-${step}`,
-    tid: target.delivery_key,
-    retry,
-  };
 }
