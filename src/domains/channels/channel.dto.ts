@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import type { TextUnit } from '../platforms/platform-answers';
 import {
   EXAMPLE_CHANNEL_ID,
   EXAMPLE_PLATFORM,
@@ -36,6 +37,12 @@ export class ChannelDto {
   needs_reconnect!: boolean;
 }
 
+const OWN = PLATFORM_DESCRIPTORS.flatMap((platform) =>
+  platform.textUnit ? [platform.textUnit] : [],
+);
+const TEXT_UNITS = ['utf16', 'graphemes', ...OWN.map((unit) => unit.name)];
+const OWN_UNITS = OWN.map((unit) => `; \`${unit.name}\`: ${unit.description}`).join('');
+
 /** The most bytes one file may have, per media kind; a kind the platform does not take is absent. */
 export class MediaMaxBytesDto {
   @ApiPropertyOptional({ example: 52428800 }) image?: number;
@@ -48,12 +55,11 @@ export class ChannelLimitsDto {
   text_max!: number;
 
   @ApiProperty({
-    enum: ['utf16', 'graphemes'],
-    description:
-      'How text is counted: UTF-16 code units, or graphemes (characters as people see them)',
+    enum: TEXT_UNITS,
+    description: `How text is counted: UTF-16 code units, or graphemes (characters as people see them)${OWN_UNITS}`,
     example: 'utf16',
   })
-  text_unit!: 'utf16' | 'graphemes';
+  text_unit!: TextUnit;
 
   @ApiProperty({ description: 'The most media files in one post', example: 10 })
   media_max!: number;
@@ -81,6 +87,12 @@ export class ChannelLimitsDto {
     example: 23,
   })
   url_length?: number;
+
+  @ApiPropertyOptional({
+    description: 'The most different links (http(s) or www.) one text may hold',
+    example: 5,
+  })
+  links_max?: number;
 }
 
 /** A channel as channel lists show it: with its public link and its platform's limits. */

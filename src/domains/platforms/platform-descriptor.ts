@@ -55,6 +55,8 @@ export interface PlatformDescriptor<Name extends string = string> {
   /** Present when accounts (also) connect through OAuth (`POST …/connections`). */
   readonly oauth?: OAuthMethod;
   readonly channels: ChannelMethod | null;
+  /** A `text_unit` of the platform's own, and how it counts. */
+  readonly textUnit?: { readonly name: string; readonly description: string };
   readonly examples: {
     readonly channelRef: string;
     readonly channelId: string;

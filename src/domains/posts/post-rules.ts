@@ -4,6 +4,7 @@ import type { MediaType } from '../media/media-asset.entity';
 import { MAX_MEDIA_BYTES } from '../media/media-kinds';
 import type { MediaToCheck, Platform } from '../platforms/platform';
 import type { PlatformLimits } from '../platforms/platform-answers';
+import { PLATFORM_DESCRIPTORS } from '../platforms/platforms';
 import type { ResolvedChannel } from './post-rows';
 import { MAX_MEDIA_PER_POST, MAX_TEXT_LENGTH } from './post-state';
 
@@ -100,7 +101,7 @@ function limitsOfOne(
     problems.push({ code, message, field, channel_ref: channelRef });
   const length = platform.measureText(text, limits);
   if (length > limits.text_max) {
-    const unit = limits.text_unit === 'utf16' ? 'UTF-16 code units' : 'characters';
+    const unit = unitName(limits.text_unit);
     const links = limits.url_length ? `, each link counting ${limits.url_length}` : '';
     problem(
       'text_too_long',
@@ -114,6 +115,13 @@ function limitsOfOne(
       'text_too_long',
       'text',
       `${name} takes at most ${limits.text_max_bytes} bytes of text (UTF-8); this text has ${bytes}`,
+    );
+  const links = limits.links_max === undefined ? [] : (platform.links?.(text) ?? []);
+  if (limits.links_max !== undefined && links.length > limits.links_max)
+    problem(
+      'too_many_links',
+      'text',
+      `${name} takes at most ${limits.links_max} different links in a post; this text has ${links.length}`,
     );
   if (media.length > limits.media_max)
     problem(
@@ -144,6 +152,12 @@ function limitsOfOne(
   return problems;
 }
 
+function unitName(unit: string): string {
+  if (unit === 'utf16') return 'UTF-16 code units';
+  const own = PLATFORM_DESCRIPTORS.find((platform) => platform.textUnit?.name === unit);
+  return own ? own.textUnit!.description : 'characters';
+}
+
 const ALL_MEDIA_TYPES: readonly MediaType[] = ['image', 'video'];
 
 /** No post valid by the body's rules can break the limits: create then skips the lookups. */
@@ -153,6 +167,7 @@ export function fitsEveryPost(platform: Platform): boolean {
     !platform.accountLimits &&
     !platform.mediaProblem &&
     limits.text_max_bytes === undefined &&
+    limits.links_max === undefined &&
     platform.measureText('x'.repeat(MAX_TEXT_LENGTH), limits) <= limits.text_max &&
     limits.text_unit === 'utf16' &&
     limits.media_max >= MAX_MEDIA_PER_POST &&
