@@ -3,9 +3,10 @@ import { DISCORD } from './discord/discord.descriptor';
 import { MASTODON } from './mastodon/mastodon.descriptor';
 import type { PlatformDescriptor } from './platform-descriptor';
 import { TELEGRAM } from './telegram/telegram.descriptor';
+import { THREADS } from './threads/threads.descriptor';
 
 /** In the documentation's order; a new platform is its folder and one line here. */
-const REGISTERED = [TELEGRAM, DISCORD, MASTODON, BLUESKY] as const;
+const REGISTERED = [TELEGRAM, DISCORD, MASTODON, BLUESKY, THREADS] as const;
 
 export const PLATFORM_DESCRIPTORS: readonly PlatformDescriptor[] = REGISTERED;
 
