@@ -1,0 +1,94 @@
+import { request } from 'undici';
+import { freePort } from '../free-port';
+import { ThreadsServer, type Profile } from '../stand-ins/threads-server';
+import { startTestApp, type TestApp } from '../test-app';
+import { Factory, type SignedInUser, type TestProject } from './factories';
+
+export const THREADS_APP = { id: '990602627938098', secret: 'threads-app-secret-0123456789' };
+
+/** Herald listens here, the address Meta fetches media from (allowed by the operator's list). */
+const HERALD_HOST = '127.0.0.2';
+
+export interface ThreadsAccount {
+  id: number;
+  profile: Profile;
+  channelRef: string;
+}
+
+/**
+ * A Herald that Threads can reach: it listens on 127.0.0.2 with PUBLIC_BASE_URL there (the
+ * operator's allow list names it), its Threads app configured and pointed at the stand-in.
+ */
+export interface ThreadsWorld {
+  t: TestApp;
+  threads: ThreadsServer;
+  make: Factory;
+  publicBaseUrl: string;
+  /** The owner starts a connection, `profile` consents at Threads, the browser comes back. */
+  connect(owner: SignedInUser, project: TestProject, profile: Profile): Promise<ThreadsAccount>;
+  close(): Promise<void>;
+}
+
+export async function startWithThreads(env: Record<string, string> = {}): Promise<ThreadsWorld> {
+  const port = await freePort();
+  const publicBaseUrl = `http://${HERALD_HOST}:${port}`;
+  const threads = await new ThreadsServer({
+    ...THREADS_APP,
+    redirectUri: `${publicBaseUrl}/api/oauth/threads/callback`,
+  }).start();
+  let t: TestApp;
+  try {
+    t = await startTestApp({
+      PUBLIC_BASE_URL: publicBaseUrl,
+      OUTBOUND_ALLOW_CIDRS: `${HERALD_HOST}/32`,
+      THREADS_APP_ID: THREADS_APP.id,
+      THREADS_APP_SECRET: THREADS_APP.secret,
+      THREADS_GRAPH_URL: threads.url,
+      THREADS_AUTHORIZE_URL: `${threads.url}/oauth/authorize`,
+      ...env,
+    });
+    await t.app.listen(port, HERALD_HOST);
+  } catch (error) {
+    await threads.stop();
+    throw error;
+  }
+  const make = new Factory(t);
+  return {
+    t,
+    threads,
+    make,
+    publicBaseUrl,
+    async connect(owner, project, profile) {
+      threads.signIn(profile);
+      const started = await t.http
+        .post(`/api/projects/${project.id}/connections`)
+        .set('Authorization', owner.auth)
+        .send({ platform: 'threads' })
+        .expect(201);
+      const back = await consent(started.body.authorize_url as string);
+      const done = await t.http.get(`${back.pathname}${back.search}`).expect(200);
+      const { rows } = await t.db.query(
+        `SELECT id FROM accounts WHERE project_id = $1 AND external_id = $2 AND removed_at IS NULL`,
+        [project.id, profile.id],
+      );
+      if (!rows[0]) throw new Error(`No account after the callback: ${done.text}`);
+      const id = rows[0].id as number;
+      return { id, profile, channelRef: `threads:${id}:${profile.id}` };
+    },
+    async close() {
+      await t.close();
+      await threads.stop();
+    },
+  };
+}
+
+/** The browser at Threads' Authorization Window: where Threads sends it back (its `#_` dropped). */
+export async function consent(authorizeUrl: string): Promise<URL> {
+  const res = await request(authorizeUrl, { method: 'GET' });
+  await res.body.dump();
+  if (res.statusCode !== 302)
+    throw new Error(`The Authorization Window answered ${res.statusCode}`);
+  const back = new URL(String(res.headers.location));
+  back.hash = '';
+  return back;
+}
