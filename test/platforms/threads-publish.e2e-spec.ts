@@ -39,6 +39,7 @@ describe('Threads: publishing', () => {
     world = await startWithThreads({
       RATE_LIMIT_UPLOAD: '1000',
       RATE_LIMIT_PUBLISH: '1000',
+      RATE_LIMIT_CREATE_POST: '1000',
       RATE_LIMIT_OTHER: '1000',
     });
     ({ t, threads } = world);

@@ -24,6 +24,8 @@ export interface ThreadsWorld {
   threads: ThreadsServer;
   make: Factory;
   publicBaseUrl: string;
+  /** The variables the app was started with (another instance of it starts with them). */
+  env: Record<string, string>;
   /** The owner starts a connection, `profile` consents at Threads, the browser comes back. */
   connect(owner: SignedInUser, project: TestProject, profile: Profile): Promise<ThreadsAccount>;
   close(): Promise<void>;
@@ -36,16 +38,19 @@ export async function startWithThreads(env: Record<string, string> = {}): Promis
     ...THREADS_APP,
     redirectUri: `${publicBaseUrl}/api/oauth/threads/callback`,
   }).start();
+  const heraldEnv: Record<string, string> = {
+    PUBLIC_BASE_URL: publicBaseUrl,
+    OUTBOUND_ALLOW_CIDRS: `${HERALD_HOST}/32`,
+    THREADS_APP_ID: THREADS_APP.id,
+    THREADS_APP_SECRET: THREADS_APP.secret,
+    THREADS_GRAPH_URL: threads.url,
+    THREADS_AUTHORIZE_URL: `${threads.url}/oauth/authorize`,
+    ...env,
+  };
   let t: TestApp;
   try {
     t = await startTestApp({
-      PUBLIC_BASE_URL: publicBaseUrl,
-      OUTBOUND_ALLOW_CIDRS: `${HERALD_HOST}/32`,
-      THREADS_APP_ID: THREADS_APP.id,
-      THREADS_APP_SECRET: THREADS_APP.secret,
-      THREADS_GRAPH_URL: threads.url,
-      THREADS_AUTHORIZE_URL: `${threads.url}/oauth/authorize`,
-      ...env,
+      ...heraldEnv,
     });
     await t.app.listen(port, HERALD_HOST);
   } catch (error) {
@@ -58,6 +63,7 @@ export async function startWithThreads(env: Record<string, string> = {}): Promis
     threads,
     make,
     publicBaseUrl,
+    env: heraldEnv,
     async connect(owner, project, profile) {
       threads.signIn(profile);
       const started = await t.http

@@ -95,6 +95,8 @@ export class ThreadsServer {
   usedElsewhere = 0;
   /** Status reads a video container stays IN_PROGRESS. */
   videoReads = 2;
+  /** Processing of the next videos fails with this message. */
+  videoError: string | null = null;
   private readonly tokens = new Map<string, Token>();
   private readonly codes = new Map<string, { profile: Profile; redirectUri: string }>();
   private readonly scripts = new Map<ThreadsRoute, ThreadsScript[]>();
@@ -141,6 +143,12 @@ export class ThreadsServer {
   revoke(profile: Profile): void {
     for (const token of this.tokens.values())
       if (token.profile.id === profile.id) token.revoked = true;
+  }
+
+  /** Processing of the container ends now. */
+  finish(containerId: string): void {
+    const container = this.containers.get(containerId)!;
+    if (container.status === 'IN_PROGRESS') container.status = 'FINISHED';
   }
 
   /** The next calls of `route` (one script per call) answer as scripted. */
@@ -273,14 +281,12 @@ export class ThreadsServer {
         return {
           status: 200,
           body: {
-            data: own
-              .slice(0, 10)
-              .map((post) => ({
-                id: post.id,
-                permalink: post.permalink,
-                text: post.container.params.text ?? '',
-                timestamp: new Date(post.at).toISOString(),
-              })),
+            data: own.slice(0, 10).map((post) => ({
+              id: post.id,
+              permalink: post.permalink,
+              text: post.container.params.text ?? '',
+              timestamp: new Date(post.at).toISOString(),
+            })),
           },
         };
       }
@@ -371,6 +377,8 @@ export class ThreadsServer {
         };
       if (!fetched)
         Object.assign(container, { status: 'ERROR', errorMessage: 'FAILED_DOWNLOADING_VIDEO' });
+      else if (type === 'VIDEO' && this.videoError)
+        Object.assign(container, { status: 'ERROR', errorMessage: this.videoError });
       else if (type === 'VIDEO')
         Object.assign(container, { status: 'IN_PROGRESS', readsLeft: this.videoReads });
     } else if (type === 'CAROUSEL') {

@@ -1,0 +1,400 @@
+import { getQueueToken } from '@nestjs/bull';
+import type { Queue } from 'bull';
+import { TokenSweep } from '../../src/domains/connections/renewal/token-sweep';
+import { SecretsService } from '../../src/infrastructure/config/secrets.service';
+import type { SignedInUser, TestProject } from '../support/factories/factories';
+import { projectApi } from '../support/factories/project-api';
+import {
+  startWithThreads,
+  type ThreadsAccount,
+  type ThreadsWorld,
+} from '../support/factories/threads-world';
+import { targetsOf, waitForPostStatus, withWorkerPaused } from '../support/publication';
+import type { ThreadsServer, ThreadsScript } from '../support/stand-ins/threads-server';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { waitFor } from '../support/waits';
+import { WebhookReceiver } from '../support/webhook-receiver';
+
+const MINUTE = 60_000;
+
+/**
+ * What can go wrong between Herald and Threads, end to end: each class of Graph error, answers
+ * lost after Threads acted, media still processing, the profile's quota. Never a post twice.
+ */
+describe('Threads: delivery', () => {
+  let world: ThreadsWorld;
+  let t: TestApp;
+  let threads: ThreadsServer;
+  let owner: SignedInUser;
+  let project: TestProject;
+  let key: string;
+  let profiles = 0;
+  const { api, upload } = projectApi(() => ({ t, project, key }));
+  const connect = () =>
+    world.connect(owner, project, {
+      id: `1784160000${String(++profiles).padStart(5, '0')}`,
+      username: `deliver_${profiles}`,
+    });
+
+  beforeAll(async () => {
+    world = await startWithThreads({
+      RATE_LIMIT_UPLOAD: '1000',
+      RATE_LIMIT_PUBLISH: '1000',
+      RATE_LIMIT_CREATE_POST: '1000',
+      RATE_LIMIT_OTHER: '1000',
+      PUBLICATION_RETRY_BASE_MS: '100',
+      PUBLICATION_SEND_TIMEOUT_MS: '3000',
+    });
+    ({ t, threads } = world);
+    ({ owner, project, key } = await world.make.owner('Threads delivery'));
+  });
+
+  afterAll(async () => {
+    await world?.close();
+  });
+
+  const publish = async (to: ThreadsAccount, body: Record<string, unknown>) => {
+    const res = await api('post', '/posts')
+      .send({ ...body, targets: [{ channel_ref: to.channelRef }], publish_now: true })
+      .expect(201);
+    return res.body.id as number;
+  };
+  const postsOf = (to: ThreadsAccount) =>
+    threads.posts.filter((post) => post.userId === to.profile.id);
+  const queue = () => t.app.get<Queue>(getQueueToken('publication'));
+
+  /** The post waits (pending, no failure counted) in a delayed job; run it now. */
+  async function waitingThenRun(postId: number, atLeastMs: number): Promise<void> {
+    let delayed: Awaited<ReturnType<Queue['getDelayed']>> = [];
+    await waitFor(async () => {
+      delayed = (await queue().getDelayed()).filter((job) => job.data.postId === postId);
+      return delayed.length === 1;
+    });
+    const [job] = delayed;
+    // A delayed job's score in Bull's sorted set is its due time in ms, times 4096.
+    const score = Number(await queue().client.zscore(queue().toKey('delayed'), String(job.id)));
+    expect(Math.floor(score / 4096) - Date.now()).toBeGreaterThan(atLeastMs - 5_000);
+    const [target] = await targetsOf(t, postId);
+    expect(target).toMatchObject({ status: 'pending' });
+    const { rows } = await t.db.query('SELECT failures FROM post_targets WHERE post_id = $1', [
+      postId,
+    ]);
+    expect(rows[0].failures).toBe(0);
+    await job.promote();
+  }
+
+  describe("Meta's rate limits are waited out, never failures, never a second post", () => {
+    const limited = (code: number, headers: Record<string, string> = {}): ThreadsScript => ({
+      status: 400,
+      error: {
+        message: `(#${code}) Application request limit reached`,
+        type: 'OAuthException',
+        code,
+        is_transient: true,
+      },
+      headers,
+    });
+    it.each([
+      ['4 (application)', limited(4), 5 * MINUTE],
+      ['17 (user)', limited(17), 5 * MINUTE],
+      ['613 (custom)', limited(613), 5 * MINUTE],
+      [
+        '80002 with X-Business-Use-Case-Usage',
+        limited(80002, {
+          'X-Business-Use-Case-Usage': JSON.stringify({
+            '1784': [
+              {
+                type: 'threads',
+                call_count: 100,
+                total_cputime: 20,
+                total_time: 30,
+                estimated_time_to_regain_access: 12,
+              },
+            ],
+          }),
+        }),
+        12 * MINUTE,
+      ],
+    ])('code %s on threads_publish', async (_name, script, waitMs) => {
+      const to = await connect();
+      threads.script('publish', script);
+      const postId = await publish(to, { text: `Limited ${_name}` });
+      await waitingThenRun(postId, waitMs);
+      expect((await waitForPostStatus(t, postId)).status).toBe('published');
+      expect(postsOf(to)).toHaveLength(1);
+      // The container made before the limit is the one published.
+      expect(
+        threads.callsOf('create_container').filter((c) => c.path.includes(to.profile.id)),
+      ).toHaveLength(1);
+    });
+  });
+
+  it('a 5xx is retried; the container is read before it is published again', async () => {
+    const to = await connect();
+    threads.script('publish', {
+      status: 500,
+      error: {
+        message: 'An unexpected error has occurred. Please retry your request later.',
+        type: 'OAuthException',
+        code: 2,
+        is_transient: true,
+      },
+    });
+    const postId = await publish(to, { text: 'Through a 5xx' });
+    expect((await waitForPostStatus(t, postId)).status).toBe('published');
+    expect(postsOf(to)).toHaveLength(1);
+  });
+
+  it("a refusal fails the target threads_rejected with Meta's message and code", async () => {
+    const to = await connect();
+    threads.script('create_container', {
+      status: 400,
+      error: {
+        message: 'The parameter text is too long',
+        type: 'OAuthException',
+        code: 100,
+        error_subcode: 4279009,
+      },
+    });
+    const postId = await publish(to, { text: 'Refused' });
+    expect((await waitForPostStatus(t, postId)).status).toBe('failed');
+    const [target] = await targetsOf(t, postId);
+    expect(target).toMatchObject({
+      error_code: 'threads_rejected',
+      error_message:
+        'Threads refused the post: The parameter text is too long (code 100, subcode 4279009)',
+    });
+    expect(postsOf(to)).toHaveLength(0);
+  });
+
+  it('a video Threads cannot process fails threads_rejected with its reason, never published', async () => {
+    const to = await connect();
+    threads.videoError = 'FAILED_PROCESSING_VIDEO';
+    try {
+      const postId = await publish(to, { text: 'Broken', media_ids: [await upload('sample.mp4')] });
+      expect((await waitForPostStatus(t, postId)).status).toBe('failed');
+      const [target] = await targetsOf(t, postId);
+      expect(target.error_code).toBe('threads_rejected');
+      expect(target.error_message).toContain('FAILED_PROCESSING_VIDEO');
+    } finally {
+      threads.videoError = null;
+    }
+    expect(postsOf(to)).toHaveLength(0);
+  });
+
+  it('a dead token (190) flags the account once, with one channel.needs_reconnect event', async () => {
+    const receiver = await new WebhookReceiver('127.0.0.2').start();
+    try {
+      const to = await connect();
+      await api('post', '/webhooks')
+        .send({ url: receiver.url('/dead'), events: ['channel.needs_reconnect'] })
+        .expect(201);
+      threads.revoke(to.profile);
+      const first = await publish(to, { text: 'Dead token' });
+      expect((await waitForPostStatus(t, first)).status).toBe('failed');
+      expect((await targetsOf(t, first))[0]).toMatchObject({
+        error_code: 'account_needs_reconnect',
+      });
+      expect((await targetsOf(t, first))[0].error_message).toContain(
+        'Error validating access token',
+      );
+      const second = await api('post', '/posts')
+        .send({ text: 'Again', targets: [{ channel_ref: to.channelRef }], publish_now: true })
+        .expect(400);
+      expect(second.body.error.code).toBe('channel_needs_reconnect');
+      const { rows } = await t.db.query(
+        `SELECT e.type FROM webhook_events e WHERE e.project_id = $1 AND e.type = 'channel.needs_reconnect' AND e.data->>'account_id' = $2`,
+        [project.id, String(to.id)],
+      );
+      expect(rows).toHaveLength(1);
+      const account = await t.db.query('SELECT needs_reconnect FROM accounts WHERE id = $1', [
+        to.id,
+      ]);
+      expect(account.rows[0].needs_reconnect).toBe(true);
+    } finally {
+      await receiver.stop();
+    }
+  });
+
+  it('media Meta could not fetch (PUBLIC_BASE_URL private on the worker) fail media_url_not_public naming the setting; text still goes', async () => {
+    const to = await connect();
+    const images = () =>
+      threads.callsOf('create_container').filter((c) => c.params.image_url).length;
+    const imagesBefore = images();
+    const hidden = await startTestApp(
+      { ...world.env, PUBLIC_BASE_URL: 'http://10.1.2.3:3000', OUTBOUND_ALLOW_CIDRS: '' },
+      { shareWith: t },
+    );
+    try {
+      await withWorkerPaused(t, async () => {
+        const withMedia = await publish(to, {
+          text: 'Picture',
+          media_ids: [await upload('sample.jpg')],
+        });
+        expect((await waitForPostStatus(t, withMedia)).status).toBe('failed');
+        const [target] = await targetsOf(t, withMedia);
+        expect(target.error_code).toBe('media_url_not_public');
+        expect(target.error_message).toContain('PUBLIC_BASE_URL (http://10.1.2.3:3000)');
+        const text = await publish(to, { text: 'Words only' });
+        expect((await waitForPostStatus(t, text)).status).toBe('published');
+      });
+    } finally {
+      await hidden.close();
+    }
+    expect(images()).toBe(imagesBefore);
+  });
+
+  describe('exactly once', () => {
+    it('the answer of threads_publish lost: the container reads PUBLISHED, delivered once with its id and link', async () => {
+      const to = await connect();
+      threads.script('publish', { afterServing: 'drop' });
+      const postId = await publish(to, { text: 'Answer lost' });
+      expect((await waitForPostStatus(t, postId)).status).toBe('published');
+      expect(postsOf(to)).toHaveLength(1);
+      expect(threads.callsOf('publish').filter((c) => c.path.includes(to.profile.id))).toHaveLength(
+        1,
+      );
+      const [post] = postsOf(to);
+      const answer = await api('get', `/posts/${postId}`).expect(200);
+      expect(answer.body.targets[0]).toMatchObject({
+        status: 'published',
+        url: post.permalink,
+        messages: [{ id: post.id, url: post.permalink }],
+      });
+    });
+
+    it('a video still processing after the bounded wait is kept and published once it is FINISHED', async () => {
+      const to = await connect();
+      threads.videoReads = 1_000;
+      let postId: number;
+      try {
+        postId = await publish(to, { text: 'Slow video', media_ids: [await upload('sample.mp4')] });
+        await waitingThenRun(postId, 1_000);
+      } finally {
+        threads.videoReads = 2;
+      }
+      // The promoted run meets the same container still processing: waiting again, never publishing.
+      await waitFor(async () =>
+        (await queue().getDelayed()).some((job) => job.data.postId === postId),
+      );
+      const made = threads
+        .callsOf('create_container')
+        .filter((c) => c.path.includes(to.profile.id));
+      expect(made).toHaveLength(1);
+      expect(threads.unfinishedPublishes).toEqual([]);
+      const [container] = [...threads.containers.values()].filter(
+        (c) => c.userId === to.profile.id,
+      );
+      threads.finish(container.id);
+      const [job] = (await queue().getDelayed()).filter((j) => j.data.postId === postId);
+      await job.promote();
+      expect((await waitForPostStatus(t, postId)).status).toBe('published');
+      expect(postsOf(to)).toHaveLength(1);
+      expect(postsOf(to)[0].container.id).toBe(container.id);
+    });
+  });
+
+  it("the profile's quota used up (read from threads_publishing_limit): the post waits, nothing is made", async () => {
+    const to = await connect();
+    threads.usedElsewhere = 250;
+    try {
+      const postId = await publish(to, { text: 'Over quota' });
+      await waitFor(async () =>
+        (await queue().getDelayed()).some((job) => job.data.postId === postId),
+      );
+      expect(
+        threads.callsOf('create_container').filter((c) => c.path.includes(to.profile.id)),
+      ).toHaveLength(0);
+      threads.usedElsewhere = 0;
+      await waitingThenRun(postId, 5 * MINUTE);
+      expect((await waitForPostStatus(t, postId)).status).toBe('published');
+    } finally {
+      threads.usedElsewhere = 0;
+    }
+  });
+
+  describe('renewing the token', () => {
+    /** As if the token was given `ageMs` ago and expires in `expiresInMs` (Meta agreeing). */
+    async function age(to: ThreadsAccount, ageMs: number, expiresInMs: number) {
+      const secrets = t.app.get(SecretsService);
+      const { rows } = await t.db.query(
+        'SELECT credentials_encrypted FROM accounts WHERE id = $1',
+        [to.id],
+      );
+      const secret = JSON.parse(secrets.open(rows[0].credentials_encrypted as string)) as Record<
+        string,
+        unknown
+      >;
+      secret.issued_at_ms = Date.now() - ageMs;
+      secret.expires_at_ms = Date.now() + expiresInMs;
+      await t.db.query(
+        `UPDATE accounts SET credentials_encrypted = $2, token_expires_at = now() + make_interval(secs => $3::float8 / 1000),
+                token_obtained_at = now() - make_interval(secs => $4::float8 / 1000) WHERE id = $1`,
+        [to.id, secrets.seal(JSON.stringify(secret)), expiresInMs, ageMs],
+      );
+      threads.age(to.profile, ageMs);
+      return secret.access_token as string;
+    }
+
+    it('at a send, a token expiring within 5 minutes is renewed first (th_refresh_token)', async () => {
+      const to = await connect();
+      const old = await age(to, 59 * 24 * 60 * MINUTE, 2 * MINUTE);
+      const postId = await publish(to, { text: 'After a renewal' });
+      expect((await waitForPostStatus(t, postId)).status).toBe('published');
+      const [refresh] = threads
+        .callsOf('refresh_token')
+        .filter((c) => c.params.access_token === old);
+      expect(refresh).toMatchObject({ method: 'GET', path: '/refresh_access_token', status: 200 });
+      const [made] = threads
+        .callsOf('create_container')
+        .filter((c) => c.path.includes(to.profile.id));
+      expect(made.params.access_token).not.toBe(old);
+      const { rows } = await t.db.query('SELECT token_expires_at FROM accounts WHERE id = $1', [
+        to.id,
+      ]);
+      expect(Date.parse(rows[0].token_expires_at as string) - Date.now()).toBeGreaterThan(
+        59 * 24 * 60 * MINUTE,
+      );
+    });
+
+    it('the sweep renews a token within a day of its expiry; a dead one flags its account once', async () => {
+      const [alive, dead] = [await connect(), await connect()];
+      const old = await age(alive, 59 * 24 * 60 * MINUTE, 12 * 60 * MINUTE);
+      await age(dead, 59 * 24 * 60 * MINUTE, 12 * 60 * MINUTE);
+      threads.revoke(dead.profile);
+      expect(await t.app.get(TokenSweep).sweep()).toBe(1);
+      expect(
+        threads.callsOf('refresh_token').filter((c) => c.params.access_token === old),
+      ).toHaveLength(1);
+      const { rows } = await t.db.query(
+        'SELECT id, needs_reconnect, token_expires_at FROM accounts WHERE id = ANY($1) ORDER BY id',
+        [[alive.id, dead.id]],
+      );
+      expect(rows.map((r) => r.needs_reconnect)).toEqual([false, true]);
+      expect(Date.parse(rows[0].token_expires_at as string) - Date.now()).toBeGreaterThan(
+        59 * 24 * 60 * MINUTE,
+      );
+      // Renewed, the account's token is the new one; the dead one is never asked again.
+      expect(await t.app.get(TokenSweep).sweep()).toBe(0);
+      const postId = await publish(alive, { text: 'With the renewed token' });
+      expect((await waitForPostStatus(t, postId)).status).toBe('published');
+    });
+
+    it('a token under a day old is not sent to renewal: it is used as it is, the account never flagged', async () => {
+      const to = await connect();
+      const token = await age(to, 60 * MINUTE, 2 * MINUTE);
+      const refreshes = threads.callsOf('refresh_token').length;
+      const postId = await publish(to, { text: 'Young token' });
+      expect((await waitForPostStatus(t, postId)).status).toBe('published');
+      expect(threads.callsOf('refresh_token')).toHaveLength(refreshes);
+      const [made] = threads
+        .callsOf('create_container')
+        .filter((c) => c.path.includes(to.profile.id));
+      expect(made.params.access_token).toBe(token);
+      const { rows } = await t.db.query('SELECT needs_reconnect FROM accounts WHERE id = $1', [
+        to.id,
+      ]);
+      expect(rows[0].needs_reconnect).toBe(false);
+    });
+  });
+});
