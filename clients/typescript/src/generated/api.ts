@@ -42,8 +42,8 @@ export interface MediaMaxBytesDto {
 export interface ChannelLimitsDto {
   /** The longest text, counted in `text_unit` */
   text_max: number;
-  /** How text is counted: UTF-16 code units, or graphemes (characters as people see them) */
-  text_unit: 'utf16' | 'graphemes';
+  /** How text is counted: UTF-16 code units, or graphemes (characters as people see them); `threads`: characters as people see them, each emoji counting its UTF-8 bytes */
+  text_unit: 'utf16' | 'graphemes' | 'threads';
   /** The most media files in one post */
   media_max: number;
   /** The media kinds the platform takes */
@@ -53,14 +53,16 @@ export interface ChannelLimitsDto {
   text_max_bytes?: number;
   /** Where the platform counts every http(s) link as this many characters whatever its length */
   url_length?: number;
+  /** The most different links (http(s) or www.) one text may hold */
+  links_max?: number;
 }
 
 export interface ChannelListItemDto {
   /** `{platform}:{account_id}:{channel_id}`, the channel id being everything after the second colon (a channel id may hold colons itself); use it as channel_ref */
   id: string;
-  platform: 'telegram' | 'discord' | 'mastodon' | 'bluesky';
+  platform: 'telegram' | 'discord' | 'mastodon' | 'bluesky' | 'threads';
   account_id: number;
-  /** The channel’s id on its platform, as text: a Telegram chat id (may be negative), a Discord channel id, a Mastodon account id, a Bluesky DID */
+  /** The channel’s id on its platform, as text: a Telegram chat id (may be negative), a Discord channel id, a Mastodon account id, a Bluesky DID, a Threads user id */
   channel_id: string;
   title: string;
   username: string | null;
@@ -70,10 +72,12 @@ export interface ChannelListItemDto {
   limits: ChannelLimitsDto;
   /** When a send was last answered by the platform that this channel does not exist (deleted, or the account no longer in it): its targets fail `<platform>_rejected` with the platform's words. Null while the channel is fine; the next delivery to it clears it. */
   missing_since: string | null;
+  /** When the account must be connected again at the latest, because nothing can renew its access after that (a token without a refresh token, or a refresh token that expires itself). Null when its access renews itself or never expires. */
+  reconnect_by: string | null;
 }
 
 export interface StartConnectionDto {
-  platform: 'mastodon';
+  platform: 'mastodon' | 'threads';
   /** Absolute http(s) URL the browser is sent to when the connection is over, with `status=connected&account_id=<id>` or `status=error&error=<code>` added to its query. Without it, Herald shows a small page saying what happened. */
   redirect_url?: string;
   /** Mastodon: the address of the account's instance (http or https; kept as its origin). A user's address: it must be public unless OUTBOUND_ALLOW_CIDRS lists it (else invalid_url or url_not_allowed) */
