@@ -2,61 +2,20 @@ import { randomBytes } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { request } from 'undici';
+import {
+  invalidToken,
+  oauthError,
+  readBody,
+  routeOf,
+  type Container,
+  type Profile,
+  type PublishedPost,
+  type RecordedThreadsCall,
+  type ThreadsRoute,
+  type ThreadsScript,
+} from './threads-graph-protocol';
 
-/** The calls the stand-in answers, by the name a script or a recorded call uses. */
-export type ThreadsRoute =
-  | 'authorize'
-  | 'token'
-  | 'long_lived_token'
-  | 'refresh_token'
-  | 'me'
-  | 'create_container'
-  | 'container'
-  | 'publish'
-  | 'media'
-  | 'publishing_limit'
-  | 'recent_posts';
-
-export interface RecordedThreadsCall {
-  route: ThreadsRoute | 'unknown';
-  method: string;
-  path: string;
-  /** Query and form parameters together; `access_token` among them. */
-  params: Record<string, string>;
-  status: number | null;
-}
-
-export interface ThreadsScript {
-  status?: number;
-  /** Meta's error object (`{message, type, code, error_subcode}`). */
-  error?: Record<string, unknown>;
-  headers?: Record<string, string>;
-  /** Serve the call, then close the connection unanswered (the answer lost). */
-  afterServing?: 'drop';
-}
-
-export interface Profile {
-  id: string;
-  username: string;
-}
-
-export interface Container {
-  id: string;
-  userId: string;
-  params: Record<string, string>;
-  status: 'IN_PROGRESS' | 'FINISHED' | 'PUBLISHED' | 'ERROR' | 'EXPIRED';
-  errorMessage?: string;
-  /** Status reads still answered IN_PROGRESS. */
-  readsLeft: number;
-}
-
-export interface PublishedPost {
-  id: string;
-  userId: string;
-  container: Container;
-  permalink: string;
-  at: number;
-}
+export type { Container, Profile, PublishedPost, RecordedThreadsCall, ThreadsRoute, ThreadsScript };
 
 interface Token {
   profile: Profile;
@@ -67,15 +26,6 @@ interface Token {
 
 const DAY_MS = 24 * 3_600_000;
 const LONG_LIVED_SECONDS = 5_184_000;
-const GRAPH = '/v1.0';
-
-const oauthError = (message: string, code: number, extra: Record<string, unknown> = {}) => ({
-  message,
-  type: 'OAuthException',
-  code,
-  ...extra,
-  fbtrace_id: `A${randomBytes(8).toString('hex')}`,
-});
 
 /**
  * Threads as Meta documents it: the Authorization Window (the test plays the user), the code
@@ -434,41 +384,4 @@ export class ThreadsServer {
       return false;
     }
   }
-}
-
-function invalidToken() {
-  return oauthError(
-    'Error validating access token: Session has expired or the user has changed the password.',
-    190,
-    { error_subcode: 460 },
-  );
-}
-
-function routeOf(
-  method: string,
-  path: string,
-  p: Record<string, string>,
-  server: ThreadsServer,
-): ThreadsRoute | 'unknown' {
-  if (path === '/oauth/authorize') return 'authorize';
-  if (path === '/oauth/access_token' && method === 'POST') return 'token';
-  if (path === '/access_token' && p.grant_type === 'th_exchange_token') return 'long_lived_token';
-  if (path === '/refresh_access_token' && p.grant_type === 'th_refresh_token')
-    return 'refresh_token';
-  if (!path.startsWith(`${GRAPH}/`)) return 'unknown';
-  const [, , node, edge] = path.split('/');
-  if (node === 'me' && !edge && method === 'GET') return 'me';
-  if (edge === 'threads' && method === 'POST') return 'create_container';
-  if (edge === 'threads' && method === 'GET') return 'recent_posts';
-  if (edge === 'threads_publish' && method === 'POST') return 'publish';
-  if (edge === 'threads_publishing_limit') return 'publishing_limit';
-  if (!edge && server.containers.has(node)) return 'container';
-  if (!edge && server.posts.some((post) => post.id === node)) return 'media';
-  return 'unknown';
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }
