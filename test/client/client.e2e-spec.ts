@@ -141,6 +141,7 @@ describe('@herald/client against a running Herald', () => {
         url: `https://t.me/${channel.username}`,
         limits: TELEGRAM_CHANNEL_LIMITS,
         missing_since: null,
+        reconnect_by: null,
       },
     ]);
   });
