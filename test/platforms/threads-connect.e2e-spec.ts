@@ -134,51 +134,47 @@ describe('Threads: connecting a profile', () => {
     expect(await accounts()).toHaveLength(before);
   });
 
-  it('a code Threads refuses ends threads_rejected with its message; nothing is stored', async () => {
-    const before = (await accounts()).length;
-    threads.signIn(profile());
-    const started = await start({
-      platform: 'threads',
-      redirect_url: 'https://app.example.com/done',
-    }).expect(201);
-    const back = await consent(started.body.authorize_url as string);
-    threads.script('token', {
-      status: 400,
-      error: {
-        message: 'This authorization code has been used.',
-        type: 'OAuthException',
-        code: 100,
-        error_subcode: 36009,
-      },
-    });
-    const done = await t.http.get(`${back.pathname}${back.search}`).expect(302);
-    expect(done.headers.location).toBe(
-      'https://app.example.com/done?status=error&error=threads_rejected',
-    );
-    expect(await accounts()).toHaveLength(before);
+  const graphError = (status: number, code: number, message: string, extra = {}) => ({
+    status,
+    error: { message, type: 'OAuthException', code, ...extra },
   });
-
-  it('Threads unreachable at the exchange ends threads_unavailable', async () => {
-    threads.signIn(profile());
-    const started = await start({
-      platform: 'threads',
-      redirect_url: 'https://app.example.com/done',
-    }).expect(201);
-    const back = await consent(started.body.authorize_url as string);
-    threads.script('long_lived_token', {
-      status: 500,
-      error: {
-        message: 'An unknown error has occurred.',
-        type: 'OAuthException',
-        code: 1,
-        is_transient: true,
-      },
-    });
-    const done = await t.http.get(`${back.pathname}${back.search}`).expect(302);
-    expect(done.headers.location).toBe(
-      'https://app.example.com/done?status=error&error=threads_unavailable',
-    );
-  });
+  it.each([
+    [
+      'a used code',
+      'token',
+      'threads_rejected',
+      graphError(400, 100, 'This authorization code has been used.', { error_subcode: 36009 }),
+    ],
+    [
+      'a 5xx',
+      'long_lived_token',
+      'threads_unavailable',
+      graphError(500, 1, 'An unknown error has occurred.', { is_transient: true }),
+    ],
+    [
+      'a rate limit',
+      'me',
+      'rate_limit_exceeded',
+      graphError(400, 4, '(#4) Application request limit reached'),
+    ],
+  ] as const)(
+    '%s at %s ends %s in the redirect; nothing is stored',
+    async (_what, route, error, script) => {
+      const before = (await accounts()).length;
+      threads.signIn(profile());
+      const started = await start({
+        platform: 'threads',
+        redirect_url: 'https://app.example.com/done',
+      }).expect(201);
+      const back = await consent(started.body.authorize_url as string);
+      threads.script(route, script);
+      const done = await t.http.get(`${back.pathname}${back.search}`).expect(302);
+      expect(done.headers.location).toBe(
+        `https://app.example.com/done?status=error&error=${error}`,
+      );
+      expect(await accounts()).toHaveLength(before);
+    },
+  );
 
   it('connecting the same profile again updates its account', async () => {
     const me = profile();

@@ -1,10 +1,10 @@
 import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
-import type { SignedInUser, TestProject } from '../support/factories/factories';
 import { projectApi } from '../support/factories/project-api';
 import {
   startWithThreads,
   type ThreadsAccount,
+  type ThreadsScene,
   type ThreadsWorld,
 } from '../support/factories/threads-world';
 import { targetsOf, waitForPostStatus, withWorkerPaused } from '../support/publication';
@@ -23,40 +23,25 @@ describe('Threads: delivery', () => {
   let world: ThreadsWorld;
   let t: TestApp;
   let threads: ThreadsServer;
-  let owner: SignedInUser;
-  let project: TestProject;
-  let key: string;
-  let profiles = 0;
-  const { api, upload } = projectApi(() => ({ t, project, key }));
-  const connect = () =>
-    world.connect(owner, project, {
-      id: `1784160000${String(++profiles).padStart(5, '0')}`,
-      username: `deliver_${profiles}`,
-    });
+  let scene: ThreadsScene;
+  const { api, upload } = projectApi(() => ({ t, project: scene.project, key: scene.key }));
+  const connect = () => scene.connect();
+  const publish = (to: ThreadsAccount, body: Record<string, unknown>, apiKey?: string) =>
+    scene.publish(to, body, apiKey);
 
   beforeAll(async () => {
     world = await startWithThreads({
-      RATE_LIMIT_UPLOAD: '1000',
-      RATE_LIMIT_PUBLISH: '1000',
-      RATE_LIMIT_CREATE_POST: '1000',
-      RATE_LIMIT_OTHER: '1000',
       PUBLICATION_RETRY_BASE_MS: '100',
       PUBLICATION_SEND_TIMEOUT_MS: '3000',
     });
     ({ t, threads } = world);
-    ({ owner, project, key } = await world.make.owner('Threads delivery'));
+    scene = await world.scene('Threads delivery');
   });
 
   afterAll(async () => {
     await world?.close();
   });
 
-  const publish = async (to: ThreadsAccount, body: Record<string, unknown>) => {
-    const res = await api('post', '/posts')
-      .send({ ...body, targets: [{ channel_ref: to.channelRef }], publish_now: true })
-      .expect(201);
-    return res.body.id as number;
-  };
   const postsOf = (to: ThreadsAccount) =>
     threads.posts.filter((post) => post.userId === to.profile.id);
   const queue = () => t.app.get<Queue>(getQueueToken('publication'));
@@ -202,7 +187,7 @@ describe('Threads: delivery', () => {
       expect(second.body.error.code).toBe('channel_needs_reconnect');
       const { rows } = await t.db.query(
         `SELECT e.type FROM webhook_events e WHERE e.project_id = $1 AND e.type = 'channel.needs_reconnect' AND e.data->>'account_id' = $2`,
-        [project.id, String(to.id)],
+        [scene.project.id, String(to.id)],
       );
       expect(rows).toHaveLength(1);
       const account = await t.db.query('SELECT needs_reconnect FROM accounts WHERE id = $1', [

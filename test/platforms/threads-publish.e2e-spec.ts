@@ -1,9 +1,9 @@
-import type { SignedInUser, TestProject } from '../support/factories/factories';
 import { fixture } from '../support/factories/media-helpers';
 import { projectApi } from '../support/factories/project-api';
 import {
   startWithThreads,
   type ThreadsAccount,
+  type ThreadsScene,
   type ThreadsWorld,
 } from '../support/factories/threads-world';
 import { waitForPostStatus } from '../support/publication';
@@ -22,42 +22,24 @@ describe('Threads: publishing', () => {
   let world: ThreadsWorld;
   let t: TestApp;
   let threads: ThreadsServer;
-  let owner: SignedInUser;
-  let project: TestProject;
-  let key: string;
+  let scene: ThreadsScene;
+  const { api, upload } = projectApi(() => ({ t, project: scene.project, key: scene.key }));
   let to: ThreadsAccount;
-  let profiles = 0;
-  const { api, upload } = projectApi(() => ({ t, project, key }));
-
-  const connect = () =>
-    world.connect(owner, project, {
-      id: `1784150000${String(++profiles).padStart(5, '0')}`,
-      username: `poster_${profiles}`,
-    });
 
   beforeAll(async () => {
-    world = await startWithThreads({
-      RATE_LIMIT_UPLOAD: '1000',
-      RATE_LIMIT_PUBLISH: '1000',
-      RATE_LIMIT_CREATE_POST: '1000',
-      RATE_LIMIT_OTHER: '1000',
-    });
+    world = await startWithThreads();
     ({ t, threads } = world);
-    ({ owner, project, key } = await world.make.owner('Threads publishing'));
-    to = await connect();
+    scene = await world.scene('Threads publishing');
+    to = await scene.connect();
   });
 
   afterAll(async () => {
     await world?.close();
   });
 
-  const publish = async (body: Record<string, unknown>, account = to, apiKey = key) => {
-    const res = await api('post', '/posts', apiKey)
-      .send({ ...body, targets: [{ channel_ref: account.channelRef }], publish_now: true })
-      .expect(201);
-    return res.body.id as number;
-  };
-  const targetOf = async (postId: number, apiKey = key) =>
+  const publish = (body: Record<string, unknown>, apiKey?: string) =>
+    scene.publish(to, body, apiKey);
+  const targetOf = async (postId: number, apiKey = scene.key) =>
     ((await api('get', `/posts/${postId}`, apiKey).expect(200)).body.targets as TargetAnswer[])[0];
   const delivered = async (postId: number) => {
     expect((await waitForPostStatus(t, postId)).status).toBe('published');
@@ -201,9 +183,9 @@ describe('Threads: publishing', () => {
   });
 
   it('a test key publishes without reaching Threads', async () => {
-    const testKey = await world.make.apiKey(owner, { mode: 'test' });
+    const testKey = await world.make.apiKey(scene.owner, { mode: 'test' });
     const before = threads.calls.length;
-    const postId = await publish({ text: 'Rehearsal' }, to, testKey);
+    const postId = await publish({ text: 'Rehearsal' }, testKey);
     expect((await waitForPostStatus(t, postId)).status).toBe('published');
     const answer = await targetOf(postId, testKey);
     expect(answer.messages).toHaveLength(1);

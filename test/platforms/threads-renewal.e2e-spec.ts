@@ -1,10 +1,9 @@
 import { TokenSweep } from '../../src/domains/connections/renewal/token-sweep';
 import { SecretsService } from '../../src/infrastructure/config/secrets.service';
-import type { SignedInUser, TestProject } from '../support/factories/factories';
-import { projectApi } from '../support/factories/project-api';
 import {
   startWithThreads,
   type ThreadsAccount,
+  type ThreadsScene,
   type ThreadsWorld,
 } from '../support/factories/threads-world';
 import { waitForPostStatus } from '../support/publication';
@@ -21,33 +20,20 @@ describe('Threads: renewing tokens', () => {
   let world: ThreadsWorld;
   let t: TestApp;
   let threads: ThreadsServer;
-  let owner: SignedInUser;
-  let project: TestProject;
-  let key: string;
-  let profiles = 0;
-  const { api } = projectApi(() => ({ t, project, key }));
-  const connect = () =>
-    world.connect(owner, project, {
-      id: `1784170000${String(++profiles).padStart(5, '0')}`,
-      username: `renew_${profiles}`,
-    });
+  let scene: ThreadsScene;
+  const connect = () => scene.connect();
+  const publish = (to: ThreadsAccount, body: Record<string, unknown>, apiKey?: string) =>
+    scene.publish(to, body, apiKey);
 
   beforeAll(async () => {
-    world = await startWithThreads({ RATE_LIMIT_CREATE_POST: '1000', RATE_LIMIT_OTHER: '1000' });
+    world = await startWithThreads();
     ({ t, threads } = world);
-    ({ owner, project, key } = await world.make.owner('Threads renewals'));
+    scene = await world.scene('Threads renewals');
   });
 
   afterAll(async () => {
     await world?.close();
   });
-
-  const publish = async (to: ThreadsAccount, body: Record<string, unknown>) => {
-    const res = await api('post', '/posts')
-      .send({ ...body, targets: [{ channel_ref: to.channelRef }], publish_now: true })
-      .expect(201);
-    return res.body.id as number;
-  };
 
   /** As if the token was given `ageMs` ago and expires in `expiresInMs` (Meta agreeing). */
   async function age(to: ThreadsAccount, ageMs: number, expiresInMs: number) {

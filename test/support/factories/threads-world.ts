@@ -9,6 +9,17 @@ export const THREADS_APP = { id: '990602627938098', secret: 'threads-app-secret-
 /** Herald listens here, the address Meta fetches media from (allowed by the operator's list). */
 const HERALD_HOST = '127.0.0.2';
 
+/** A project of its own, and the steps its specs repeat. */
+export interface ThreadsScene {
+  owner: SignedInUser;
+  project: TestProject;
+  key: string;
+  /** A new profile (unique in the world) consents and is connected. */
+  connect(): Promise<ThreadsAccount>;
+  /** A post to `to` published now through the public API (with `apiKey`, else the scene's). */
+  publish(to: ThreadsAccount, body: Record<string, unknown>, apiKey?: string): Promise<number>;
+}
+
 export interface ThreadsAccount {
   id: number;
   profile: Profile;
@@ -28,6 +39,8 @@ export interface ThreadsWorld {
   env: Record<string, string>;
   /** The owner starts a connection, `profile` consents at Threads, the browser comes back. */
   connect(owner: SignedInUser, project: TestProject, profile: Profile): Promise<ThreadsAccount>;
+  /** An owner with a project and a key, to connect profiles and publish to them. */
+  scene(name: string): Promise<ThreadsScene>;
   close(): Promise<void>;
 }
 
@@ -39,6 +52,11 @@ export async function startWithThreads(env: Record<string, string> = {}): Promis
     redirectUri: `${publicBaseUrl}/api/oauth/threads/callback`,
   }).start();
   const heraldEnv: Record<string, string> = {
+    // Specs publish many posts from one key; the specs of these limits set them low themselves.
+    RATE_LIMIT_UPLOAD: '1000',
+    RATE_LIMIT_CREATE_POST: '1000',
+    RATE_LIMIT_PUBLISH: '1000',
+    RATE_LIMIT_OTHER: '1000',
     PUBLIC_BASE_URL: publicBaseUrl,
     OUTBOUND_ALLOW_CIDRS: `${HERALD_HOST}/32`,
     THREADS_APP_ID: THREADS_APP.id,
@@ -58,12 +76,34 @@ export async function startWithThreads(env: Record<string, string> = {}): Promis
     throw error;
   }
   const make = new Factory(t);
-  return {
+  let profiles = 0;
+  const world: ThreadsWorld = {
     t,
     threads,
     make,
     publicBaseUrl,
     env: heraldEnv,
+    async scene(name) {
+      const { owner, project, key } = await make.owner(name);
+      return {
+        owner,
+        project,
+        key,
+        connect: () => {
+          profiles++;
+          const id = `17841${String(port).padStart(5, '0')}${String(profiles).padStart(5, '0')}`;
+          return world.connect(owner, project, { id, username: `profile_${profiles}` });
+        },
+        async publish(to, body, apiKey = key) {
+          const res = await t.http
+            .post(`/api/public/v1/projects/${project.id}/posts`)
+            .set('Authorization', `Bearer ${apiKey}`)
+            .send({ ...body, targets: [{ channel_ref: to.channelRef }], publish_now: true })
+            .expect(201);
+          return res.body.id as number;
+        },
+      };
+    },
     async connect(owner, project, profile) {
       threads.signIn(profile);
       const started = await t.http
@@ -86,6 +126,7 @@ export async function startWithThreads(env: Record<string, string> = {}): Promis
       await threads.stop();
     },
   };
+  return world;
 }
 
 /** The browser at Threads' Authorization Window: where Threads sends it back (its `#_` dropped). */

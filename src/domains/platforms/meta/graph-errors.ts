@@ -128,18 +128,6 @@ function regainMinutes(raw: string | null): number {
   return longest;
 }
 
-export function appUsagePercent(headers: Dispatcher.ResponseData['headers']): number | null {
-  const raw = header(headers, 'x-app-usage');
-  if (raw === null) return null;
-  try {
-    const usage = JSON.parse(raw) as Record<string, unknown>;
-    const values = Object.values(usage).filter((v): v is number => typeof v === 'number');
-    return values.length > 0 ? Math.max(...values) : null;
-  } catch {
-    return null;
-  }
-}
-
 function header(headers: Dispatcher.ResponseData['headers'], name: string): string | null {
   const value = headers[name];
   if (Array.isArray(value)) return value[0] ?? null;
