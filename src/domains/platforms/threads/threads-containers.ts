@@ -8,6 +8,7 @@ import { rejected } from './threads-errors';
 import type { ThreadsProgress } from './threads-progress';
 
 export const PROCESSING_GIVE_UP_MS = 20 * 60_000;
+const NOT_READY_WAIT_MS = 30_000; // Meta's advice: a status read about once a minute.
 
 /** Each container kept before the next call: a later try never makes what exists already. */
 export class ThreadsContainers {
@@ -115,7 +116,7 @@ export class ThreadsContainers {
         throw new DeliveryError(
           'not_ready',
           'Threads is still processing the media; publishing waits until it is finished',
-          Math.max(1_000, this.wait.maxMs),
+          NOT_READY_WAIT_MS,
         );
     }
   }

@@ -14,12 +14,13 @@ import { ThreadsApi } from './threads-api';
 import { ThreadsContainers } from './threads-containers';
 import { credentialsOf, type ThreadsCredentials } from './threads-credentials';
 import { toDeliveryError } from './threads-errors';
-import { readProgress } from './threads-progress';
+import { readProgress, type ThreadsProgress } from './threads-progress';
 
 const FIRST_READ_MS = 250;
 const LONGEST_READ_GAP_MS = 4_000;
 
 const QUOTA_RECHECK_MS = 10 * 60_000;
+const CLOCKS_APART_MS = 60_000;
 
 /** A try after an unknown outcome reads the kept container first: PUBLISHED is delivered. */
 @Injectable()
@@ -70,8 +71,7 @@ export class ThreadsPublisher implements PlatformPublisher {
     let kept = readProgress(target.progress);
     if (kept?.container) {
       const state = await this.containers.state(credentials, kept.container, signal);
-      if (state.status === 'PUBLISHED')
-        return this.published(credentials, kept.container, step, signal);
+      if (state.status === 'PUBLISHED') return this.published(credentials, kept, step, signal);
       // Never published: a container that expired meanwhile is made again.
       if (state.status === 'EXPIRED') kept = null;
     }
@@ -109,7 +109,7 @@ export class ThreadsPublisher implements PlatformPublisher {
   /** Published by an earlier try whose answer was lost: its post found among the newest. */
   private async published(
     credentials: ThreadsCredentials,
-    container: string,
+    kept: ThreadsProgress,
     step: DeliveryStep,
     signal: AbortSignal,
   ): Promise<PlatformMessage[]> {
@@ -117,10 +117,14 @@ export class ThreadsPublisher implements PlatformPublisher {
       .recentPosts(credentials.userId, credentials.accessToken, signal)
       .catch(() => null);
     const text = step.text ?? '';
+    const made = kept.since - CLOCKS_APART_MS;
     const found = recent?.data?.find(
-      (post) => (post.text ?? '') === text && typeof post.id === 'string',
+      (post) =>
+        (post.text ?? '') === text &&
+        typeof post.id === 'string' &&
+        !(Date.parse(post.timestamp ?? '') < made),
     );
-    if (!found?.id) return [{ id: container, url: null }];
+    if (!found?.id) return [{ id: kept.container!, url: null }];
     return [{ id: found.id, url: typeof found.permalink === 'string' ? found.permalink : null }];
   }
 
