@@ -39,8 +39,8 @@ describe('Graph API errors', () => {
 
   it('waits as long as X-Business-Use-Case-Usage says, else the default for the kind of limit', () => {
     const usage = JSON.stringify({
-      '123': [{ type: 'threads', call_count: 100, estimated_time_to_regain_access: 7 }],
-      '456': [{ type: 'threads', call_count: 20, estimated_time_to_regain_access: 2 }],
+      '123': [{ type: 'pages', call_count: 100, estimated_time_to_regain_access: 7 }],
+      '456': [{ type: 'pages', call_count: 20, estimated_time_to_regain_access: 2 }],
     });
     expect(limitWaitMs({ code: 80002 }, { 'x-business-use-case-usage': usage })).toBe(7 * 60_000);
     expect(limitWaitMs({ code: 4 }, { 'x-app-usage': '{"call_count":100}' })).toBe(5 * 60_000);
