@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import type { TextUnit } from '../platforms/platform-answers';
 import {
   TEXT_UNITS,
   EXAMPLE_CHANNEL_ID,
@@ -53,7 +54,7 @@ export class ChannelLimitsDto {
     description: `How text is counted: ${TEXT_UNITS.map((u) => `\`${u.name}\`, ${u.description}`).join('; ')}`,
     example: 'utf16',
   })
-  text_unit!: string;
+  text_unit!: TextUnit;
 
   @ApiProperty({ description: 'The most media files in one post', example: 10 })
   media_max!: number;
@@ -81,6 +82,12 @@ export class ChannelLimitsDto {
     example: 23,
   })
   url_length?: number;
+
+  @ApiPropertyOptional({
+    description: 'The most different links (http(s) or www.) one text may hold',
+    example: 5,
+  })
+  links_max?: number;
 }
 
 /** A channel as channel lists show it: with its public link and its platform's limits. */

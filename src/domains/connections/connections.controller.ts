@@ -38,6 +38,7 @@ const ERRORS: ErrorCode[] = [
   'invalid_url',
   'url_not_allowed',
   'platform_not_configured',
+  'media_url_not_public',
   'unauthorized',
   'forbidden',
   'project_not_found',

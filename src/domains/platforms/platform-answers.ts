@@ -6,11 +6,13 @@ export interface PlatformChannel {
   url?: string | null;
 }
 
+/** Or a platform's own unit, named by its descriptor's `textUnit`. */
+export type TextUnit = 'utf16' | 'graphemes' | (string & Record<never, never>);
+
 /** A media kind the platform does not take is absent from `media_kinds` and `media_max_bytes`. */
 export interface PlatformLimits {
   text_max: number;
-  /** `utf16`, `graphemes`, or a platform's own (its descriptor's `textUnit`). */
-  text_unit: string;
+  text_unit: TextUnit;
   media_max: number;
   media_kinds: MediaType[];
   media_max_bytes: Partial<Record<MediaType, number>>;
@@ -18,6 +20,8 @@ export interface PlatformLimits {
   text_max_bytes?: number;
   /** Each http(s) link counts as this many characters, whatever its length. */
   url_length?: number;
+  /** The most different links one text may hold. */
+  links_max?: number;
 }
 
 export interface SentMessage {

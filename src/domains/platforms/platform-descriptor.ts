@@ -55,6 +55,8 @@ export interface PlatformDescriptor<Name extends string = string> {
   /** Present when accounts (also) connect through OAuth (`POST …/connections`). */
   readonly oauth?: OAuthMethod;
   readonly channels: ChannelMethod | null;
+  /** A `text_unit` of the platform's own, and how it counts. */
+  readonly textUnit?: { readonly name: string; readonly description: string };
   readonly examples: {
     readonly channelRef: string;
     readonly channelId: string;
@@ -63,8 +65,6 @@ export interface PlatformDescriptor<Name extends string = string> {
     /** The documentation's post bodies target it. */
     readonly demoChannelId: string;
   };
-  /** A way of counting text of the platform's own, beside UTF-16 code units and graphemes. */
-  readonly textUnit?: { readonly name: string; readonly description: string };
   /** e.g. "<platform> channels". */
   readonly aiAudience: string;
   /** Labelled by method (a closed set, else `other`) and outcome. */

@@ -26,6 +26,8 @@ export interface Platform {
   measureText(text: string, limits: PlatformLimits): number;
   /** Where a message with media takes less text (a caption): a cut text's first part fits it. */
   readonly captionMax?: number;
+  /** Where the platform limits links (`limits.links_max`): the different links of a text. */
+  links?(text: string): string[];
   /** A media rule beyond kinds, count and sizes: the refusal's message, or null when fine. */
   mediaProblem?(media: readonly MediaToCheck[], limits: PlatformLimits): string | null;
   /** The platform deduplicates a retry by its key: an unknown outcome is retried, never doubled. */
@@ -101,6 +103,8 @@ export interface DeliveryStep {
 
 export type DeliveryFailure =
   | 'rate_limited'
+  /** The platform is still preparing what the send needs (a video): ask again later, no failure. */
+  | 'not_ready'
   /** Not delivered, worth retrying with backoff (5xx, refused connection). */
   | 'transient'
   /** The credentials are refused: the account needs reconnecting. */
@@ -119,6 +123,7 @@ export type TargetFailureCode =
   | 'delivery_failed'
   | 'delivery_unconfirmed'
   | 'media_unavailable'
+  | 'media_url_not_public'
   | 'platform_rejected'
   | 'platform_unsupported'
   | PlatformErrorCode;
@@ -145,6 +150,10 @@ export interface SendTarget {
   retry: boolean;
   /** For a reply: the messages recorded for this target, never guessed. */
   replyTo?: ReplyTarget;
+  /** What an earlier try of this step kept (a container), or null. */
+  progress: string | null;
+  /** Keeps what the platform made toward this step (a container) for every later try. */
+  keep(progress: string): Promise<void>;
 }
 
 export interface ReplyTarget {

@@ -4,10 +4,11 @@ import { LINKEDIN } from './linkedin/linkedin.descriptor';
 import { MASTODON } from './mastodon/mastodon.descriptor';
 import type { PlatformDescriptor } from './platform-descriptor';
 import { TELEGRAM } from './telegram/telegram.descriptor';
+import { THREADS } from './threads/threads.descriptor';
 import { X } from './x/x.descriptor';
 
 /** In the documentation's order; a new platform is its folder and one line here. */
-const REGISTERED = [TELEGRAM, DISCORD, MASTODON, BLUESKY, LINKEDIN, X] as const;
+const REGISTERED = [TELEGRAM, DISCORD, MASTODON, BLUESKY, THREADS, LINKEDIN, X] as const;
 
 export const PLATFORM_DESCRIPTORS: readonly PlatformDescriptor[] = REGISTERED;
 

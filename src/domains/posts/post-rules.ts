@@ -118,6 +118,8 @@ function limitsOfOne(target: LimitedTarget, content: ThreadContent<MediaToCheck>
     else if (!content.split)
       for (const message of textProblems(target, text))
         problem('text_too_long', field('text'), message);
+    const links = linksProblem(target, text);
+    if (links) problem('too_many_links', field('text'), links);
     for (const [code, message] of mediaLimitProblems(target, media))
       problem(code, field('media_ids'), message);
   }
@@ -133,6 +135,14 @@ function limitsOfOne(target: LimitedTarget, content: ThreadContent<MediaToCheck>
 function unitOf(limits: PlatformLimits): string {
   const unit = unitName(limits.text_unit);
   return limits.url_length ? `${unit}, each link counting ${limits.url_length}` : unit;
+}
+
+/** Where the platform limits a text's different links (`links_max`). */
+function linksProblem({ platform, limits }: LimitedTarget, text: string): string | null {
+  if (limits.links_max === undefined) return null;
+  const links = platform.links?.(text) ?? [];
+  if (links.length <= limits.links_max) return null;
+  return `${platform.displayName} takes at most ${limits.links_max} different links in a message; this text has ${links.length}`;
 }
 
 function textProblems({ platform, limits }: LimitedTarget, text: string): string[] {
@@ -192,6 +202,7 @@ export function fitsEveryPost(platform: Platform): boolean {
     !platform.accountLimits &&
     !platform.mediaProblem &&
     limits.text_max_bytes === undefined &&
+    limits.links_max === undefined &&
     platform.measureText('x'.repeat(MAX_TEXT_LENGTH), limits) <= limits.text_max &&
     limits.text_unit === 'utf16' &&
     limits.media_max >= MAX_MEDIA_PER_POST &&

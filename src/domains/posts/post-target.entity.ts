@@ -86,6 +86,10 @@ export class PostTarget {
   @TimestampColumn()
   notBefore!: DbTimestamp | null;
 
+  /** What the platform made toward step `step` (a container), for every later try of it. */
+  @Column({ type: 'jsonb', nullable: true })
+  sendProgress!: { step: number; value: string } | null;
+
   /** Transient failures so far; at PUBLICATION_MAX_TRIES it fails. */
   @Column({ type: 'int', default: 0 })
   failures!: number;

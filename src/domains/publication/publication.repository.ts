@@ -57,6 +57,7 @@ export interface DeliveryTarget {
   /** Recorded so far, in order; a reply's parent is the last of them. */
   messages: SentMessage[];
   limits: PlatformLimits | null;
+  send_progress: { step: number; value: string } | null;
 }
 
 export interface DeliveryMedia {
@@ -145,7 +146,8 @@ export class PublicationRepository {
                         ch.username AS channel_username, ch.url AS channel_url, t.delivery_key,
                         ch.missing_since IS NOT NULL AS channel_missing,
                         t.failures,
-                        t.sending_since, a.needs_reconnect, a.credentials_encrypted,
+                        t.sending_since, t.send_progress, a.needs_reconnect,
+                        a.credentials_encrypted,
                         (extract(epoch FROM a.token_expires_at) * 1000)::float8
                           AS token_expires_ms, a.token_renewable,
                         a.removed_at IS NOT NULL AS account_removed,
@@ -237,6 +239,7 @@ export class PublicationRepository {
          UPDATE post_targets pt
             SET steps_done = pt.steps_done + 1, message_ids = pt.message_ids || s.ids::jsonb,
                 messages = pt.messages || s.messages::jsonb, sending_since = NULL, failures = 0,
+                send_progress = NULL,
                 status = CASE WHEN s.last THEN 'published' ELSE pt.status END,
                 published_at = CASE WHEN s.last THEN now() ELSE pt.published_at END
            FROM unnest($1::int[], $2::text[], $3::bool[], $4::int[], $5::int[], $6::text[])
@@ -256,6 +259,14 @@ export class PublicationRepository {
        ${postEventOutbox('changed')}
        SELECT id FROM changed`,
   );
+
+  async keepProgress(targetId: number, step: number, value: string): Promise<void> {
+    await this.db.query(
+      `UPDATE post_targets SET send_progress = jsonb_build_object('step', $2::int, 'value', $3::text)
+        WHERE id = $1 AND status = 'pending' AND steps_done = $2`,
+      [targetId, step, value],
+    );
+  }
 
   /** Returns the failures counted so far. */
   async sendNotDelivered(targetId: number, countFailure: boolean): Promise<number> {

@@ -228,7 +228,7 @@ export class TargetDelivery {
       const replyTo = step.reply ? replyTarget(run.target) : undefined;
       sent = await run.publisher!.send(
         run.credentials!,
-        { ...sendTarget(run.target, state.step, state.retry), ...(replyTo ? { replyTo } : {}) },
+        { ...this.sendTarget(run.target, state.step, state.retry), ...(replyTo ? { replyTo } : {}) },
         step,
       );
     } catch (error) {
@@ -268,6 +268,23 @@ export class TargetDelivery {
       await this.repo.markChannelMissing(target.id, false).catch(() => undefined);
     if (postPublished) return { at: 'done', postPublished: true };
     return this.ready(run, state.step + 1, false, false);
+  }
+
+  /** `<tid>-<target id in base 36>-<step>`: at most 24 characters, the same on every try. */
+  private sendTarget(target: DeliveryTarget, step: number, retry: boolean): SendTarget {
+    const kept = target.send_progress;
+    return {
+      accountId: target.account_id,
+      chatId: target.chat_id,
+      key: `${target.delivery_key}-${target.id.toString(36)}-${step}`,
+      tid: stepTid(target.delivery_key, step),
+      retry,
+      progress: kept?.step === step ? kept.value : null,
+      keep: async (value) => {
+        await this.repo.keepProgress(target.id, step, value);
+        target.send_progress = { step, value };
+      },
+    };
   }
 
   /** Credentials in clear, an expiring access token renewed first (a test post sends nothing). */
@@ -327,10 +344,12 @@ export class TargetDelivery {
     if (failure.failure === 'unconfirmed' && run.platform?.confirmsByKey)
       failure = new DeliveryError('transient', failure.message);
     switch (failure.failure) {
-      case 'rate_limited': {
+      case 'rate_limited':
+      case 'not_ready': {
         // The platform said how long to wait, for every worker's sends of the account.
         const inMs = failure.retryAfterMs ?? 1000;
-        await run.platform?.pacing.holdAccount(target.account_id, Date.now() + inMs);
+        if (failure.failure === 'rate_limited')
+          await run.platform?.pacing.holdAccount(target.account_id, Date.now() + inMs);
         await this.repo.sendNotDelivered(target.id, false);
         return { at: 'later', inMs };
       }
@@ -361,17 +380,6 @@ export class TargetDelivery {
 
 function failed(code: TargetFailureCode, message: string): FinalState {
   return { at: 'failed', code, message };
-}
-
-/** `<tid>-<target id in base 36>-<step>`: at most 24 characters, the same on every try. */
-function sendTarget(target: DeliveryTarget, step: number, retry: boolean): SendTarget {
-  return {
-    accountId: target.account_id,
-    chatId: target.chat_id,
-    key: `${target.delivery_key}-${target.id.toString(36)}-${step}`,
-    tid: stepTid(target.delivery_key, step),
-    retry,
-  };
 }
 
 /** The messages this target has recorded, in order: a reply never names a guessed parent. */

@@ -17,6 +17,8 @@ export const ERROR_STATUS = {
   text_too_long: 400,
   thread_not_supported: 400,
   too_many_media: 400,
+  too_many_links: 400,
+  media_url_not_public: 400,
   media_not_supported: 400,
   media_too_large: 400,
   channel_not_supported: 400,

@@ -42,8 +42,8 @@ export interface MediaMaxBytesDto {
 export interface ChannelLimitsDto {
   /** The longest text, counted in `text_unit` */
   text_max: number;
-  /** How text is counted: `utf16`, UTF-16 code units; `graphemes`, characters as people see them (graphemes); `x`, weighted characters, as X weighs them (twitter-text: every link 23, most CJK characters and emoji 2) */
-  text_unit: 'utf16' | 'graphemes' | 'x';
+  /** How text is counted: `utf16`, UTF-16 code units; `graphemes`, characters as people see them (graphemes); `threads`, characters as people see them, each emoji counting its UTF-8 bytes; `x`, weighted characters, as X weighs them (twitter-text: every link 23, most CJK characters and emoji 2) */
+  text_unit: 'utf16' | 'graphemes' | 'threads' | 'x';
   /** The most media files in one post */
   media_max: number;
   /** The media kinds the platform takes */
@@ -53,14 +53,16 @@ export interface ChannelLimitsDto {
   text_max_bytes?: number;
   /** Where the platform counts every http(s) link as this many characters whatever its length */
   url_length?: number;
+  /** The most different links (http(s) or www.) one text may hold */
+  links_max?: number;
 }
 
 export interface ChannelListItemDto {
   /** `{platform}:{account_id}:{channel_id}`, the channel id being everything after the second colon (a channel id may hold colons itself); use it as channel_ref */
   id: string;
-  platform: 'telegram' | 'discord' | 'mastodon' | 'bluesky' | 'linkedin' | 'x';
+  platform: 'telegram' | 'discord' | 'mastodon' | 'bluesky' | 'threads' | 'linkedin' | 'x';
   account_id: number;
-  /** The channel’s id on its platform, as text: a Telegram chat id (may be negative), a Discord channel id, a Mastodon account id, a Bluesky DID, a LinkedIn member or organization URN, an X user id */
+  /** The channel’s id on its platform, as text: a Telegram chat id (may be negative), a Discord channel id, a Mastodon account id, a Bluesky DID, a Threads user id, a LinkedIn member or organization URN, an X user id */
   channel_id: string;
   title: string;
   username: string | null;
@@ -75,7 +77,7 @@ export interface ChannelListItemDto {
 }
 
 export interface StartConnectionDto {
-  platform: 'mastodon' | 'linkedin' | 'x';
+  platform: 'mastodon' | 'threads' | 'linkedin' | 'x';
   /** Absolute http(s) URL the browser is sent to when the connection is over, with `status=connected&account_id=<id>` or `status=error&error=<code>` added to its query. Without it, Herald shows a small page saying what happened. */
   redirect_url?: string;
   /** Mastodon: the address of the account's instance (http or https; kept as its origin). A user's address: it must be public unless OUTBOUND_ALLOW_CIDRS lists it (else invalid_url or url_not_allowed) */

@@ -73,6 +73,8 @@ describe('MastodonPublisher against a Mastodon stand-in', () => {
     key: `3m4kq2x7abc${String(++keys).padStart(2, '0')}-0`,
     tid: '3m4kq2x7abc22',
     retry: false,
+    progress: null,
+    keep: () => Promise.resolve(),
   });
 
   const failureOf = (work: Promise<unknown>) =>

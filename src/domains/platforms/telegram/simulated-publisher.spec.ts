@@ -49,6 +49,8 @@ describe('SimulatedPublisher: test posts never reach the platform', () => {
     key: '3n36hjtiu3ltt-1-0',
     tid: '3n36hjtiu3ltt',
     retry: false,
+    progress: null,
+    keep: () => Promise.resolve(),
   };
 
   it('answers as many made-up message ids as the platform would, without a connection', async () => {
