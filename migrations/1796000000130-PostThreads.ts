@@ -5,8 +5,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * as a reply to the one before; posts.split_long_text: a text over a platform's limit is cut into
  * a thread instead of refused.
  */
-export class PostThreads1796000000030 implements MigrationInterface {
-  name = 'PostThreads1796000000030';
+export class PostThreads1796000000130 implements MigrationInterface {
+  name = 'PostThreads1796000000130';
 
   public async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`ALTER TABLE "posts" ADD "thread" jsonb NOT NULL DEFAULT '[]'`);
