@@ -164,7 +164,7 @@ describe('Threads: publishing', () => {
       expect(res.body.errors).toEqual([
         {
           code: 'too_many_links',
-          message: 'Threads takes at most 5 different links in a post; this text has 6',
+          message: 'Threads takes at most 5 different links in a message; this text has 6',
           field: 'text',
           channel_ref: to.channelRef,
         },
