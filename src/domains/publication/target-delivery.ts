@@ -228,7 +228,10 @@ export class TargetDelivery {
       const replyTo = step.reply ? replyTarget(run.target) : undefined;
       sent = await run.publisher!.send(
         run.credentials!,
-        { ...this.sendTarget(run.target, state.step, state.retry), ...(replyTo ? { replyTo } : {}) },
+        {
+          ...this.sendTarget(run.target, state.step, state.retry),
+          ...(replyTo ? { replyTo } : {}),
+        },
         step,
       );
     } catch (error) {
