@@ -211,6 +211,30 @@ describe('X', () => {
     );
   });
 
+  it('simulates a test key’s post, thread and all: made-up messages, nothing sent to X', async () => {
+    const account = await world.xAccount(owner, project);
+    const testKey = await world.make.apiKey(owner, { mode: 'test' });
+    const before = world.x.callsOf('create_post').length;
+    const created = await world.t.http
+      .post(`/api/public/v1/projects/${project.id}/posts`)
+      .set('Authorization', `Bearer ${testKey}`)
+      .send({
+        text: 'Only a rehearsal',
+        thread: [{ text: 'Its reply' }],
+        targets: [{ channel_ref: account.channelRef }],
+        publish_now: true,
+      })
+      .expect(201);
+    expect((await waitForPostStatus(world.t, created.body.id as number)).status).toBe('published');
+    const post = await world.t.http
+      .get(`/api/public/v1/projects/${project.id}/posts/${created.body.id as number}`)
+      .set('Authorization', `Bearer ${testKey}`)
+      .expect(200);
+    expect(post.body.test).toBe(true);
+    expect(post.body.targets[0].messages).toHaveLength(2);
+    expect(world.x.callsOf('create_post')).toHaveLength(before);
+  });
+
   it('weighs text as X does (links 23, CJK and emoji 2) and keeps to four images, no video', async () => {
     const account = await world.xAccount(owner, project);
     const problems = async (body: Record<string, unknown>) => {
