@@ -46,6 +46,11 @@ export function describeThreads(name: string, start: () => Promise<ThreadStage>)
       expect(texts(made)).toEqual(['Head of the thread', 'Second, with its image', 'Third']);
       expect(made.map((m) => m.media)).toEqual([1, 1, 0]);
       expectChain(made);
+      expect(made.map((m) => m.reply)).toEqual([
+        undefined,
+        stage.replyOf(made[0], made[0]),
+        stage.replyOf(made[1], made[0]),
+      ]);
       expect(answer.targets[0].messages.map((m) => m.id)).toEqual(made.map((m) => m.id));
       expect(answer.targets[0].url).toBe(answer.targets[0].messages[0].url);
       expect(answer.thread).toEqual([

@@ -17,6 +17,10 @@ export interface MadeMessage {
   /** Where the platform names the thread's first message too (Bluesky), else undefined. */
   root?: string | null;
   media: number;
+  /** The reply field exactly as the stand-in received it (undefined without one). */
+  reply: unknown;
+  /** Where a reply must name it (a Bluesky record's cid). */
+  cid?: string;
 }
 
 /** How the stand-in answers the next text send: as usual, making it and losing the answer, or refusing it. */
@@ -32,6 +36,8 @@ export interface ThreadStage {
   channel(): Promise<string>;
   /** Messages made in the channel of `ref`, in order. */
   made(ref: string): MadeMessage[];
+  /** The reply field a message replying to `parent` must carry, in a thread begun by `root`. */
+  replyOf(parent: MadeMessage, root: MadeMessage): unknown;
   /** The answers to the next sends of text alone, in order. */
   script(...answers: SendAnswer[]): void;
   /** The platform answers an unknown parent with this code and message, or takes the reply. */

@@ -30,7 +30,8 @@ describeThreads('Bluesky', async () => {
     // An account's feed is its one channel: an account for each test.
     channel: async () => (await world.connect(bsky.addAccount())).ref,
     made: (ref) =>
-      bsky.recordsOf(ref.split(':').slice(2).join(':')).map(({ uri, value }) => {
+      bsky.recordsOf(ref.split(':').slice(2).join(':')).map(({ uri }) => {
+        const { cid, value } = bsky.records.get(uri)!;
         const record = value as unknown as PostRecord;
         return {
           id: uri,
@@ -38,8 +39,14 @@ describeThreads('Bluesky', async () => {
           parent: record.reply?.parent.uri ?? null,
           root: record.reply?.root.uri ?? null,
           media: record.embed?.images?.length ?? 0,
+          reply: record.reply,
+          cid,
         };
       }),
+    replyOf: (parent, root) => ({
+      root: { uri: root.id, cid: root.cid },
+      parent: { uri: parent.id, cid: parent.cid },
+    }),
     script: (...answers) =>
       bsky.script('com.atproto.repo.createRecord', ...answers.map((a) => ANSWERS[a])),
     // The PDS checks a reply's strong refs by their shape, never that the parent exists.

@@ -28,7 +28,11 @@ describeThreads('Discord', async () => {
           text: message.content,
           parent: message.reference,
           media: message.files.length,
+          reply: world.discord
+            .callsOf('createMessage')
+            .find((call) => call.json?.nonce === message.nonce)?.json?.message_reference,
         })),
+    replyOf: (parent) => ({ message_id: parent.id, fail_if_not_exists: true }),
     script: (...answers) =>
       world.discord.script('createMessage', ...answers.map((a) => ANSWERS[a])),
     unknownParent: { code: 'discord_rejected', message: /Invalid Form Body|Unknown message/ },

@@ -30,7 +30,13 @@ describeThreads('Mastodon', async () => {
         text: status.text,
         parent: status.inReplyToId,
         media: status.mediaIds.length,
+        reply: world.mastodon.calls.find(
+          (call) =>
+            call.route === 'post_status' &&
+            call.headers['idempotency-key'] === status.idempotencyKey,
+        )?.body.in_reply_to_id,
       })),
+    replyOf: (parent) => parent.id,
     script: (...answers) => world.mastodon.script('post_status', ...answers.map((a) => ANSWERS[a])),
     unknownParent: { code: 'mastodon_rejected', message: /does not appear to exist/ },
     rejected: 'mastodon_rejected',

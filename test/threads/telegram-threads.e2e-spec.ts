@@ -10,10 +10,9 @@ const ANSWERS: Record<SendAnswer, ScriptedAnswer> = {
 };
 
 /** `reply_parameters` as sent: JSON text in a JSON body, parsed from a multipart one. */
-function parentOf(parameters: unknown): string | null {
-  const parsed = typeof parameters === 'string' ? JSON.parse(parameters) : parameters;
-  const id = (parsed as { message_id?: number } | undefined)?.message_id;
-  return id === undefined ? null : String(id);
+function replyOf(parameters: unknown): { message_id?: number } | undefined {
+  return (typeof parameters === 'string' ? JSON.parse(parameters) : parameters) as
+    { message_id?: number } | undefined;
 }
 
 describeThreads('Telegram', async () => {
@@ -36,9 +35,11 @@ describeThreads('Telegram', async () => {
         .map((call) => ({
           id: String(call.madeIds![0]),
           text: String(call.params.text ?? call.params.caption ?? ''),
-          parent: parentOf(call.params.reply_parameters),
+          parent: replyOf(call.params.reply_parameters)?.message_id?.toString() ?? null,
           media: call.files.length,
+          reply: replyOf(call.params.reply_parameters),
         })),
+    replyOf: (parent) => ({ message_id: Number(parent.id) }),
     script: (...answers) => world.telegram.script('sendMessage', ...answers.map((a) => ANSWERS[a])),
     unknownParent: {
       code: 'telegram_rejected',
