@@ -30,6 +30,8 @@ const TOKEN_SECONDS = Number(process.env.BENCH_TOKEN_SECONDS ?? 60);
 const TRANSIENT_SHARE = 0.1;
 /** Renewal answers lost after X rotated the refresh token (BENCH_DROP_AFTER_ROTATION, e.g. 0.1). */
 const DROPPED_SHARE = Number(process.env.BENCH_DROP_AFTER_ROTATION ?? 0);
+/** How long the stand-in honours a rotated refresh token (BENCH_ROTATION_GRACE_MS; X: none). */
+const ROTATION_GRACE_MS = Number(process.env.BENCH_ROTATION_GRACE_MS ?? 0);
 const REFUSED_SHARE = 0.01;
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PUBLIC_BASE_URL = 'http://herald.bench';
@@ -50,6 +52,7 @@ const TRANSIENT: XScript[] = [
 
 async function main(): Promise<void> {
   const x = await new XStandIn().start();
+  x.rotationGraceMs = ROTATION_GRACE_MS;
   let transientFaults = 0;
   let droppedAfterRotation = 0;
   x.faults = (route, body) => {

@@ -126,6 +126,12 @@ export class XStandIn {
   tokenSeconds = 7_200;
   /** Whether `offline.access` brings a refresh token (X: it does). */
   refreshTokens = true;
+  /**
+   * How long a rotated refresh token is still honoured (X documents none: 0). Some servers allow a
+   * grace so a client whose answer was lost can ask again; the renewal benchmark shows both.
+   */
+  rotationGraceMs = 0;
+  private readonly rotated = new Map<string, { userId: string; at: number }>();
   /** Consulted for every call no script answers: a fault to play, or undefined to serve it. */
   faults?: (route: XRoute, body: Record<string, unknown>) => XScript | undefined;
   private readonly users = new Map<string, XUser>();
@@ -385,10 +391,14 @@ export class XStandIn {
       return { status: 200, body: this.issue(code.userId, code.scopes) };
     }
     if (body.grant_type === 'refresh_token') {
-      const userId = this.refresh.get(body.refresh_token ?? '');
+      const rotated = this.rotated.get(body.refresh_token ?? '');
+      const userId =
+        this.refresh.get(body.refresh_token ?? '') ??
+        (rotated && rotated.at > Date.now() - this.rotationGraceMs ? rotated.userId : undefined);
       if (!userId) return { status: 400, body: INVALID_TOKEN };
-      // Rotated: the refresh token just used works no more.
+      // Rotated: the refresh token just used works no more (but within the grace, if one is set).
       this.refresh.delete(body.refresh_token);
+      this.rotated.set(body.refresh_token, { userId, at: rotated?.at ?? Date.now() });
       call.body._user = userId;
       return {
         status: 200,
