@@ -3,6 +3,8 @@ import { dropTestDatabase } from '../support/databases';
 import { freePort } from '../support/free-port';
 import { heraldReady, HeraldProcess, spawnHerald, stopHerald } from '../support/herald-process';
 import { MastodonStandIn } from '../support/stand-ins/mastodon-stand-in';
+import { XStandIn } from '../support/stand-ins/x-stand-in';
+import { waitFor } from '../support/waits';
 import { createMigratedDatabase, TEST_APP_SECRET, TEST_REDIS_URL } from '../support/test-app';
 
 /**
@@ -13,12 +15,15 @@ import { createMigratedDatabase, TEST_APP_SECRET, TEST_REDIS_URL } from '../supp
 describe('Connections leave no code, state or token in the logs', () => {
   let database: { name: string; url: string };
   let mastodon: MastodonStandIn;
+  let x: XStandIn;
   let herald: HeraldProcess;
 
   beforeAll(async () => {
     database = await createMigratedDatabase();
     mastodon = await new MastodonStandIn().start();
+    x = await new XStandIn().start();
     const port = await freePort();
+    x.registerCallback(`http://127.0.0.1:${port}/api/oauth/x/callback`);
     herald = spawnHerald('all', port, {
       DATABASE_URL: database.url,
       REDIS_URL: TEST_REDIS_URL,
@@ -27,6 +32,9 @@ describe('Connections leave no code, state or token in the logs', () => {
       PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
       OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
       LOG_LEVEL: 'trace',
+      ...x.env(),
+      // Renewals, and their refusals, happen while the spec looks on.
+      TOKEN_SWEEP_INTERVAL_MS: '300',
     });
     await heraldReady(herald, 120_000);
   }, 180_000);
@@ -34,6 +42,7 @@ describe('Connections leave no code, state or token in the logs', () => {
   afterAll(async () => {
     if (herald) await stopHerald(herald);
     await mastodon?.stop();
+    await x?.stop();
     if (database) await dropTestDatabase(database.name);
   });
 
@@ -55,14 +64,27 @@ describe('Connections leave no code, state or token in the logs', () => {
     return { status: res.statusCode, location: String(res.headers.location ?? '') };
   };
 
-  it('through a connection, a refused code and a replay', async () => {
+  /** A user, signed up, and a project of theirs. */
+  async function owner(email: string) {
     const registered = await json('POST', '/api/auth/register', {
-      email: 'logs@example.com',
+      email,
       password: 'correct horse battery',
       name: 'Logs',
     });
     const auth = `Bearer ${registered.body.token as string}`;
     const project = await json('POST', '/api/projects', { name: 'Logs' }, auth);
+    return { auth, project };
+  }
+
+  const unlogged = (secrets: string[]) => {
+    for (const secret of secrets) {
+      expect(secret.length).toBeGreaterThan(10);
+      expect({ secret, logged: herald.logs.includes(secret) }).toEqual({ secret, logged: false });
+    }
+  };
+
+  it('through a connection, a refused code and a replay', async () => {
+    const { auth, project } = await owner('logs@example.com');
     const start = () =>
       json(
         'POST',
@@ -104,9 +126,56 @@ describe('Connections leave no code, state or token in the logs', () => {
     for (const call of tokenCalls) secrets.push(String(call.body.code_verifier));
 
     expect(herald.logs).toContain('/api/oauth/mastodon/callback');
-    for (const secret of secrets) {
-      expect(secret.length).toBeGreaterThan(10);
-      expect({ secret, logged: herald.logs.includes(secret) }).toEqual({ secret, logged: false });
-    }
+    unlogged(secrets);
+  }, 60_000);
+
+  it('through an X connection, its renewals and a refused renewal', async () => {
+    const { auth, project } = await owner('x-logs@example.com');
+    const connect = async (tokenSeconds: number) => {
+      const user = x.addUser();
+      x.signIn(user);
+      x.tokenSeconds = tokenSeconds;
+      const started = await json(
+        'POST',
+        `/api/projects/${project.body.id as number}/connections`,
+        { platform: 'x', redirect_url: 'https://app.example.com/done' },
+        auth,
+      );
+      const consent = await browse(started.body.authorize_url as string);
+      const back = new URL(consent.location);
+      const done = await browse(consent.location);
+      expect(done.location).toMatch(/status=connected/);
+      x.tokenSeconds = 7_200;
+      return {
+        user,
+        secrets: [
+          back.searchParams.get('code')!,
+          back.searchParams.get('state')!,
+          new URL(started.body.authorize_url as string).searchParams.get('code_challenge')!,
+        ],
+      };
+    };
+    // Tokens of a second, renewed by the sweep; then a user who revoked Herald, refused.
+    const renewed = await connect(1);
+    const revoked = await connect(1);
+    x.revoke(revoked.user);
+    await waitFor(() => x.renewalsOf(renewed.user) >= 1, 10_000);
+    await waitFor(
+      () =>
+        x.callsOf('token').some((c) => c.status === 400 && c.body.grant_type === 'refresh_token'),
+      10_000,
+    );
+    // The renewals were made and logged, the refusal too: the lines below were read.
+    await waitFor(() => herald.logs.includes('refused to renew its token'), 5_000);
+    expect(herald.logs).toContain('/api/oauth/x/callback');
+    const verifiers = x.callsOf('token').map((c) => String(c.body.code_verifier ?? ''));
+    unlogged([
+      ...renewed.secrets,
+      ...revoked.secrets,
+      ...x.issued,
+      ...verifiers.filter(Boolean),
+      x.client.secret,
+      Buffer.from(`${x.client.id}:${x.client.secret}`).toString('base64'),
+    ]);
   }, 60_000);
 });

@@ -118,6 +118,8 @@ export const X_POST_LIMIT = { limit: 100, periodMs: 15 * 60_000 };
 export class XStandIn {
   readonly calls: RecordedXCall[] = [];
   readonly posts: MadePost[] = [];
+  /** Every access and refresh token it gave out, for specs that look for them where they must not be. */
+  readonly issued: string[] = [];
   readonly client = {
     id: randomBytes(12).toString('base64url'),
     secret: randomBytes(24).toString('base64url'),
@@ -416,6 +418,7 @@ export class XStandIn {
 
   private issue(userId: string, scopes: string) {
     const accessToken = randomBytes(32).toString('base64url');
+    this.issued.push(accessToken);
     this.tokens.set(accessToken, {
       userId,
       scopes,
@@ -429,6 +432,7 @@ export class XStandIn {
     };
     if (this.refreshTokens && scopes.split(' ').includes('offline.access')) {
       const refreshToken = randomBytes(32).toString('base64url');
+      this.issued.push(refreshToken);
       this.refresh.set(refreshToken, userId);
       answer.refresh_token = refreshToken;
     }
