@@ -69,6 +69,23 @@ export interface RenewedCredentials {
 /** The platform refuses the renewal for good: only a new connection helps. */
 export class RenewalRefused extends Error {}
 
+/**
+ * A token endpoint's refusal of a refresh token it no longer honours: `invalid_grant`, or the
+ * `invalid_request` some platforms answer a used, expired or revoked one with (X: "Value passed for
+ * the token was invalid."). A 5xx or 429 is never one.
+ */
+export function refusesRefreshForGood(answer: {
+  status: number;
+  oauthError: string | null;
+  reason: string;
+}): boolean {
+  if (answer.status >= 500 || answer.status === 429) return false;
+  return (
+    answer.oauthError === 'invalid_grant' ||
+    (answer.oauthError === 'invalid_request' && /token|grant|expired|revoked/i.test(answer.reason))
+  );
+}
+
 /** Throws RenewalRefused for a refusal for good; any other error is transient. */
 export interface TokenRenewal {
   renew(secret: string, signal: AbortSignal): Promise<RenewedCredentials>;

@@ -1,5 +1,6 @@
 import type { AppConfig } from '../../../infrastructure/config/config';
 import {
+  refusesRefreshForGood,
   RenewalRefused,
   type OAuthFinish,
   type OAuthFlow,
@@ -17,14 +18,8 @@ const MEMBER_SCOPES = 'openid profile w_member_social';
 const ORGANIZATION_SCOPES = 'w_organization_social r_organization_admin';
 const DEFAULT_TOKEN_SECONDS = 60 * 24 * 3600;
 
-/** LinkedIn answers a refresh token it no longer honours `invalid_request` or `invalid_grant`. */
 function refusedForGood(error: unknown): boolean {
-  if (!(error instanceof LinkedInApiError) || error.status >= 500 || error.status === 429)
-    return false;
-  return (
-    error.oauthError === 'invalid_grant' ||
-    (error.oauthError === 'invalid_request' && /token|grant|expired|revoked/i.test(error.reason))
-  );
+  return error instanceof LinkedInApiError && refusesRefreshForGood(error);
 }
 
 interface LinkedInCalls {

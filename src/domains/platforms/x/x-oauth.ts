@@ -1,5 +1,6 @@
 import type { AppConfig } from '../../../infrastructure/config/config';
 import {
+  refusesRefreshForGood,
   RenewalRefused,
   type OAuthFinish,
   type OAuthFlow,
@@ -17,13 +18,8 @@ export const X_SCOPES = 'tweet.read tweet.write users.read media.write offline.a
 
 const DEFAULT_TOKEN_SECONDS = 7_200;
 
-/** X answers a used or revoked refresh token `invalid_request` "Value passed for the token…". */
 function refusedForGood(error: unknown): boolean {
-  if (!(error instanceof XApiError) || error.status >= 500 || error.status === 429) return false;
-  return (
-    error.oauthError === 'invalid_grant' ||
-    (error.oauthError === 'invalid_request' && /token/i.test(error.reason))
-  );
+  return error instanceof XApiError && refusesRefreshForGood(error);
 }
 
 interface XCalls {
