@@ -1,7 +1,7 @@
 import { ConfigError, loadConfig } from '../infrastructure/config/config';
 import { categoryLimits, RATE_LIMIT_CATEGORIES } from './rate-limit-category';
 
-const base = { DATABASE_URL: 'postgres://u@127.0.0.1/db', APP_SECRET: 'x'.repeat(32) };
+const base = { DATABASE_URL: 'postgres://u@127.0.0.1/db', APP_SECRET: 'z'.repeat(32) };
 
 describe('rate-limit configuration', () => {
   it('defaults to the spec: upload, create post and publish 10, other 30, per 60 s window, on', () => {

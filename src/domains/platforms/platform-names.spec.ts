@@ -12,14 +12,14 @@ const SRC = join(__dirname, '..', '..');
 const REGISTRATION = 'domains/platforms/platforms.ts';
 
 /**
- * Anywhere in the text for a name of some length. A one-letter name is also a throwaway string in
- * code, so it counts only where code names a platform: compared or given as a platform (after
- * `===`, `case`, `platform:`), a channel ref's start, or its settings' prefix (`<NAME>_…`).
+ * Anywhere in the text for a name of some length. A one-letter name would match every word, so it
+ * counts wherever it stands alone in quotes (a throwaway string is another letter), starts a
+ * channel ref (`<name>:…`), or prefixes a setting (`<NAME>_…`).
  */
 function names(text: string, name: string): boolean {
   if (name.length >= 4) return text.toLowerCase().includes(name);
   const q = `['"\`]`;
-  const named = new RegExp(`(===|!==|case|platform:)\\s*${q}${name}${q}|${q}${name}:`, 'i');
+  const named = new RegExp(`${q}${name}${q}|${q}${name}:`, 'i');
   const setting = new RegExp(`\\b${name.toUpperCase()}_[A-Z]`);
   return named.test(text) || setting.test(text);
 }

@@ -203,7 +203,7 @@ export function fitsEveryPost(platform: Platform): boolean {
     !platform.mediaProblem &&
     limits.text_max_bytes === undefined &&
     limits.links_max === undefined &&
-    platform.measureText('x'.repeat(MAX_TEXT_LENGTH), limits) <= limits.text_max &&
+    platform.measureText('z'.repeat(MAX_TEXT_LENGTH), limits) <= limits.text_max &&
     limits.text_unit === 'utf16' &&
     limits.media_max >= MAX_MEDIA_PER_POST &&
     ALL_MEDIA_TYPES.every(

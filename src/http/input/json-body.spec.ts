@@ -18,7 +18,7 @@ describe('parseJsonObject: one JSON object, or the error held for it', () => {
     ['empty text', '', 'application/json', 'invalid_json'],
     ['null', 'null', 'application/json', 'validation_failed'],
     ['a number', '42', 'application/json', 'validation_failed'],
-    ['a string', '"x"', 'application/json', 'validation_failed'],
+    ['a string', '"z"', 'application/json', 'validation_failed'],
     ['true', 'true', 'application/json', 'validation_failed'],
     ['an array', '[]', 'application/json', 'validation_failed'],
     ['33 levels', '{"a":'.repeat(33) + '1' + '}'.repeat(33), 'application/json', 'invalid_json'],

@@ -6,7 +6,7 @@ import { ConfigError, loadConfig, readEnvironment } from './config';
 
 const base = {
   DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/herald',
-  APP_SECRET: 'x'.repeat(32),
+  APP_SECRET: 'z'.repeat(32),
 };
 
 function problems(env: Record<string, string>): string[] {
@@ -211,7 +211,7 @@ describe('loadConfig: every variable validated at start', () => {
     const secret = 'tiny-secret';
     const error = (() => {
       try {
-        loadConfig({ APP_SECRET: secret, PORT: 'x' });
+        loadConfig({ APP_SECRET: secret, PORT: 'z' });
       } catch (e) {
         return e as ConfigError;
       }

@@ -24,7 +24,7 @@ describe('AuthFailureLimiter', () => {
     await new Promise<void>((resolve) => redis.once('ready', () => resolve()));
     const config = loadConfig({
       DATABASE_URL: 'postgres://unused@127.0.0.1/unused',
-      APP_SECRET: 'x'.repeat(32),
+      APP_SECRET: 'z'.repeat(32),
       RATE_LIMIT_AUTH_FAILURES: '2',
     });
     metrics = new Metrics({ queues: () => [] } as unknown as QueueRegistry);

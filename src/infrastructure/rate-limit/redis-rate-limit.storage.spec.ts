@@ -78,7 +78,7 @@ describe('RedisRateLimitStorage (real Redis)', () => {
     try {
       const unreachable = new RedisRateLimitStorage(gone, prefix);
       for (let i = 0; i < 5; i++) {
-        await expect(unreachable.increment('x', WINDOW_MS, 10)).rejects.toBeInstanceOf(
+        await expect(unreachable.increment('z', WINDOW_MS, 10)).rejects.toBeInstanceOf(
           RateLimitStoreUnavailable,
         );
       }

@@ -90,13 +90,13 @@ describe('LocalDiskStorage', () => {
     mkdirSync(incoming, { recursive: true });
     const now = Date.now();
     const age = (ms: number) => new Date(now - ms);
-    writeFileSync(join(incoming, 'abandoned.part'), 'x');
+    writeFileSync(join(incoming, 'abandoned.part'), 'z');
     utimesSync(
       join(incoming, 'abandoned.part'),
       age(STALE_PARTIAL_MS + 1),
       age(STALE_PARTIAL_MS + 1),
     );
-    writeFileSync(join(incoming, 'in-progress.part'), 'x');
+    writeFileSync(join(incoming, 'in-progress.part'), 'z');
     utimesSync(join(incoming, 'in-progress.part'), age(60_000), age(60_000));
     await storage.put('projects/1/kept.png', Readable.from([Buffer.from('kept')]), 'image/png');
 
@@ -136,7 +136,7 @@ describe('LocalDiskStorage', () => {
     await expect(storage.openRead(path)).rejects.toBeInstanceOf(InvalidStoragePathError);
     await expect(storage.delete(path)).rejects.toBeInstanceOf(InvalidStoragePathError);
     await expect(
-      storage.put(path, Readable.from([Buffer.from('x')]), 'image/png'),
+      storage.put(path, Readable.from([Buffer.from('z')]), 'image/png'),
     ).rejects.toBeInstanceOf(InvalidStoragePathError);
     expect(readFileSync(join(dirname(root), 'outside.txt'), 'utf8')).toBe('secret');
   });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { AnswerDelay } from './answer-delay';
 
 export type LinkedInRoute =
   | 'authorize'
@@ -131,19 +132,14 @@ export class LinkedInStandIn {
   private redirectUris: string[] = [];
   private consenting: string | null = null;
   private declining: string | null = null;
-  private latency = { ms: 0, jitterMs: 0 };
+  private readonly latency = new AnswerDelay();
 
   /** Answers leave `ms` (± `jitterMs`) after the call was served; it counts when it arrives. */
   answerAfter(ms: number, jitterMs = 0): this {
-    this.latency = { ms, jitterMs };
+    this.latency.set(ms, jitterMs);
     return this;
   }
 
-  private async answerDelay(): Promise<void> {
-    const { ms, jitterMs } = this.latency;
-    const wait = ms + (Math.random() * 2 - 1) * jitterMs;
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-  }
   /** Posts per author in any day (LinkedIn's member and organization limit). */
   private readonly daily = new Map<string, number[]>();
   private server?: Server;
@@ -253,7 +249,7 @@ export class LinkedInStandIn {
     if (scripted?.status !== undefined)
       return this.reply(res, call, scripted.status, scripted.body ?? {}, scripted.headers);
     const answer = this.serve(route, call, req);
-    await this.answerDelay();
+    await this.latency.wait();
     if (scripted?.afterServing === 'drop') return void res.socket?.destroy();
     if (answer.location) {
       call.status = 302;

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { AnswerDelay } from './answer-delay';
 
 /** The calls the stand-in answers, by the name a script or a recorded call uses. */
 export type XRoute =
@@ -147,19 +148,14 @@ export class XStandIn {
   private redirectUris: string[] = [];
   private consenting: string | null = null;
   private declining = false;
-  private latency = { ms: 0, jitterMs: 0 };
+  private readonly latency = new AnswerDelay();
 
   /** Answers leave `ms` (± `jitterMs`) after the call was served; it counts when it arrives. */
   answerAfter(ms: number, jitterMs = 0): this {
-    this.latency = { ms, jitterMs };
+    this.latency.set(ms, jitterMs);
     return this;
   }
 
-  private async answerDelay(): Promise<void> {
-    const { ms, jitterMs } = this.latency;
-    const wait = ms + (Math.random() * 2 - 1) * jitterMs;
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-  }
   private server?: Server;
   private nextId = 1_900_000_000_000_000_000n;
 
@@ -294,7 +290,7 @@ export class XStandIn {
     if (scripted?.status !== undefined)
       return this.reply(res, call, scripted.status, scripted.body ?? {}, scripted.headers);
     const answer = this.serve(route, call, req);
-    await this.answerDelay();
+    await this.latency.wait();
     if (scripted?.afterServing === 'drop') return void res.socket?.destroy();
     if (answer.location) {
       call.status = 302;

@@ -131,7 +131,7 @@ describe('DiscordApi', () => {
     // Another channel of the bot has its own bucket.
     const other = discord.addChannel();
     await expect(
-      api.createMessage(token, other.id, { content: 'x' }, [], 5_000),
+      api.createMessage(token, other.id, { content: 'z' }, [], 5_000),
     ).resolves.toBeDefined();
   });
 
@@ -139,7 +139,7 @@ describe('DiscordApi', () => {
     const token = discord.addBot();
     const channel = discord.addChannel();
     discord.script('createMessage', { status: 429, retryAfter: 0.3371, global: true });
-    const error = await failure(api.createMessage(token, channel.id, { content: 'x' }, [], 5_000));
+    const error = await failure(api.createMessage(token, channel.id, { content: 'z' }, [], 5_000));
     expect(error).toMatchObject({ status: 429, global: true, retryAfterMs: 338 });
     expect((error as DiscordApiError).rateLimit?.scope).toBe('global');
   });
@@ -148,7 +148,7 @@ describe('DiscordApi', () => {
     const token = discord.addBot();
     const channel = discord.addChannel();
     const error = await failure(
-      api.createMessage(token, channel.id, { content: 'x'.repeat(2001) }, [], 5_000),
+      api.createMessage(token, channel.id, { content: 'z'.repeat(2001) }, [], 5_000),
     );
     expect(error).toMatchObject({
       status: 400,
@@ -161,7 +161,7 @@ describe('DiscordApi', () => {
   it('a missing permission is a refusal for good, not a token to reconnect', async () => {
     const token = discord.addBot();
     const channel = discord.addChannel({ missingPermissions: true });
-    const error = await failure(api.createMessage(token, channel.id, { content: 'x' }, [], 5_000));
+    const error = await failure(api.createMessage(token, channel.id, { content: 'z' }, [], 5_000));
     expect(error).toMatchObject({ status: 403, code: 50013, description: 'Missing Permissions' });
     expect(toDeliveryError(error)).toMatchObject({
       failure: 'rejected',

@@ -9,7 +9,7 @@ describe('DiscordPacing', () => {
   const redis = new Redis(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
   const config = loadConfig({
     DATABASE_URL: 'postgres://unused@127.0.0.1/unused',
-    APP_SECRET: 'x'.repeat(32),
+    APP_SECRET: 'z'.repeat(32),
     REDIS_KEY_PREFIX: `herald-discord-pacing-${randomBytes(4).toString('hex')}`,
   });
   const pacing = new DiscordPacing(redis, config);

@@ -168,7 +168,7 @@ describe('MastodonPublisher against a Mastodon stand-in', () => {
     const failure = await failureOf(
       publisher(300).send(secret, target(who.id), {
         kind: 'single',
-        text: 'x',
+        text: 'z',
         media: [medium('a.png', PNG, 'image')],
         cost: 1,
       }),
@@ -186,7 +186,7 @@ describe('MastodonPublisher against a Mastodon stand-in', () => {
       headers: { 'x-ratelimit-reset': reset },
     });
     const failure = await failureOf(
-      publisher().send(secret, target(who.id), { kind: 'text', text: 'x', media: [], cost: 1 }),
+      publisher().send(secret, target(who.id), { kind: 'text', text: 'z', media: [], cost: 1 }),
     );
     expect(failure).toMatchObject({
       failure: 'rate_limited',
@@ -206,7 +206,7 @@ describe('MastodonPublisher against a Mastodon stand-in', () => {
     const { token, account: who, secret } = account();
     mastodon.script('post_status', { status, error });
     const refused = await failureOf(
-      publisher().send(secret, target(who.id), { kind: 'text', text: 'x', media: [], cost: 1 }),
+      publisher().send(secret, target(who.id), { kind: 'text', text: 'z', media: [], cost: 1 }),
     );
     expect(refused).toMatchObject({ failure, message: `Mastodon ${status}: ${error}` });
     expect(refused!.errorCode).toBe(failure === 'rejected' ? 'mastodon_rejected' : null);
@@ -216,7 +216,7 @@ describe('MastodonPublisher against a Mastodon stand-in', () => {
   it('a token the instance does not know is unauthorized', async () => {
     const secret = sealableSecret({ instanceUrl: mastodon.url, accessToken: 'revoked' });
     const failure = await failureOf(
-      publisher().send(secret, target('1'), { kind: 'text', text: 'x', media: [], cost: 1 }),
+      publisher().send(secret, target('1'), { kind: 'text', text: 'z', media: [], cost: 1 }),
     );
     expect(failure).toMatchObject({
       failure: 'unauthorized',
@@ -230,7 +230,7 @@ describe('MastodonPublisher against a Mastodon stand-in', () => {
     const failure = await failureOf(
       publisher().send(secret, target(who.id), {
         kind: 'single',
-        text: 'x',
+        text: 'z',
         media: [medium('v.mp4', MP4, 'video')],
         cost: 1,
       }),
@@ -249,7 +249,7 @@ describe('MastodonPublisher against a Mastodon stand-in', () => {
     await new Promise((resolve) => closed.close(resolve));
     const { secret } = account(`http://127.0.0.1:${port}`);
     const failure = await failureOf(
-      publisher().send(secret, target('1'), { kind: 'text', text: 'x', media: [], cost: 1 }),
+      publisher().send(secret, target('1'), { kind: 'text', text: 'z', media: [], cost: 1 }),
     );
     expect(failure).toMatchObject({
       failure: 'transient',
@@ -265,7 +265,7 @@ describe('MastodonPublisher against a Mastodon stand-in', () => {
     const port = (redirecting.address() as { port: number }).port;
     const { secret } = account(`http://127.0.0.1:${port}`);
     const failure = await failureOf(
-      publisher().send(secret, target('1'), { kind: 'text', text: 'x', media: [], cost: 1 }),
+      publisher().send(secret, target('1'), { kind: 'text', text: 'z', media: [], cost: 1 }),
     );
     await new Promise((resolve) => redirecting.close(resolve));
     expect(failure).toMatchObject({
@@ -286,7 +286,7 @@ describe('MastodonPublisher against a Mastodon stand-in', () => {
     const port = (html.address() as { port: number }).port;
     const { secret } = account(`http://127.0.0.1:${port}`);
     const refused = await failureOf(
-      publisher().send(secret, target('1'), { kind: 'text', text: 'x', media: [], cost: 1 }),
+      publisher().send(secret, target('1'), { kind: 'text', text: 'z', media: [], cost: 1 }),
     );
     await new Promise((resolve) => html.close(resolve));
     expect(refused).toMatchObject({
@@ -302,7 +302,7 @@ describe('MastodonPublisher against a Mastodon stand-in', () => {
     const failure = await failureOf(
       publisher(5_000, closedList).send(secret, target(who.id), {
         kind: 'text',
-        text: 'x',
+        text: 'z',
         media: [],
         cost: 1,
       }),

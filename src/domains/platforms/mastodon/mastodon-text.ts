@@ -15,7 +15,7 @@ const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 /** As an instance counts it: graphemes, each link `urlLength`, whitespace-only text nothing. */
 export function mastodonTextLength(text: string, urlLength = MASTODON_URL_LENGTH): number {
   if (text.trim() === '') return 0;
-  const placeholder = 'x'.repeat(urlLength);
+  const placeholder = 'z'.repeat(urlLength);
   const countable = text
     .replace(LINK, (_match, before: string, link: string) => {
       const kept = trimTrailing(link);

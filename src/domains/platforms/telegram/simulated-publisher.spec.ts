@@ -28,7 +28,7 @@ describe('SimulatedPublisher: test posts never reach the platform', () => {
   const simulated = new SimulatedPublisher(telegram);
 
   it('plans as the platform does: the same steps, each making as many messages as it counts for', () => {
-    const text = 'x'.repeat(2000); // longer than a caption: album, then the text on its own
+    const text = 'z'.repeat(2000); // longer than a caption: album, then the text on its own
     const media = [photo(1), photo(2), photo(3)];
     const real = telegram.plan(text, media);
     const planned = simulated.plan(text, media);

@@ -23,7 +23,7 @@ describe('TelegramBotApi failures', () => {
     servers.pop()!.close();
     await new Promise((resolve) => setTimeout(resolve, 50));
     const error = await api(base)
-      .call(TOKEN, 'sendMessage', { chat_id: 1, text: 'x' })
+      .call(TOKEN, 'sendMessage', { chat_id: 1, text: 'z' })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TelegramTransportError);
     expect(error).toMatchObject({
@@ -35,7 +35,7 @@ describe('TelegramBotApi failures', () => {
   it('no answer in time: transport error that may have been sent, named TimeoutError', async () => {
     const base = await serve(() => undefined); // reads the request, never answers
     const error = await api(base)
-      .call(TOKEN, 'sendMessage', { chat_id: 1, text: 'x' }, 200)
+      .call(TOKEN, 'sendMessage', { chat_id: 1, text: 'z' }, 200)
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TelegramTransportError);
     expect(error).toMatchObject({
@@ -63,7 +63,7 @@ describe('TelegramBotApi failures', () => {
         ),
     );
     const error = await api(base)
-      .call(TOKEN, 'sendMessage', { chat_id: 1, text: 'x' })
+      .call(TOKEN, 'sendMessage', { chat_id: 1, text: 'z' })
       .catch((e: unknown) => e);
     expect(error).toMatchObject({
       errorCode: 429,

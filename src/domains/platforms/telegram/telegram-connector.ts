@@ -49,7 +49,7 @@ export class TelegramConnector implements PlatformConnector {
   demo(): DemoAccount {
     const token = `100000001:${randomBytes(24)
       .toString('base64url')
-      .replace(/[^A-Za-z0-9]/g, 'x')}`;
+      .replace(/[^A-Za-z0-9]/g, 'z')}`;
     return {
       account: {
         id: '100000001',

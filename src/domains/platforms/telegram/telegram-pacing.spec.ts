@@ -11,7 +11,7 @@ describe('TelegramPacing: spread sends instead of collecting 429s', () => {
   const redis = new Redis(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
   const config = loadConfig({
     DATABASE_URL: 'postgres://unused@127.0.0.1/unused',
-    APP_SECRET: 'x'.repeat(32),
+    APP_SECRET: 'z'.repeat(32),
     REDIS_KEY_PREFIX: `herald-pacing-${randomBytes(4).toString('hex')}`,
     TELEGRAM_BOT_MESSAGES_PER_SECOND: '10',
     TELEGRAM_CHAT_MESSAGES_PER_MINUTE: '60',
@@ -140,7 +140,7 @@ describe('TelegramPacing: spread sends instead of collecting 429s', () => {
         redis,
         loadConfig({
           DATABASE_URL: 'postgres://unused@127.0.0.1/unused',
-          APP_SECRET: 'x'.repeat(32),
+          APP_SECRET: 'z'.repeat(32),
           REDIS_KEY_PREFIX: prefix,
           TELEGRAM_BOT_MESSAGES_PER_SECOND: String(botPerSecond),
           TELEGRAM_CHAT_MESSAGES_PER_MINUTE: String(chatPerMinute),
@@ -289,7 +289,7 @@ describe('TelegramPacing: spread sends instead of collecting 429s', () => {
         hung,
         loadConfig({
           DATABASE_URL: 'postgres://unused@127.0.0.1/unused',
-          APP_SECRET: 'x'.repeat(32),
+          APP_SECRET: 'z'.repeat(32),
           PUBLICATION_ENQUEUE_TIMEOUT_MS: '100',
         }),
       );

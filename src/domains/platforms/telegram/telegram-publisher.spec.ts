@@ -30,7 +30,7 @@ describe('TelegramPublisher.plan', () => {
   });
 
   it('text longer than a caption goes as its own message after the media', () => {
-    const text = 'x'.repeat(TELEGRAM_CAPTION_LIMIT + 1);
+    const text = 'z'.repeat(TELEGRAM_CAPTION_LIMIT + 1);
     const media = [medium('a.png')];
     expect(plan(text, media)).toEqual([
       { kind: 'single', text: null, media, cost: 1 },

@@ -3,7 +3,7 @@ import { telegramSettings } from './telegram-settings';
 
 const base = {
   DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/herald',
-  APP_SECRET: 'x'.repeat(32),
+  APP_SECRET: 'z'.repeat(32),
 };
 
 describe("Telegram's settings, validated with the rest of the configuration", () => {
@@ -31,7 +31,7 @@ describe("Telegram's settings, validated with the rest of the configuration", ()
 
   it('reports a bad value with the others, naming the variable', () => {
     try {
-      loadConfig({ ...base, PORT: 'x', TELEGRAM_BOT_MESSAGES_PER_SECOND: '0' });
+      loadConfig({ ...base, PORT: 'z', TELEGRAM_BOT_MESSAGES_PER_SECOND: '0' });
       throw new Error('loadConfig accepted a bad value');
     } catch (error) {
       expect((error as ConfigError).problems).toEqual([
