@@ -2,6 +2,7 @@ import { Injectable, Optional } from '@nestjs/common';
 import type { AppConfig } from '../../../infrastructure/config/config';
 import { InjectConfig } from '../../../infrastructure/config/config.module';
 import { Metrics } from '../../../infrastructure/metrics/metrics.service';
+import type { ContainerParams } from '../meta/container-flow';
 import { GraphClient } from '../meta/graph-client';
 import { threadsSettings } from './threads-settings';
 
@@ -35,8 +36,6 @@ export interface ThreadsMedia {
 export interface ThreadsPublishingLimit {
   data?: { quota_usage?: number; config?: { quota_total?: number; quota_duration?: number } }[];
 }
-
-export type ContainerParams = Record<string, string | undefined>;
 
 @Injectable()
 export class ThreadsApi {

@@ -1,3 +1,4 @@
+import { GRAPH_LOG_MASKS } from '../meta/graph-log-masks';
 import { definePlatform } from '../platform-descriptor';
 import { THREADS_CALLS, THREADS_OAUTH } from './threads-connect';
 import { readThreadsSettings, ThreadsVariables } from './threads-settings';
@@ -27,10 +28,6 @@ export const THREADS = definePlatform({
     help: 'Threads API calls by method and outcome',
     methods: THREADS_CALLS,
   },
-  // Graph API tokens travel in query strings: never let one reach a log line.
-  logMasks: [
-    { pattern: /access_token=[^&\s]+/g, replacement: 'access_token=<redacted>' },
-    { pattern: /client_secret=[^&\s]+/g, replacement: 'client_secret=<redacted>' },
-  ],
+  logMasks: GRAPH_LOG_MASKS,
   nest: () => (require('./threads.module') as typeof import('./threads.module')).THREADS_NEST,
 });

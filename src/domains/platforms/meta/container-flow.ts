@@ -1,0 +1,258 @@
+import {
+  DeliveryError,
+  type DeliveryStep,
+  type OutgoingMedia,
+  type PlatformMessage,
+  type SendTarget,
+} from '../platform';
+import {
+  containerStatusOf,
+  settledContainer,
+  type ContainerState,
+  type ContainerWait,
+} from './containers';
+import { graphRejected, type GraphPlatform } from './graph-failures';
+import type { MediaReach } from './media-reach';
+
+export type ContainerParams = Record<string, string | undefined>;
+
+/** What a send made before publishing, kept so a later try finishes it rather than redo it. */
+export interface ContainerProgress {
+  children?: string[];
+  container?: string;
+  since: number;
+}
+
+/** A post Meta lists on the account: how a publication whose answer was lost is found. */
+export interface ListedPost {
+  id?: string;
+  permalink?: string;
+  text?: string;
+  timestamp?: string;
+}
+
+/**
+ * One send's view of a network that publishes through containers (Instagram, Threads): the calls,
+ * bound to the account, and the network's names for the parameters.
+ */
+export interface ContainerNetwork {
+  readonly platform: GraphPlatform;
+  create(params: ContainerParams, signal: AbortSignal): Promise<{ id?: string } | undefined>;
+  /** The container's id and its status field as Meta answers it (`status` or `status_code`). */
+  status(id: string, signal: AbortSignal): Promise<{ status?: unknown; error?: unknown }>;
+  publish(containerId: string, signal: AbortSignal): Promise<{ id?: string } | undefined>;
+  permalink(id: string, signal: AbortSignal): Promise<string | null>;
+  /** Refuses (`rate_limited`) when the account's own publishing quota is spent. */
+  quotaLeft(signal: AbortSignal): Promise<void>;
+  recent(signal: AbortSignal): Promise<ListedPost[]>;
+  /** A medium's own container; a carousel's item with `carouselItem`. */
+  itemParams(medium: OutgoingMedia, url: string, carouselItem: boolean): ContainerParams;
+  /** The container that is published: the text, with one medium's or a carousel's parameters. */
+  postParams(
+    step: DeliveryStep,
+    medium: ContainerParams | null,
+    children: string[] | null,
+    target: SendTarget,
+  ): ContainerParams;
+}
+
+export const PROCESSING_GIVE_UP_MS = 20 * 60_000;
+/** Meta advises a status read about once a minute; a worker slot is never held meanwhile. */
+const NOT_READY_WAIT_MS = 30_000;
+const FIRST_READ_MS = 250;
+const LONGEST_READ_GAP_MS = 4_000;
+const CLOCKS_APART_MS = 60_000;
+
+export function readContainerProgress(kept: string | null): ContainerProgress | null {
+  if (kept === null) return null;
+  try {
+    const progress = JSON.parse(kept) as Partial<ContainerProgress>;
+    if (typeof progress.since !== 'number') return null;
+    const children = Array.isArray(progress.children)
+      ? progress.children.filter((id): id is string => typeof id === 'string')
+      : undefined;
+    const container = typeof progress.container === 'string' ? progress.container : undefined;
+    return { since: progress.since, children, container };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Publishing through containers, exactly once: every container is kept before the next call, so a
+ * later try never makes what exists already; a try after an unknown outcome reads the kept
+ * container first, and `PUBLISHED` means delivered (never a second publication); a container
+ * still processing is `not_ready`, asked again later without holding a worker slot.
+ */
+export class ContainerFlow {
+  private readonly wait: ContainerWait;
+
+  constructor(
+    private readonly reach: MediaReach,
+    sendTimeoutMs: number,
+  ) {
+    this.wait = {
+      maxMs: Math.floor(sendTimeoutMs / 2),
+      firstGapMs: FIRST_READ_MS,
+      longestGapMs: LONGEST_READ_GAP_MS,
+    };
+  }
+
+  async deliver(
+    network: ContainerNetwork,
+    target: SendTarget,
+    step: DeliveryStep,
+    signal: AbortSignal,
+  ): Promise<PlatformMessage[]> {
+    let kept = readContainerProgress(target.progress);
+    if (kept?.container) {
+      const state = await this.state(network, kept.container, signal);
+      if (state.status === 'PUBLISHED') return this.published(network, kept, step, signal);
+      // Never published: a container that expired meanwhile is made again.
+      if (state.status === 'EXPIRED') kept = null;
+    }
+    if (!kept?.container) await network.quotaLeft(signal);
+    const container = await this.ready(network, target, step, kept, signal);
+    const answer = await network.publish(container, signal);
+    const name = network.platform.displayName;
+    if (typeof answer?.id !== 'string' || answer.id === '')
+      throw new DeliveryError('unconfirmed', `${name} answered the publication without a post id`);
+    return [{ id: answer.id, url: await network.permalink(answer.id, signal).catch(() => null) }];
+  }
+
+  private async ready(
+    network: ContainerNetwork,
+    target: SendTarget,
+    step: DeliveryStep,
+    kept: ContainerProgress | null,
+    signal: AbortSignal,
+  ): Promise<string> {
+    let progress = kept ?? { since: Date.now() };
+    if (!progress.container) {
+      if (step.media.length > 0) await this.mediaReachable(network);
+      if (step.media.length > 1)
+        progress = await this.carouselItems(network, target, step, progress, signal);
+      const medium =
+        step.media.length === 1
+          ? network.itemParams(step.media[0], this.reach.urlOf(step.media[0].storagePath), false)
+          : null;
+      const params = network.postParams(step, medium, progress.children ?? null, target);
+      const container = await this.make(network, params, signal);
+      progress = { ...progress, container };
+      await target.keep(JSON.stringify(progress));
+    }
+    await this.finished(network, progress.container!, progress.since, signal);
+    return progress.container!;
+  }
+
+  private async state(
+    network: ContainerNetwork,
+    id: string,
+    signal: AbortSignal,
+  ): Promise<ContainerState> {
+    const answer = await network.status(id, signal);
+    return {
+      status: containerStatusOf(answer?.status),
+      errorMessage: typeof answer?.error === 'string' ? answer.error : null,
+    };
+  }
+
+  private async carouselItems(
+    network: ContainerNetwork,
+    target: SendTarget,
+    step: DeliveryStep,
+    progress: ContainerProgress,
+    signal: AbortSignal,
+  ): Promise<ContainerProgress> {
+    let children = progress.children;
+    if (!children) {
+      children = [];
+      for (const medium of step.media) {
+        const params = network.itemParams(medium, this.reach.urlOf(medium.storagePath), true);
+        children.push(await this.make(network, params, signal));
+      }
+      progress = { ...progress, children };
+      await target.keep(JSON.stringify(progress));
+    }
+    for (const child of children) await this.finished(network, child, progress.since, signal);
+    return progress;
+  }
+
+  private async make(network: ContainerNetwork, params: ContainerParams, signal: AbortSignal) {
+    const answer = await network.create(params, signal);
+    if (typeof answer?.id !== 'string' || answer.id === '')
+      throw new DeliveryError(
+        'transient',
+        `${network.platform.displayName} made a container without saying its id`,
+      );
+    return answer.id;
+  }
+
+  /** Never publishes before FINISHED: still processing is `not_ready`, an error a refusal. */
+  private async finished(
+    network: ContainerNetwork,
+    id: string,
+    since: number,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const state = await settledContainer(() => this.state(network, id, signal), this.wait, signal);
+    const name = network.platform.displayName;
+    switch (state.status) {
+      case 'FINISHED':
+      case 'PUBLISHED':
+        return;
+      case 'ERROR':
+        throw graphRejected(
+          network.platform,
+          `${name} could not process the post's media: ${state.errorMessage ?? 'UNKNOWN'}`,
+        );
+      case 'EXPIRED':
+        throw graphRejected(
+          network.platform,
+          `${name} let the post’s container expire before it was published`,
+        );
+      case 'IN_PROGRESS':
+        if (Date.now() - since > PROCESSING_GIVE_UP_MS)
+          throw graphRejected(
+            network.platform,
+            `${name} was still processing the post's media after ${PROCESSING_GIVE_UP_MS / 60_000} minutes`,
+          );
+        throw new DeliveryError(
+          'not_ready',
+          `${name} is still processing the media; publishing waits until it is finished`,
+          NOT_READY_WAIT_MS,
+        );
+    }
+  }
+
+  /** Published by an earlier try whose answer was lost: its post found among the newest. */
+  private async published(
+    network: ContainerNetwork,
+    kept: ContainerProgress,
+    step: DeliveryStep,
+    signal: AbortSignal,
+  ): Promise<PlatformMessage[]> {
+    const recent = await network.recent(signal).catch(() => [] as ListedPost[]);
+    const text = step.text ?? '';
+    const made = kept.since - CLOCKS_APART_MS;
+    const found = recent.find(
+      (post) =>
+        (post.text ?? '') === text &&
+        typeof post.id === 'string' &&
+        !(Date.parse(post.timestamp ?? '') < made),
+    );
+    if (!found?.id) return [{ id: kept.container!, url: null }];
+    return [{ id: found.id, url: typeof found.permalink === 'string' ? found.permalink : null }];
+  }
+
+  private async mediaReachable(network: ContainerNetwork): Promise<void> {
+    const reach = await this.reach.check();
+    if (!reach.reachable)
+      throw new DeliveryError(
+        'rejected',
+        `${network.platform.displayName} cannot fetch this post's media: ${reach.reason}`,
+        null,
+        'media_url_not_public',
+      );
+  }
+}
