@@ -7,7 +7,12 @@ import {
   type ThreadsScene,
   type ThreadsWorld,
 } from '../support/factories/threads-world';
-import { targetsOf, waitForPostStatus, withWorkerPaused } from '../support/publication';
+import {
+  runWaitingNow,
+  targetsOf,
+  waitForPostStatus,
+  withWorkerPaused,
+} from '../support/publication';
 import type { ThreadsServer, ThreadsScript } from '../support/stand-ins/threads-server';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { waitFor } from '../support/waits';
@@ -46,28 +51,7 @@ describe('Threads: delivery', () => {
     threads.posts.filter((post) => post.userId === to.profile.id);
   const queue = () => t.app.get<Queue>(getQueueToken('publication'));
 
-  /** The post waits (pending, no failure counted) in a delayed job; run it now. */
-  async function waitingThenRun(postId: number, atLeastMs: number): Promise<void> {
-    let delayed: Awaited<ReturnType<Queue['getDelayed']>> = [];
-    await waitFor(async () => {
-      delayed = (await queue().getDelayed()).filter((job) => job.data.postId === postId);
-      return delayed.length === 1;
-    });
-    const [job] = delayed;
-    // A delayed job's score in Bull's sorted set is its due time in ms, times 4096.
-    const score = Number(await queue().client.zscore(queue().toKey('delayed'), String(job.id)));
-    expect(Math.floor(score / 4096) - Date.now()).toBeGreaterThan(atLeastMs - 5_000);
-    const [target] = await targetsOf(t, postId);
-    expect(target).toMatchObject({ status: 'pending' });
-    const { rows } = await t.db.query('SELECT failures FROM post_targets WHERE post_id = $1', [
-      postId,
-    ]);
-    expect(rows[0].failures).toBe(0);
-    // The wait is over: for the job, and for the account's sends that the limit held.
-    const held = await queue().client.keys(`${t.config.redisKeyPrefix}:pacing:bot:*`);
-    if (held.length > 0) await queue().client.del(...held);
-    await job.promote();
-  }
+  const waitingThenRun = (postId: number, atLeastMs: number) => runWaitingNow(t, postId, atLeastMs);
 
   describe("Meta's rate limits are waited out, never failures, never a second post", () => {
     const limited = (code: number, headers: Record<string, string> = {}): ThreadsScript => ({

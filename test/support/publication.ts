@@ -1,7 +1,7 @@
 import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
 import { TestApp } from './test-app';
-import { sleep } from './waits';
+import { sleep, waitFor } from './waits';
 
 export interface PostState {
   status: string;
@@ -80,4 +80,31 @@ export async function withWorkerPaused(
   } finally {
     await queue.resume(true);
   }
+}
+
+/**
+ * The post waits for a platform's limit (pending, no failure counted) in a job delayed at least
+ * `atLeastMs`; the wait is then declared over, for the job and for the account's held sends, and
+ * the job runs now.
+ */
+export async function runWaitingNow(t: TestApp, postId: number, atLeastMs: number): Promise<void> {
+  const queue = t.app.get<Queue>(getQueueToken('publication'));
+  let delayed: Awaited<ReturnType<Queue['getDelayed']>> = [];
+  await waitFor(async () => {
+    delayed = (await queue.getDelayed()).filter((job) => job.data.postId === postId);
+    return delayed.length === 1;
+  });
+  const [job] = delayed;
+  // A delayed job's score in Bull's sorted set is its due time in ms, times 4096.
+  const score = Number(await queue.client.zscore(queue.toKey('delayed'), String(job.id)));
+  expect(Math.floor(score / 4096) - Date.now()).toBeGreaterThan(atLeastMs - 5_000);
+  const [target] = await targetsOf(t, postId);
+  expect(target).toMatchObject({ status: 'pending' });
+  const { rows } = await t.db.query('SELECT failures FROM post_targets WHERE post_id = $1', [
+    postId,
+  ]);
+  expect(rows[0].failures).toBe(0);
+  const held = await queue.client.keys(`${t.config.redisKeyPrefix}:pacing:bot:*`);
+  if (held.length > 0) await queue.client.del(...held);
+  await job.promote();
 }

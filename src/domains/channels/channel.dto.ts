@@ -88,6 +88,18 @@ export class ChannelLimitsDto {
     example: 5,
   })
   links_max?: number;
+
+  @ApiPropertyOptional({
+    description: 'The most hashtags one text may hold',
+    example: 30,
+  })
+  hashtags_max?: number;
+
+  @ApiPropertyOptional({
+    description: 'Where the platform takes no post without media: the fewest media a post holds',
+    example: 1,
+  })
+  media_min?: number;
 }
 
 /** A channel as channel lists show it: with its public link and its platform's limits. */

@@ -13,6 +13,8 @@ export type TextUnit = 'utf16' | 'graphemes' | (string & Record<never, never>);
 export interface PlatformLimits {
   text_max: number;
   text_unit: TextUnit;
+  /** At least this many media in a post (its first message) where the platform needs them. */
+  media_min?: number;
   media_max: number;
   media_kinds: MediaType[];
   media_max_bytes: Partial<Record<MediaType, number>>;
@@ -22,6 +24,8 @@ export interface PlatformLimits {
   url_length?: number;
   /** The most different links one text may hold. */
   links_max?: number;
+  /** The most hashtags one text may hold. */
+  hashtags_max?: number;
 }
 
 export interface SentMessage {

@@ -6,6 +6,7 @@ import type { PlatformChannel, PlatformLimits } from './platform-answers';
 export interface MediaToCheck {
   id: number;
   type: MediaType;
+  mimeType: string;
   filename: string;
   sizeBytes: number;
 }

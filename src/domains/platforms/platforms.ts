@@ -1,5 +1,7 @@
 import { BLUESKY } from './bluesky/bluesky.descriptor';
 import { DISCORD } from './discord/discord.descriptor';
+import { FACEBOOK } from './facebook/facebook.descriptor';
+import { INSTAGRAM } from './instagram/instagram.descriptor';
 import { LINKEDIN } from './linkedin/linkedin.descriptor';
 import { MASTODON } from './mastodon/mastodon.descriptor';
 import type { PlatformDescriptor } from './platform-descriptor';
@@ -8,7 +10,17 @@ import { THREADS } from './threads/threads.descriptor';
 import { X } from './x/x.descriptor';
 
 /** In the documentation's order; a new platform is its folder and one line here. */
-const REGISTERED = [TELEGRAM, DISCORD, MASTODON, BLUESKY, THREADS, LINKEDIN, X] as const;
+const REGISTERED = [
+  TELEGRAM,
+  DISCORD,
+  MASTODON,
+  BLUESKY,
+  FACEBOOK,
+  INSTAGRAM,
+  THREADS,
+  LINKEDIN,
+  X,
+] as const;
 
 export const PLATFORM_DESCRIPTORS: readonly PlatformDescriptor[] = REGISTERED;
 

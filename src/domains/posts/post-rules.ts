@@ -120,6 +120,14 @@ function limitsOfOne(target: LimitedTarget, content: ThreadContent<MediaToCheck>
         problem('text_too_long', field('text'), message);
     const links = linksProblem(target, text);
     if (links) problem('too_many_links', field('text'), links);
+    const hashtags = hashtagsProblem(target, text);
+    if (hashtags) problem('too_many_hashtags', field('text'), hashtags);
+    if (item === 0 && media.length < (limits.media_min ?? 0))
+      problem(
+        'media_required',
+        'media_ids',
+        `${name} takes no post without media; add at least ${limits.media_min} (media_ids)`,
+      );
     for (const [code, message] of mediaLimitProblems(target, media))
       problem(code, field('media_ids'), message);
   }
@@ -143,6 +151,16 @@ function linksProblem({ platform, limits }: LimitedTarget, text: string): string
   const links = platform.links?.(text) ?? [];
   if (links.length <= limits.links_max) return null;
   return `${platform.displayName} takes at most ${limits.links_max} different links in a message; this text has ${links.length}`;
+}
+
+const HASHTAG = /(?<![\p{L}\p{N}_&#])#[\p{L}\p{N}_]*\p{L}[\p{L}\p{N}_]*/gu;
+
+/** Where the platform limits hashtags (`hashtags_max`): every one counts, repeats included. */
+function hashtagsProblem({ platform, limits }: LimitedTarget, text: string): string | null {
+  if (limits.hashtags_max === undefined) return null;
+  const count = text.match(HASHTAG)?.length ?? 0;
+  if (count <= limits.hashtags_max) return null;
+  return `${platform.displayName} takes at most ${limits.hashtags_max} hashtags in a message; this text has ${count}`;
 }
 
 function textProblems({ platform, limits }: LimitedTarget, text: string): string[] {
@@ -203,6 +221,8 @@ export function fitsEveryPost(platform: Platform): boolean {
     !platform.mediaProblem &&
     limits.text_max_bytes === undefined &&
     limits.links_max === undefined &&
+    limits.hashtags_max === undefined &&
+    limits.media_min === undefined &&
     platform.measureText('z'.repeat(MAX_TEXT_LENGTH), limits) <= limits.text_max &&
     limits.text_unit === 'utf16' &&
     limits.media_max >= MAX_MEDIA_PER_POST &&

@@ -336,7 +336,7 @@ export class PostsRepository {
 
   async mediaOfPost(m: EntityManager, scope: PostScope, postId: number): Promise<MediaToCheck[]> {
     const rows = (await m.query(
-      `SELECT ma.id, ma.type, ma.filename, ma.size_bytes::float8 AS "sizeBytes"
+      `SELECT ma.id, ma.type, ma.mime_type AS "mimeType", ma.filename, ma.size_bytes::float8 AS "sizeBytes"
          FROM post_media pm
          JOIN posts p ON p.id = pm.post_id AND p.project_id = $2 AND p.test = $3
          JOIN media_assets ma ON ma.id = pm.media_asset_id

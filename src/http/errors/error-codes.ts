@@ -18,6 +18,8 @@ export const ERROR_STATUS = {
   thread_not_supported: 400,
   too_many_media: 400,
   too_many_links: 400,
+  too_many_hashtags: 400,
+  media_required: 400,
   media_url_not_public: 400,
   media_not_supported: 400,
   media_too_large: 400,

@@ -53,6 +53,7 @@ describe('a status holds images or one video', () => {
   const m = (type: 'image' | 'video', id: number): MediaToCheck => ({
     id,
     type,
+    mimeType: type === 'image' ? 'image/png' : 'video/mp4',
     filename: `${id}.${type === 'image' ? 'png' : 'mp4'}`,
     sizeBytes: 10,
   });

@@ -129,7 +129,7 @@ export class ContainerFlow {
   ): Promise<string> {
     let progress = kept ?? { since: Date.now() };
     if (!progress.container) {
-      if (step.media.length > 0) await this.mediaReachable(network);
+      if (step.media.length > 0) await this.reach.refuseUnreachable(network.platform.displayName);
       if (step.media.length > 1)
         progress = await this.carouselItems(network, target, step, progress, signal);
       const medium =
@@ -243,16 +243,5 @@ export class ContainerFlow {
     );
     if (!found?.id) return [{ id: kept.container!, url: null }];
     return [{ id: found.id, url: typeof found.permalink === 'string' ? found.permalink : null }];
-  }
-
-  private async mediaReachable(network: ContainerNetwork): Promise<void> {
-    const reach = await this.reach.check();
-    if (!reach.reachable)
-      throw new DeliveryError(
-        'rejected',
-        `${network.platform.displayName} cannot fetch this post's media: ${reach.reason}`,
-        null,
-        'media_url_not_public',
-      );
   }
 }

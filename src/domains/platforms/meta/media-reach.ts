@@ -1,3 +1,4 @@
+import { DeliveryError } from '../platform';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { AppConfig } from '../../../infrastructure/config/config';
 import { InjectConfig } from '../../../infrastructure/config/config.module';
@@ -43,6 +44,18 @@ export class MediaReach {
         'set PUBLIC_BASE_URL to an address the internet reaches (or list its range in ' +
         'OUTBOUND_ALLOW_CIDRS, for tests and development only)',
     };
+  }
+
+  /** A send with media to a Meta network: refused, naming the setting, when Meta cannot fetch them. */
+  async refuseUnreachable(displayName: string): Promise<void> {
+    const reach = await this.check();
+    if (!reach.reachable)
+      throw new DeliveryError(
+        'rejected',
+        `${displayName} cannot fetch this post's media: ${reach.reason}`,
+        null,
+        'media_url_not_public',
+      );
   }
 
   async warnIfUnreachable(platform: string): Promise<void> {

@@ -1,0 +1,132 @@
+import { Injectable } from '@nestjs/common';
+import type { AppConfig } from '../../../infrastructure/config/config';
+import { InjectConfig } from '../../../infrastructure/config/config.module';
+import { ContainerFlow, type ContainerNetwork } from '../meta/container-flow';
+import { channelToken } from '../meta/facebook-credentials';
+import { graphDeliveryError } from '../meta/graph-failures';
+import { MediaReach } from '../meta/media-reach';
+import {
+  DeliveryError,
+  type DeliveryStep,
+  type OutgoingMedia,
+  type PlatformMessage,
+  type PlatformPublisher,
+  type SendTarget,
+} from '../platform';
+import { InstagramApi } from './instagram-api';
+
+const INSTAGRAM = { name: 'instagram', displayName: 'Instagram' } as const;
+const QUOTA_RECHECK_MS = 10 * 60_000;
+
+/**
+ * Containers published exactly once (meta/container-flow.ts): an image, a `REELS` video, or a
+ * carousel of 2 to 10; a thread's one item is the first comment, found again rather than
+ * repeated when an earlier try's answer was lost.
+ */
+@Injectable()
+export class InstagramPublisher implements PlatformPublisher {
+  readonly platform = 'instagram';
+  private readonly flow: ContainerFlow;
+
+  constructor(
+    private readonly api: InstagramApi,
+    reach: MediaReach,
+    @InjectConfig() private readonly config: AppConfig,
+  ) {
+    this.flow = new ContainerFlow(reach, config.publication.sendTimeoutMs);
+  }
+
+  plan(text: string, media: OutgoingMedia[]): DeliveryStep[] {
+    const kind = media.length === 0 ? 'text' : media.length === 1 ? 'single' : 'album';
+    return [{ kind, text, media, cost: 1 }];
+  }
+
+  async send(secret: string, target: SendTarget, step: DeliveryStep): Promise<PlatformMessage[]> {
+    const { token } = channelToken(secret, target.chatId, 'Instagram');
+    const abort = new AbortController();
+    const timer = setTimeout(
+      () => abort.abort(new DOMException('The send timed out', 'TimeoutError')),
+      this.config.publication.sendTimeoutMs,
+    );
+    try {
+      if (target.replyTo) return [await this.comment(token, target, step, abort.signal)];
+      return await this.flow.deliver(
+        this.network(target.chatId, token),
+        target,
+        step,
+        abort.signal,
+      );
+    } catch (error) {
+      throw graphDeliveryError(INSTAGRAM, error, abort.signal);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** A retry first reads the post's comments: one with the same text is the earlier try's. */
+  private async comment(
+    token: string,
+    target: SendTarget,
+    step: DeliveryStep,
+    signal: AbortSignal,
+  ): Promise<PlatformMessage> {
+    const mediaId = target.replyTo!.root.id;
+    const text = step.text ?? '';
+    if (target.retry) {
+      const made = await this.api.comments(mediaId, token, signal);
+      const found = made?.data?.find((comment) => comment.text === text && comment.id);
+      if (found?.id) return { id: found.id, url: null };
+    }
+    const made = await this.api.post(
+      'comment',
+      `/${encodeURIComponent(mediaId)}/comments`,
+      { message: text },
+      token,
+      signal,
+    );
+    if (typeof made?.id !== 'string' || made.id === '')
+      throw new DeliveryError('unconfirmed', 'Instagram answered the comment without its id');
+    return { id: made.id, url: null };
+  }
+
+  private network(igUserId: string, token: string): ContainerNetwork {
+    const api = this.api;
+    return {
+      platform: INSTAGRAM,
+      create: (params, signal) => api.createContainer(igUserId, params, token, signal),
+      status: async (id, signal) => {
+        const answer = await api.containerStatus(id, token, signal);
+        return { status: answer?.status_code, error: answer?.status };
+      },
+      publish: (container, signal) => api.publishContainer(igUserId, container, token, signal),
+      permalink: async (id, signal) => {
+        const media = await api.permalink(id, token, signal);
+        return typeof media?.permalink === 'string' ? media.permalink : null;
+      },
+      // The account's own count, which also holds what it published through other apps.
+      quotaLeft: async (signal) => {
+        const [limit] = (await api.publishingLimit(igUserId, token, signal))?.data ?? [];
+        const used = limit?.quota_usage;
+        const total = limit?.config?.quota_total;
+        if (typeof used === 'number' && typeof total === 'number' && used >= total)
+          throw new DeliveryError(
+            'rate_limited',
+            `The Instagram account has published ${used} of its ${total} posts in 24 hours`,
+            QUOTA_RECHECK_MS,
+          );
+      },
+      recent: (signal) => api.recentMedia(igUserId, token, signal),
+      itemParams: (medium, url, carouselItem) => ({
+        ...(medium.type === 'video'
+          ? { media_type: carouselItem ? 'VIDEO' : 'REELS', video_url: url }
+          : { image_url: url }),
+        ...(medium.altText && medium.type === 'image' ? { alt_text: medium.altText } : {}),
+        ...(carouselItem ? { is_carousel_item: 'true' } : {}),
+      }),
+      postParams: (step, medium, children) => ({
+        ...(children ? { media_type: 'CAROUSEL', children: children.join(',') } : medium),
+        ...(step.text ? { caption: step.text } : {}),
+      }),
+    };
+  }
+}

@@ -1,0 +1,184 @@
+import type { AppConfig } from '../../../infrastructure/config/config';
+import type { Metrics } from '../../../infrastructure/metrics/metrics.service';
+import type { ContainerParams, ListedPost } from './container-flow';
+import { facebookApp } from './facebook-app';
+import { GraphClient } from './graph-client';
+
+export interface FacebookToken {
+  access_token?: string;
+  token_type?: string;
+  expires_in?: number;
+}
+
+export interface FacebookPage {
+  id?: string;
+  name?: string;
+  access_token?: string;
+  link?: string;
+  instagram_business_account?: { id?: string; username?: string };
+}
+
+export interface PublishingLimit {
+  data?: { quota_usage?: number; config?: { quota_total?: number; quota_duration?: number } }[];
+}
+
+export interface MadeObject {
+  id?: string;
+  post_id?: string;
+}
+
+const PAGE_FIELDS = 'id,name,access_token,link';
+
+/**
+ * graph.facebook.com as Facebook Login, Pages and Instagram use it; each platform makes its own
+ * (its calls counted under its name). Tokens travel as parameters, never in an error.
+ */
+export class FacebookGraph {
+  private readonly graph: GraphClient;
+
+  constructor(config: AppConfig, platform: string, metrics?: Metrics) {
+    this.graph = new GraphClient(() => facebookApp(config).graphUrl, platform, metrics);
+  }
+
+  exchangeCode(
+    grant: { clientId: string; clientSecret: string; code: string; redirectUri: string },
+    signal: AbortSignal,
+  ) {
+    return this.get<FacebookToken>('token', '/oauth/access_token', signal, {
+      client_id: grant.clientId,
+      client_secret: grant.clientSecret,
+      redirect_uri: grant.redirectUri,
+      code: grant.code,
+    });
+  }
+
+  /** A short-lived user token for a long-lived one (about 60 days). */
+  longLived(app: { id: string; secret: string }, token: string, signal: AbortSignal) {
+    return this.get<FacebookToken>('long_lived_token', '/oauth/access_token', signal, {
+      grant_type: 'fb_exchange_token',
+      client_id: app.id,
+      client_secret: app.secret,
+      fb_exchange_token: token,
+    });
+  }
+
+  me(token: string, signal: AbortSignal) {
+    return this.get<{ id?: string; name?: string }>('me', '/me', signal, {
+      fields: 'id,name',
+      access_token: token,
+    });
+  }
+
+  /** Every page the user manages, with its token (long-lived from a long-lived user token). */
+  async pages(token: string, withInstagram: boolean, signal: AbortSignal): Promise<FacebookPage[]> {
+    const fields = withInstagram
+      ? `${PAGE_FIELDS},instagram_business_account{id,username}`
+      : PAGE_FIELDS;
+    const pages: FacebookPage[] = [];
+    let after: string | undefined;
+    for (let page = 0; page < 20; page++) {
+      const answer = await this.get<{
+        data?: FacebookPage[];
+        paging?: { cursors?: { after?: string }; next?: string };
+      }>('pages', '/me/accounts', signal, { fields, limit: '100', after, access_token: token });
+      pages.push(...(answer?.data ?? []));
+      after = answer?.paging?.next ? answer.paging.cursors?.after : undefined;
+      if (!after) break;
+    }
+    return pages;
+  }
+
+  post(
+    name: string,
+    path: string,
+    params: Record<string, string | undefined>,
+    token: string,
+    signal: AbortSignal,
+  ) {
+    return this.graph.call<MadeObject>(
+      { name, method: 'POST', path, params: { ...params, access_token: token } },
+      signal,
+    );
+  }
+
+  comments(objectId: string, token: string, signal: AbortSignal) {
+    return this.get<{ data?: { id?: string; message?: string; text?: string }[] }>(
+      'comments',
+      `/${encodeURIComponent(objectId)}/comments`,
+      signal,
+      {
+        fields: 'id,message,text',
+        limit: '50',
+        order: 'reverse_chronological',
+        access_token: token,
+      },
+    );
+  }
+
+  createContainer(igUserId: string, params: ContainerParams, token: string, signal: AbortSignal) {
+    return this.post(
+      'create_container',
+      `/${encodeURIComponent(igUserId)}/media`,
+      params,
+      token,
+      signal,
+    );
+  }
+
+  containerStatus(containerId: string, token: string, signal: AbortSignal) {
+    return this.get<{ id?: string; status_code?: string; status?: string }>(
+      'container_status',
+      `/${encodeURIComponent(containerId)}`,
+      signal,
+      { fields: 'id,status_code,status', access_token: token },
+    );
+  }
+
+  publishContainer(igUserId: string, creationId: string, token: string, signal: AbortSignal) {
+    return this.post(
+      'publish',
+      `/${encodeURIComponent(igUserId)}/media_publish`,
+      { creation_id: creationId },
+      token,
+      signal,
+    );
+  }
+
+  permalink(mediaId: string, token: string, signal: AbortSignal) {
+    return this.get<{ id?: string; permalink?: string }>(
+      'permalink',
+      `/${encodeURIComponent(mediaId)}`,
+      signal,
+      { fields: 'id,permalink', access_token: token },
+    );
+  }
+
+  publishingLimit(igUserId: string, token: string, signal: AbortSignal) {
+    return this.get<PublishingLimit>(
+      'publishing_limit',
+      `/${encodeURIComponent(igUserId)}/content_publishing_limit`,
+      signal,
+      { fields: 'quota_usage,config', access_token: token },
+    );
+  }
+
+  async recentMedia(igUserId: string, token: string, signal: AbortSignal): Promise<ListedPost[]> {
+    const answer = await this.get<{
+      data?: { id?: string; permalink?: string; caption?: string; timestamp?: string }[];
+    }>('recent_media', `/${encodeURIComponent(igUserId)}/media`, signal, {
+      fields: 'id,permalink,caption,timestamp',
+      limit: '10',
+      access_token: token,
+    });
+    return (answer?.data ?? []).map((media) => ({ ...media, text: media.caption }));
+  }
+
+  private get<T>(
+    name: string,
+    path: string,
+    signal: AbortSignal,
+    params: Record<string, string | undefined>,
+  ) {
+    return this.graph.call<T>({ name, method: 'GET', path, params }, signal);
+  }
+}
