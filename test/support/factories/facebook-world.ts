@@ -136,9 +136,10 @@ export async function startWithFacebook(env: Record<string, string> = {}): Promi
       );
       if (!rows[0]) throw new Error(`No account after the callback: ${done.text}`);
       const id = rows[0].id as number;
-      const refs = pages.map(
-        (page) => `${product}:${id}:${product === 'facebook' ? page.id : page.instagram!.id}`,
-      );
+      const refs = pages.flatMap((page) => {
+        const channel = product === 'facebook' ? page.id : page.instagram?.id;
+        return channel ? [`${product}:${id}:${channel}`] : [];
+      });
       return { id, user, pages, refs };
     },
     async close() {

@@ -41,6 +41,8 @@ export interface GraphScript {
   afterServing?: 'drop';
   /** Take the call and never answer. */
   hang?: boolean;
+  /** Serve the call first, then answer with `status` and `error` (a limit after the work). */
+  served?: boolean;
 }
 
 export interface FacebookUser {
@@ -132,6 +134,8 @@ export class FacebookGraphServer {
   quotaTotal = 100;
   /** Posts the account published through other apps, counted in its quota. */
   usedElsewhere = 0;
+  /** The next media downloads fail (Meta's fetcher could not reach the URL this time). */
+  fetchFailures = 0;
   /** Answers to every call, with their `X-Business-Use-Case-Usage` header where set. */
   usageHeader: string | null = null;
   private readonly users = new Map<string, { user: FacebookUser; pages: FacebookPageRecord[] }>();
@@ -221,8 +225,10 @@ export class FacebookGraphServer {
       this.hanging.add(res);
       return;
     }
-    if (script?.status) return answer(script.status, { error: script.error }, script.headers);
+    if (script?.status && !script.served)
+      return answer(script.status, { error: script.error }, script.headers);
     const served = await this.serve(route, path, params);
+    if (script?.status) return answer(script.status, { error: script.error }, script.headers);
     if (script?.afterServing === 'drop') {
       res.socket?.destroy();
       return;
@@ -661,6 +667,11 @@ export class FacebookGraphServer {
   /** As Meta does: GET the URL, which must answer 200 with a media type. */
   private async fetch(url: string | undefined): Promise<{ type: string } | null> {
     if (!url) return null;
+    if (this.fetchFailures > 0) {
+      this.fetchFailures--;
+      this.fetched.push({ url, status: 0, type: '' });
+      return null;
+    }
     try {
       const res = await request(url, { method: 'GET', headersTimeout: 5_000, bodyTimeout: 5_000 });
       await res.body.arrayBuffer();

@@ -16,6 +16,8 @@ describe('Graph API errors', () => {
     [400, { code: 2 }, 'transient'],
     [503, {}, 'transient'],
     [400, { code: 100, is_transient: true }, 'transient'],
+    [400, { code: 100, error_subcode: 2207052 }, 'transient'],
+    [400, { code: -2, error_subcode: 2207003 }, 'transient'],
     [400, { code: 100 }, 'refused'],
     [400, { code: 80015 }, 'refused'],
     [403, { code: 10 }, 'refused'],

@@ -19,6 +19,8 @@ const RATE_LIMIT_CODES = new Set([4, 17, 32, 613]);
 const BUSINESS_USE_CASE_LIMITS = { from: 80001, to: 80014 };
 const TEMPORARY_BLOCK_CODES = new Set([341, 368]);
 const TRANSIENT_CODES = new Set([1, 2]);
+/** Meta could not download the media this time (timed out, failed): nothing was published. */
+const MEDIA_FETCH_SUBCODES = new Set([2207003, 2207052]);
 
 export const DEFAULT_LIMIT_WAIT_MS = 5 * 60_000;
 export const DEFAULT_BLOCK_WAIT_MS = 15 * 60_000;
@@ -62,6 +64,8 @@ export function classify(status: number, error: GraphErrorBody): GraphErrorClass
   if (code !== undefined && TEMPORARY_BLOCK_CODES.has(code)) return 'limit';
   if (error.is_transient === true || status >= 500) return 'transient';
   if (code !== undefined && TRANSIENT_CODES.has(code)) return 'transient';
+  if (error.error_subcode !== undefined && MEDIA_FETCH_SUBCODES.has(error.error_subcode))
+    return 'transient';
   return 'refused';
 }
 
