@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { PLATFORM_NAMES } from './platforms';
+import { PLATFORM_FAMILIES, PLATFORM_NAMES } from './platforms';
 import { sourceFiles } from '../../../test/support/source-files';
 
 /**
@@ -10,6 +10,16 @@ import { sourceFiles } from '../../../test/support/source-files';
  */
 const SRC = join(__dirname, '..', '..');
 const REGISTRATION = 'domains/platforms/platforms.ts';
+
+/** A family's shared folder and its members' own folders may name the members. */
+function mayName(file: string, name: string): boolean {
+  if (file.startsWith(`domains/platforms/${name}/`)) return true;
+  return Object.entries(PLATFORM_FAMILIES).some(
+    ([folder, members]) =>
+      members.includes(name) &&
+      [folder, ...members].some((own) => file.startsWith(`domains/platforms/${own}/`)),
+  );
+}
 
 /**
  * Anywhere in the text for a name of some length. A one-letter name would match every word, so it
@@ -33,11 +43,16 @@ describe('platform names', () => {
       if (file === REGISTRATION) continue;
       const text = readFileSync(join(SRC, file), 'utf8');
       for (const name of PLATFORM_NAMES) {
-        if (file.startsWith(`domains/platforms/${name}/`)) continue;
+        if (mayName(file, name)) continue;
         if (names(text, name)) offenders.push(`${file} names ${name}`);
       }
     }
     expect(offenders).toEqual([]);
+  });
+
+  it("a family's members are each registered", () => {
+    for (const members of Object.values(PLATFORM_FAMILIES))
+      for (const name of members) expect(PLATFORM_NAMES).toContain(name);
   });
 
   it('are each registered with a folder of their own', () => {

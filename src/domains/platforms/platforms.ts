@@ -22,6 +22,14 @@ const REGISTERED = [
   X,
 ] as const;
 
+/**
+ * Platforms of one provider that share its pieces (one API, one login) in a folder of that name:
+ * that folder and the members' own may name the members.
+ */
+export const PLATFORM_FAMILIES: Readonly<Record<string, readonly string[]>> = {
+  meta: [FACEBOOK.name, INSTAGRAM.name, THREADS.name],
+};
+
 export const PLATFORM_DESCRIPTORS: readonly PlatformDescriptor[] = REGISTERED;
 
 type Registered = (typeof REGISTERED)[number];
