@@ -1,4 +1,3 @@
-import { fixture } from '../support/factories/media-helpers';
 import { projectApi } from '../support/factories/project-api';
 import {
   FACEBOOK_APP,

@@ -9,6 +9,7 @@ import {
 import { AppApi, CurrentProject, ProjectSource } from '../../access/decorators';
 import { Principal } from '../../access/principal';
 import { ApiErrors } from '../../http/errors/api-errors.decorator';
+import { LIMIT_ERRORS } from './post-rules';
 import { ApiBodyExample, CREATE_POST_EXAMPLE, UPDATE_POST_EXAMPLE } from './dto/post-body-examples';
 import { ParseIdPipe } from '../../http/errors/parse-id.pipe';
 import type { ProjectAccess } from '../../access/project-access';
@@ -58,7 +59,13 @@ export class AppPostsController {
   })
   @ApiOperation({ summary: 'Create a post: draft, scheduled, or queued with publish_now' })
   @ApiCreatedResponse({ type: PostCreatedDto })
-  @ApiErrors('channel_not_found', 'mixed_platforms', 'channel_needs_reconnect', 'media_not_found')
+  @ApiErrors(
+    'channel_not_found',
+    'mixed_platforms',
+    'channel_needs_reconnect',
+    'media_not_found',
+    ...LIMIT_ERRORS,
+  )
   @ApiBodyExample(AppCreatePostDto, { project_id: 1, ...CREATE_POST_EXAMPLE })
   create(
     @Principal() who: Principal,
@@ -73,7 +80,13 @@ export class AppPostsController {
   @AppApi({ permission: 'can_publish' })
   @ApiOperation({ summary: 'Publish a draft, scheduled or failed post now' })
   @ApiAcceptedResponse({ type: PublishResultDto })
-  @ApiErrors('post_not_found', 'invalid_state', 'too_many_media_files', 'channel_not_found')
+  @ApiErrors(
+    'post_not_found',
+    'invalid_state',
+    'too_many_media_files',
+    'channel_not_found',
+    ...LIMIT_ERRORS,
+  )
   publish(
     @CurrentProject() project: ProjectAccess,
     @Body() dto: AppPublishPostDto,
@@ -89,7 +102,13 @@ export class AppPostsController {
   })
   @ApiOperation({ summary: 'Change a draft or scheduled post' })
   @ApiOkResponse({ type: PostObjectDto })
-  @ApiErrors('post_not_found', 'invalid_state', 'channel_not_found', 'media_not_found')
+  @ApiErrors(
+    'post_not_found',
+    'invalid_state',
+    'channel_not_found',
+    'media_not_found',
+    ...LIMIT_ERRORS,
+  )
   @ApiBodyExample(AppUpdatePostDto, UPDATE_POST_EXAMPLE)
   update(
     @CurrentProject() project: ProjectAccess,

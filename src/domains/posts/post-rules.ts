@@ -77,6 +77,18 @@ export interface LimitedTarget {
 }
 
 /** Targets under the same limits are checked once, and their problems name the first of them. */
+/** What a post's targets' limits may answer at create, change and publish (400 each). */
+export const LIMIT_ERRORS = [
+  'text_too_long',
+  'thread_not_supported',
+  'too_many_media',
+  'media_not_supported',
+  'media_too_large',
+  'too_many_links',
+  'too_many_hashtags',
+  'media_required',
+] as const satisfies readonly ErrorCode[];
+
 export function limitProblems(
   targets: readonly LimitedTarget[],
   content: ThreadContent<MediaToCheck>,

@@ -11,6 +11,7 @@ import {
 import { CurrentProject, PUBLIC_API_PREFIX, PublicApi } from '../../access/decorators';
 import { Principal } from '../../access/principal';
 import { ApiErrors } from '../../http/errors/api-errors.decorator';
+import { LIMIT_ERRORS } from './post-rules';
 import { Idempotent } from '../../http/idempotency/idempotent.decorator';
 import { ParseIdPipe } from '../../http/errors/parse-id.pipe';
 import type { ProjectAccess } from '../../access/project-access';
@@ -74,6 +75,7 @@ export class PublicPostsController {
     'channel_not_found',
     'mixed_platforms',
     'channel_needs_reconnect',
+    ...LIMIT_ERRORS,
     'media_not_found',
     'payload_too_large',
   )
@@ -162,6 +164,7 @@ export class PublicPostsController {
     'channel_not_found',
     'mixed_platforms',
     'channel_needs_reconnect',
+    ...LIMIT_ERRORS,
     'media_not_found',
     'post_not_found',
     'invalid_state',
@@ -213,6 +216,7 @@ export class PublicPostsController {
     'channel_not_found',
     'mixed_platforms',
     'channel_needs_reconnect',
+    ...LIMIT_ERRORS,
     'post_not_found',
     'invalid_state',
   )

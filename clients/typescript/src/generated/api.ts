@@ -55,14 +55,18 @@ export interface ChannelLimitsDto {
   url_length?: number;
   /** The most different links (http(s) or www.) one text may hold */
   links_max?: number;
+  /** The most hashtags one text may hold */
+  hashtags_max?: number;
+  /** Where the platform takes no post without media: the fewest media a post holds */
+  media_min?: number;
 }
 
 export interface ChannelListItemDto {
   /** `{platform}:{account_id}:{channel_id}`, the channel id being everything after the second colon (a channel id may hold colons itself); use it as channel_ref */
   id: string;
-  platform: 'telegram' | 'discord' | 'mastodon' | 'bluesky' | 'threads' | 'linkedin' | 'x';
+  platform: 'telegram' | 'discord' | 'mastodon' | 'bluesky' | 'facebook' | 'instagram' | 'threads' | 'linkedin' | 'x';
   account_id: number;
-  /** The channel’s id on its platform, as text: a Telegram chat id (may be negative), a Discord channel id, a Mastodon account id, a Bluesky DID, a Threads user id, a LinkedIn member or organization URN, an X user id */
+  /** The channel’s id on its platform, as text: a Telegram chat id (may be negative), a Discord channel id, a Mastodon account id, a Bluesky DID, a Facebook page id, an Instagram professional account id, a Threads user id, a LinkedIn member or organization URN, an X user id */
   channel_id: string;
   title: string;
   username: string | null;
@@ -77,7 +81,7 @@ export interface ChannelListItemDto {
 }
 
 export interface StartConnectionDto {
-  platform: 'mastodon' | 'threads' | 'linkedin' | 'x';
+  platform: 'mastodon' | 'facebook' | 'instagram' | 'threads' | 'linkedin' | 'x';
   /** Absolute http(s) URL the browser is sent to when the connection is over, with `status=connected&account_id=<id>` or `status=error&error=<code>` added to its query. Without it, Herald shows a small page saying what happened. */
   redirect_url?: string;
   /** Mastodon: the address of the account's instance (http or https; kept as its origin). A user's address: it must be public unless OUTBOUND_ALLOW_CIDRS lists it (else invalid_url or url_not_allowed) */
