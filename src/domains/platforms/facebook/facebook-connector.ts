@@ -1,14 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { AppError } from '../../../http/errors/error-codes';
+import { Injectable } from '@nestjs/common';
 import type { AppConfig } from '../../../infrastructure/config/config';
 import { InjectConfig } from '../../../infrastructure/config/config.module';
-import { facebookApp } from '../meta/facebook-app';
 import { sealableFacebookSecret } from '../meta/facebook-credentials';
 import type { FacebookPage } from '../meta/facebook-graph';
-import { FacebookLogin, type LoginChannel } from '../meta/facebook-login';
+import type { LoginChannel } from '../meta/facebook-login';
+import { FacebookLoginConnector } from '../meta/facebook-login-connector';
 import { MediaReach } from '../meta/media-reach';
-import type { DemoAccount, PlatformConnector, PlatformIdentity } from '../platform';
+import type { DemoAccount } from '../platform';
 import { FacebookApi } from './facebook-api';
 import { FACEBOOK_LIMITS } from './facebook-limits';
 
@@ -23,17 +22,9 @@ export const FACEBOOK_SCOPES = [
 
 /** Through Facebook Login only: every page the user manages is a channel, with its own token. */
 @Injectable()
-export class FacebookConnector implements PlatformConnector, OnApplicationBootstrap {
-  readonly platform = 'facebook';
-  readonly displayName = 'Facebook';
-  readonly oauth: FacebookLogin;
-
-  constructor(
-    api: FacebookApi,
-    private readonly reach: MediaReach,
-    @InjectConfig() private readonly config: AppConfig,
-  ) {
-    this.oauth = new FacebookLogin(
+export class FacebookConnector extends FacebookLoginConnector {
+  constructor(api: FacebookApi, reach: MediaReach, @InjectConfig() config: AppConfig) {
+    super(
       {
         platform: { name: 'facebook', displayName: 'Facebook' },
         scopes: FACEBOOK_SCOPES,
@@ -43,22 +34,10 @@ export class FacebookConnector implements PlatformConnector, OnApplicationBootst
         noChannels:
           'The Facebook user manages no page Herald may publish to (none was chosen at consent)',
       },
+      'Facebook pages are the channels the user chose when connecting; connect the account again to add one',
       api,
-      config,
       reach,
-    );
-  }
-
-  async onApplicationBootstrap(): Promise<void> {
-    if (facebookApp(this.config).app) await this.reach.warnIfUnreachable('Facebook');
-  }
-
-  addChannel(): Promise<PlatformIdentity> {
-    return Promise.reject(
-      new AppError(
-        'channels_not_addable',
-        'Facebook pages are the channels the user chose when connecting; connect the account again to add one',
-      ),
+      config,
     );
   }
 

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { AppConfig } from '../../../infrastructure/config/config';
 import { InjectConfig } from '../../../infrastructure/config/config.module';
 import { channelToken } from '../meta/facebook-credentials';
-import { graphDeliveryError } from '../meta/graph-failures';
+import { graphDeliveryError, graphSend } from '../meta/graph-failures';
 import { MediaReach } from '../meta/media-reach';
 import {
   DeliveryError,
@@ -54,20 +54,11 @@ export class FacebookPublisher implements PlatformPublisher {
   async send(secret: string, target: SendTarget, step: DeliveryStep): Promise<PlatformMessage[]> {
     const { pageId, token } = channelToken(secret, target.chatId, 'Facebook');
     const page = { id: pageId, token };
-    const abort = new AbortController();
-    const timer = setTimeout(
-      () => abort.abort(new DOMException('The send timed out', 'TimeoutError')),
-      this.config.publication.sendTimeoutMs,
-    );
-    try {
-      if (target.replyTo)
-        return [await this.comment(page, target.replyTo.root.id, step, abort.signal)];
-      return [await this.publish(page, target, step, abort.signal)];
-    } catch (error) {
-      throw graphDeliveryError(FACEBOOK, error, abort.signal);
-    } finally {
-      clearTimeout(timer);
-    }
+    return graphSend(FACEBOOK, this.config.publication.sendTimeoutMs, async (signal) => [
+      target.replyTo
+        ? await this.comment(page, target.replyTo.root.id, step, signal)
+        : await this.publish(page, target, step, signal),
+    ]);
   }
 
   private async publish(

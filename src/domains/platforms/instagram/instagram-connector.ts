@@ -1,14 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { AppError } from '../../../http/errors/error-codes';
+import { Injectable } from '@nestjs/common';
 import type { AppConfig } from '../../../infrastructure/config/config';
 import { InjectConfig } from '../../../infrastructure/config/config.module';
-import { facebookApp } from '../meta/facebook-app';
 import { sealableFacebookSecret } from '../meta/facebook-credentials';
 import type { FacebookPage } from '../meta/facebook-graph';
-import { FacebookLogin, type LoginChannel } from '../meta/facebook-login';
+import type { LoginChannel } from '../meta/facebook-login';
+import { FacebookLoginConnector } from '../meta/facebook-login-connector';
 import { MediaReach } from '../meta/media-reach';
-import type { DemoAccount, PlatformConnector, PlatformIdentity } from '../platform';
+import type { DemoAccount } from '../platform';
 import { FACEBOOK_SCOPES } from '../facebook/facebook-connector';
 import { InstagramApi } from './instagram-api';
 import { INSTAGRAM_LIMITS, instagramProfileUrl } from './instagram-limits';
@@ -22,17 +21,9 @@ export const INSTAGRAM_SCOPES = [
 
 /** Through Facebook Login: each professional account linked to one of the user's pages. */
 @Injectable()
-export class InstagramConnector implements PlatformConnector, OnApplicationBootstrap {
-  readonly platform = 'instagram';
-  readonly displayName = 'Instagram';
-  readonly oauth: FacebookLogin;
-
-  constructor(
-    api: InstagramApi,
-    private readonly reach: MediaReach,
-    @InjectConfig() private readonly config: AppConfig,
-  ) {
-    this.oauth = new FacebookLogin(
+export class InstagramConnector extends FacebookLoginConnector {
+  constructor(api: InstagramApi, reach: MediaReach, @InjectConfig() config: AppConfig) {
+    super(
       {
         platform: { name: 'instagram', displayName: 'Instagram' },
         scopes: INSTAGRAM_SCOPES,
@@ -42,22 +33,10 @@ export class InstagramConnector implements PlatformConnector, OnApplicationBoots
         noChannels:
           'None of the Facebook user’s pages has an Instagram professional account linked to it',
       },
+      'Instagram accounts are those linked to the pages chosen when connecting; connect the account again to add one',
       api,
-      config,
       reach,
-    );
-  }
-
-  async onApplicationBootstrap(): Promise<void> {
-    if (facebookApp(this.config).app) await this.reach.warnIfUnreachable('Instagram');
-  }
-
-  addChannel(): Promise<PlatformIdentity> {
-    return Promise.reject(
-      new AppError(
-        'channels_not_addable',
-        'Instagram accounts are those linked to the pages chosen when connecting; connect the account again to add one',
-      ),
+      config,
     );
   }
 

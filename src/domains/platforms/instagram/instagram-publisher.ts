@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { AppConfig } from '../../../infrastructure/config/config';
 import { InjectConfig } from '../../../infrastructure/config/config.module';
-import { ContainerFlow, type ContainerNetwork } from '../meta/container-flow';
+import { ContainerFlow, refuseSpentQuota, type ContainerNetwork } from '../meta/container-flow';
 import { channelToken } from '../meta/facebook-credentials';
-import { graphDeliveryError } from '../meta/graph-failures';
+import { graphSend } from '../meta/graph-failures';
 import { MediaReach } from '../meta/media-reach';
 import {
   DeliveryError,
@@ -16,7 +16,6 @@ import {
 import { InstagramApi } from './instagram-api';
 
 const INSTAGRAM = { name: 'instagram', displayName: 'Instagram' } as const;
-const QUOTA_RECHECK_MS = 10 * 60_000;
 
 /**
  * Containers published exactly once (meta/container-flow.ts): an image, a `REELS` video, or a
@@ -43,24 +42,11 @@ export class InstagramPublisher implements PlatformPublisher {
 
   async send(secret: string, target: SendTarget, step: DeliveryStep): Promise<PlatformMessage[]> {
     const { token } = channelToken(secret, target.chatId, 'Instagram');
-    const abort = new AbortController();
-    const timer = setTimeout(
-      () => abort.abort(new DOMException('The send timed out', 'TimeoutError')),
-      this.config.publication.sendTimeoutMs,
+    return graphSend(INSTAGRAM, this.config.publication.sendTimeoutMs, async (signal) =>
+      target.replyTo
+        ? [await this.comment(token, target, step, signal)]
+        : this.flow.deliver(this.network(target.chatId, token), target, step, signal),
     );
-    try {
-      if (target.replyTo) return [await this.comment(token, target, step, abort.signal)];
-      return await this.flow.deliver(
-        this.network(target.chatId, token),
-        target,
-        step,
-        abort.signal,
-      );
-    } catch (error) {
-      throw graphDeliveryError(INSTAGRAM, error, abort.signal);
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   /** A retry first reads the post's comments: one with the same text is the earlier try's. */
@@ -104,17 +90,8 @@ export class InstagramPublisher implements PlatformPublisher {
         return typeof media?.permalink === 'string' ? media.permalink : null;
       },
       // The account's own count, which also holds what it published through other apps.
-      quotaLeft: async (signal) => {
-        const [limit] = (await api.publishingLimit(igUserId, token, signal))?.data ?? [];
-        const used = limit?.quota_usage;
-        const total = limit?.config?.quota_total;
-        if (typeof used === 'number' && typeof total === 'number' && used >= total)
-          throw new DeliveryError(
-            'rate_limited',
-            `The Instagram account has published ${used} of its ${total} posts in 24 hours`,
-            QUOTA_RECHECK_MS,
-          );
-      },
+      quotaLeft: async (signal) =>
+        refuseSpentQuota(await api.publishingLimit(igUserId, token, signal), 'Instagram account'),
       recent: (signal) => api.recentMedia(igUserId, token, signal),
       itemParams: (medium, url, carouselItem) => ({
         ...(medium.type === 'video'

@@ -56,6 +56,26 @@ export interface ContainerNetwork {
   ): ContainerParams;
 }
 
+/** An account's own publishing quota, as Meta answers it for Instagram and Threads. */
+export interface PublishingLimit {
+  data?: { quota_usage?: number; config?: { quota_total?: number; quota_duration?: number } }[];
+}
+
+const QUOTA_RECHECK_MS = 10 * 60_000;
+
+/** A spent quota waits (`rate_limited`), asked again in 10 minutes; nothing is made meanwhile. */
+export function refuseSpentQuota(answer: PublishingLimit | undefined, account: string): void {
+  const [limit] = answer?.data ?? [];
+  const used = limit?.quota_usage;
+  const total = limit?.config?.quota_total;
+  if (typeof used === 'number' && typeof total === 'number' && used >= total)
+    throw new DeliveryError(
+      'rate_limited',
+      `The ${account} has published ${used} of its ${total} posts in 24 hours`,
+      QUOTA_RECHECK_MS,
+    );
+}
+
 export const PROCESSING_GIVE_UP_MS = 20 * 60_000;
 /** Meta advises a status read about once a minute; a worker slot is never held meanwhile. */
 const NOT_READY_WAIT_MS = 30_000;

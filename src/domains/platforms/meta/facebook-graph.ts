@@ -1,6 +1,6 @@
 import type { AppConfig } from '../../../infrastructure/config/config';
 import type { Metrics } from '../../../infrastructure/metrics/metrics.service';
-import type { ContainerParams, ListedPost } from './container-flow';
+import type { ContainerParams, ListedPost, PublishingLimit } from './container-flow';
 import { facebookApp } from './facebook-app';
 import { GraphClient } from './graph-client';
 
@@ -16,10 +16,6 @@ export interface FacebookPage {
   access_token?: string;
   link?: string;
   instagram_business_account?: { id?: string; username?: string };
-}
-
-export interface PublishingLimit {
-  data?: { quota_usage?: number; config?: { quota_total?: number; quota_duration?: number } }[];
 }
 
 export interface MadeObject {

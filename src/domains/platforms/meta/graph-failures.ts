@@ -93,3 +93,23 @@ export async function graphCheck<T>(
     clearTimeout(timer);
   }
 }
+
+/** One send bounded by `timeoutMs`; its failure as the pipeline reads it. */
+export async function graphSend<T>(
+  platform: GraphPlatform,
+  timeoutMs: number,
+  send: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const abort = new AbortController();
+  const timer = setTimeout(
+    () => abort.abort(new DOMException('The send timed out', 'TimeoutError')),
+    timeoutMs,
+  );
+  try {
+    return await send(abort.signal);
+  } catch (error) {
+    throw graphDeliveryError(platform, error, abort.signal);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -2,7 +2,7 @@ import { Injectable, Optional } from '@nestjs/common';
 import type { AppConfig } from '../../../infrastructure/config/config';
 import { InjectConfig } from '../../../infrastructure/config/config.module';
 import { Metrics } from '../../../infrastructure/metrics/metrics.service';
-import type { ContainerParams } from '../meta/container-flow';
+import type { ContainerParams, PublishingLimit } from '../meta/container-flow';
 import { GraphClient } from '../meta/graph-client';
 import { threadsSettings } from './threads-settings';
 
@@ -31,10 +31,6 @@ export interface ThreadsMedia {
   permalink?: string;
   text?: string;
   timestamp?: string;
-}
-
-export interface ThreadsPublishingLimit {
-  data?: { quota_usage?: number; config?: { quota_total?: number; quota_duration?: number } }[];
 }
 
 @Injectable()
@@ -162,7 +158,7 @@ export class ThreadsApi {
   }
 
   publishingLimit(userId: string, accessToken: string, signal: AbortSignal) {
-    return this.graph.call<ThreadsPublishingLimit>(
+    return this.graph.call<PublishingLimit>(
       {
         name: 'publishing_limit',
         method: 'GET',

@@ -8,7 +8,7 @@ import type { OAuthFlow } from '../oauth-flow';
 import type { DemoAccount, PlatformConnector, PlatformIdentity } from '../platform';
 import { ThreadsApi } from './threads-api';
 import { sealableSecret } from './threads-credentials';
-import { toAppError } from './threads-errors';
+import { graphCheck } from '../meta/graph-failures';
 import { THREADS_LIMITS, threadsProfileUrl } from './threads-limits';
 import { ThreadsOAuth } from './threads-oauth';
 import { threadsSettings } from './threads-settings';
@@ -59,18 +59,7 @@ export class ThreadsConnector implements PlatformConnector, OnApplicationBootstr
     return { account: { ...profile, secret, limits: THREADS_LIMITS }, channels: [profile] };
   }
 
-  async check<T>(call: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    const abort = new AbortController();
-    const timer = setTimeout(
-      () => abort.abort(new DOMException('The call timed out', 'TimeoutError')),
-      CALL_TIMEOUT_MS,
-    );
-    try {
-      return await call(abort.signal);
-    } catch (error) {
-      throw toAppError(error);
-    } finally {
-      clearTimeout(timer);
-    }
+  check<T>(call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    return graphCheck({ name: 'threads', displayName: 'Threads' }, CALL_TIMEOUT_MS, call);
   }
 }

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { AppConfig } from '../../../infrastructure/config/config';
 import { InjectConfig } from '../../../infrastructure/config/config.module';
-import { ContainerFlow, type ContainerNetwork } from '../meta/container-flow';
+import { ContainerFlow, refuseSpentQuota, type ContainerNetwork } from '../meta/container-flow';
+import { graphSend } from '../meta/graph-failures';
 import { MediaReach } from '../meta/media-reach';
 import {
-  DeliveryError,
   type DeliveryStep,
   type OutgoingMedia,
   type PlatformMessage,
@@ -13,9 +13,6 @@ import {
 } from '../platform';
 import { ThreadsApi } from './threads-api';
 import { credentialsOf, type ThreadsCredentials } from './threads-credentials';
-import { toDeliveryError } from './threads-errors';
-
-const QUOTA_RECHECK_MS = 10 * 60_000;
 
 /** Containers published exactly once (meta/container-flow.ts); a thread's item replies by id. */
 @Injectable()
@@ -37,19 +34,10 @@ export class ThreadsPublisher implements PlatformPublisher {
   }
 
   async send(secret: string, target: SendTarget, step: DeliveryStep): Promise<PlatformMessage[]> {
-    const credentials = credentialsOf(secret);
-    const abort = new AbortController();
-    const timer = setTimeout(
-      () => abort.abort(new DOMException('The send timed out', 'TimeoutError')),
-      this.config.publication.sendTimeoutMs,
+    const network = this.network(credentialsOf(secret));
+    return graphSend(network.platform, this.config.publication.sendTimeoutMs, (signal) =>
+      this.flow.deliver(network, target, step, signal),
     );
-    try {
-      return await this.flow.deliver(this.network(credentials), target, step, abort.signal);
-    } catch (error) {
-      throw toDeliveryError(error, abort.signal);
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   private network({ userId, accessToken: token }: ThreadsCredentials): ContainerNetwork {
@@ -67,17 +55,8 @@ export class ThreadsPublisher implements PlatformPublisher {
         return typeof media?.permalink === 'string' ? media.permalink : null;
       },
       // The profile's own count, which also holds what it published elsewhere.
-      quotaLeft: async (signal) => {
-        const [limit] = (await api.publishingLimit(userId, token, signal))?.data ?? [];
-        const used = limit?.quota_usage;
-        const total = limit?.config?.quota_total;
-        if (typeof used === 'number' && typeof total === 'number' && used >= total)
-          throw new DeliveryError(
-            'rate_limited',
-            `The Threads profile has published ${used} of its ${total} posts in 24 hours`,
-            QUOTA_RECHECK_MS,
-          );
-      },
+      quotaLeft: async (signal) =>
+        refuseSpentQuota(await api.publishingLimit(userId, token, signal), 'Threads profile'),
       recent: async (signal) => (await api.recentPosts(userId, token, signal))?.data ?? [],
       itemParams: (medium, url, carouselItem) => ({
         media_type: medium.type === 'video' ? 'VIDEO' : 'IMAGE',
