@@ -1,3 +1,5 @@
+import { getQueueToken } from '@nestjs/bull';
+import type { Queue } from 'bull';
 import { projectApi } from '../support/factories/project-api';
 import {
   FACEBOOK_APP,
@@ -183,6 +185,14 @@ describe('Instagram', () => {
         graph.callsOf('container').filter((call) => call.path === `/${container.id}`).length,
       ).toBeGreaterThanOrEqual(3);
       expect(graph.unfinishedPublishes).toEqual([]);
+      // Each read after the first came from a later job, and the post was paced once.
+      const queue = t.app.get<Queue>(getQueueToken('publication'));
+      const sent = await queue.client.llen(
+        `${t.config.redisKeyPrefix}:pacing:sent:${user.id}:${user.pages[0].instagram!.id}`,
+      );
+      expect(sent).toBe(
+        graph.media.filter((made) => made.igUserId === user.pages[0].instagram!.id).length,
+      );
     });
 
     it('a carousel: items with is_carousel_item (a video item VIDEO), then CAROUSEL with the caption', async () => {

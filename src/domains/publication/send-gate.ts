@@ -23,6 +23,11 @@ export interface GateRequest {
   cost: number;
   /** A test post's send reaches no platform: it is marked in flight, never paced. */
   simulated: boolean;
+  /**
+   * The step made something on the platform on an earlier try (its progress is kept: a container
+   * still processing, unpublished photos): it was paced then, and is only marked in flight now.
+   */
+  continues: boolean;
   markedByClaim: boolean;
   /** Epoch ms, or null. */
   heldChannelSlotAtMs: number | null;
@@ -58,7 +63,8 @@ export class SendGate {
 
   async pass(request: GateRequest): Promise<GateAnswer> {
     const { targetId, step } = request;
-    if (request.simulated) return request.markedByClaim || (await this.mark(request)) ? GO : TAKEN;
+    if (request.simulated || request.continues)
+      return request.markedByClaim || (await this.mark(request)) ? GO : TAKEN;
     const pacing = this.platforms.get(request.platform)?.pacing;
     if (!pacing) throw new Error(`No pacing for ${request.platform}`);
     let marked = request.markedByClaim;

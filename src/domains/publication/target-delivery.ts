@@ -204,6 +204,7 @@ export class TargetDelivery {
       step: state.step,
       cost: run.steps![state.step].cost,
       simulated: run.simulated,
+      continues: target.send_progress?.step === state.step,
       markedByClaim,
       heldChannelSlotAtMs: state.first ? target.not_before_ms : null,
     });

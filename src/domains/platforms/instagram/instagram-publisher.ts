@@ -32,7 +32,7 @@ export class InstagramPublisher implements PlatformPublisher {
     reach: MediaReach,
     @InjectConfig() private readonly config: AppConfig,
   ) {
-    this.flow = new ContainerFlow(reach, config.publication.sendTimeoutMs);
+    this.flow = new ContainerFlow(reach);
   }
 
   plan(text: string, media: OutgoingMedia[]): DeliveryStep[] {

@@ -5,12 +5,7 @@ import {
   type PlatformMessage,
   type SendTarget,
 } from '../platform';
-import {
-  containerStatusOf,
-  settledContainer,
-  type ContainerState,
-  type ContainerWait,
-} from './containers';
+import { containerStatusOf, type ContainerState } from './containers';
 import { graphRejected, type GraphPlatform } from './graph-failures';
 import type { MediaReach } from './media-reach';
 
@@ -77,10 +72,12 @@ export function refuseSpentQuota(answer: PublishingLimit | undefined, account: s
 }
 
 export const PROCESSING_GIVE_UP_MS = 20 * 60_000;
-/** Meta advises a status read about once a minute; a worker slot is never held meanwhile. */
-const NOT_READY_WAIT_MS = 30_000;
-const FIRST_READ_MS = 250;
-const LONGEST_READ_GAP_MS = 4_000;
+/**
+ * A container still processing is read again after as long as it has been processing (at least a
+ * second, at most the minute Meta advises), by a later job: no worker slot waits on it.
+ */
+const NOT_READY_MIN_MS = 1_000;
+const NOT_READY_MAX_MS = 60_000;
 const CLOCKS_APART_MS = 60_000;
 
 export function readContainerProgress(kept: string | null): ContainerProgress | null {
@@ -105,18 +102,7 @@ export function readContainerProgress(kept: string | null): ContainerProgress | 
  * still processing is `not_ready`, asked again later without holding a worker slot.
  */
 export class ContainerFlow {
-  private readonly wait: ContainerWait;
-
-  constructor(
-    private readonly reach: MediaReach,
-    sendTimeoutMs: number,
-  ) {
-    this.wait = {
-      maxMs: Math.floor(sendTimeoutMs / 2),
-      firstGapMs: FIRST_READ_MS,
-      longestGapMs: LONGEST_READ_GAP_MS,
-    };
-  }
+  constructor(private readonly reach: MediaReach) {}
 
   async deliver(
     network: ContainerNetwork,
@@ -215,7 +201,7 @@ export class ContainerFlow {
     since: number,
     signal: AbortSignal,
   ): Promise<void> {
-    const state = await settledContainer(() => this.state(network, id, signal), this.wait, signal);
+    const state = await this.state(network, id, signal);
     const name = network.platform.displayName;
     switch (state.status) {
       case 'FINISHED':
@@ -240,7 +226,7 @@ export class ContainerFlow {
         throw new DeliveryError(
           'not_ready',
           `${name} is still processing the media; publishing waits until it is finished`,
-          NOT_READY_WAIT_MS,
+          Math.min(NOT_READY_MAX_MS, Math.max(NOT_READY_MIN_MS, Date.now() - since)),
         );
     }
   }

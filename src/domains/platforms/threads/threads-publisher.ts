@@ -25,7 +25,7 @@ export class ThreadsPublisher implements PlatformPublisher {
     reach: MediaReach,
     @InjectConfig() private readonly config: AppConfig,
   ) {
-    this.flow = new ContainerFlow(reach, config.publication.sendTimeoutMs);
+    this.flow = new ContainerFlow(reach);
   }
 
   plan(text: string, media: OutgoingMedia[]): DeliveryStep[] {
