@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { request } from 'undici';
+import { AnswerDelay } from './answer-delay';
 import { invalidToken, oauthError, readBody } from './threads-graph-protocol';
 
 /** The calls the stand-in answers, by the name a script or a recorded call uses. */
@@ -136,6 +137,14 @@ export class FacebookGraphServer {
   usedElsewhere = 0;
   /** The next media downloads fail (Meta's fetcher could not reach the URL this time). */
   fetchFailures = 0;
+  /** Every container (image or video) processes this long, a random time in the range (the benchmark's). */
+  processing: { minMs: number; maxMs: number } | null = null;
+  /** Meta's page limit as the benchmark enforces it: calls per page in any hour, else none. */
+  pageCallsPerHour: number | null = null;
+  /** Calls answered with a rate limit (code 32). */
+  limited = 0;
+  private readonly pageCalls = new Map<string, number[]>();
+  private readonly delay = new AnswerDelay();
   /** Answers to every call, with their `X-Business-Use-Case-Usage` header where set. */
   usageHeader: string | null = null;
   private readonly users = new Map<string, { user: FacebookUser; pages: FacebookPageRecord[] }>();
@@ -169,6 +178,12 @@ export class FacebookGraphServer {
     for (const res of this.hanging) res.destroy();
     this.server?.closeAllConnections();
     await new Promise((resolve) => this.server?.close(resolve));
+  }
+
+  /** Answers every served call after `ms` ± `jitterMs`. */
+  answerAfter(ms: number, jitterMs = 0): this {
+    this.delay.set(ms, jitterMs);
+    return this;
   }
 
   /** The user at the next login dialog, and the pages they let the app use; null: "Cancel". */
@@ -227,7 +242,13 @@ export class FacebookGraphServer {
     }
     if (script?.status && !script.served)
       return answer(script.status, { error: script.error }, script.headers);
+    const limited = this.overPageLimit(route, path);
+    if (limited) {
+      this.limited++;
+      return answer(400, { error: oauthError('(#32) Page request limit reached', 32) }, limited);
+    }
     const served = await this.serve(route, path, params);
+    await this.delay.wait();
     if (script?.status) return answer(script.status, { error: script.error }, script.headers);
     if (script?.afterServing === 'drop') {
       res.socket?.destroy();
@@ -239,6 +260,28 @@ export class FacebookGraphServer {
       return void res.end();
     }
     answer(served.status, served.body);
+  }
+
+  /** Every call on a page's edges counts against its hour, as Meta's page limit counts them. */
+  private overPageLimit(
+    route: GraphRoute | 'unknown',
+    path: string,
+  ): Record<string, string> | null {
+    if (this.pageCallsPerHour === null || !['feed', 'photo', 'video'].includes(route)) return null;
+    const [, page] = path.split('/');
+    const now = Date.now();
+    const calls = (this.pageCalls.get(page) ?? []).filter((at) => at > now - 3_600_000);
+    this.pageCalls.set(page, calls);
+    if (calls.length < this.pageCallsPerHour) {
+      calls.push(now);
+      return null;
+    }
+    const minutes = Math.ceil((calls[0] + 3_600_000 - now) / 60_000);
+    return {
+      'x-business-use-case-usage': JSON.stringify({
+        [page]: [{ type: 'pages', call_count: 100, estimated_time_to_regain_access: minutes }],
+      }),
+    };
   }
 
   private routeOf(method: string, path: string, p: Record<string, string>): GraphRoute | 'unknown' {
@@ -612,6 +655,14 @@ export class FacebookGraphServer {
       return invalid('The caption is longer than 2,200 characters', 2207010);
     if (((p.caption ?? '').match(/#[\p{L}\p{N}_]+/gu) ?? []).length > 30)
       return invalid('The caption contains more than 30 hashtags', 2207009);
+    if (this.processing && container.status !== 'ERROR') {
+      const { minMs, maxMs } = this.processing;
+      Object.assign(container, {
+        status: 'IN_PROGRESS',
+        readsLeft: 0,
+        readyAt: Date.now() + minMs + Math.random() * (maxMs - minMs),
+      });
+    }
     this.containers.set(container.id, container);
     return { status: 200, body: { id: container.id } };
   }

@@ -46,6 +46,8 @@ export interface Container {
   errorMessage?: string;
   /** Status reads still answered IN_PROGRESS. */
   readsLeft: number;
+  /** And not before this moment (epoch ms). */
+  readyAt?: number;
 }
 
 export interface PublishedPost {

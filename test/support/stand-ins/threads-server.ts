@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { request } from 'undici';
+import { AnswerDelay } from './answer-delay';
 import {
   invalidToken,
   oauthError,
@@ -47,6 +48,11 @@ export class ThreadsServer {
   videoReads = 2;
   /** Processing of the next videos fails with this message. */
   videoError: string | null = null;
+  /** Every container processes this long, a random time in the range (the benchmark's). */
+  processing: { minMs: number; maxMs: number } | null = null;
+  /** Publications refused because the profile's 250 posts in 24 hours were spent. */
+  overQuota = 0;
+  private readonly delay = new AnswerDelay();
   private readonly tokens = new Map<string, Token>();
   private readonly codes = new Map<string, { profile: Profile; redirectUri: string }>();
   private readonly scripts = new Map<ThreadsRoute, ThreadsScript[]>();
@@ -69,6 +75,12 @@ export class ThreadsServer {
   async stop(): Promise<void> {
     this.server?.closeAllConnections();
     await new Promise((resolve) => this.server?.close(resolve));
+  }
+
+  /** Answers every served call after `ms` ± `jitterMs`. */
+  answerAfter(ms: number, jitterMs = 0): this {
+    this.delay.set(ms, jitterMs);
+    return this;
   }
 
   /** The profile signed in at the next consent; null: the user presses "Cancel". */
@@ -134,6 +146,7 @@ export class ThreadsServer {
     const script = route === 'unknown' ? undefined : this.scripts.get(route)?.shift();
     if (script?.status) return answer(script.status, { error: script.error }, script.headers);
     const served = await this.serve(route, url, params);
+    await this.delay.wait();
     if (script?.afterServing === 'drop') {
       res.socket?.destroy();
       return;
@@ -197,7 +210,11 @@ export class ThreadsServer {
         return this.create(profile, p);
       case 'container': {
         const container = this.containers.get(first)!;
-        if (container.status === 'IN_PROGRESS' && --container.readsLeft <= 0)
+        if (
+          container.status === 'IN_PROGRESS' &&
+          --container.readsLeft <= 0 &&
+          Date.now() >= (container.readyAt ?? 0)
+        )
           container.status = 'FINISHED';
         return {
           status: 200,
@@ -342,6 +359,14 @@ export class ThreadsServer {
     } else if (type !== 'TEXT' || !p.text) {
       return { status: 400, body: { error: oauthError('Invalid parameter: media_type', 100) } };
     }
+    if (this.processing && container.status !== 'ERROR') {
+      const { minMs, maxMs } = this.processing;
+      Object.assign(container, {
+        status: 'IN_PROGRESS',
+        readsLeft: 0,
+        readyAt: Date.now() + minMs + Math.random() * (maxMs - minMs),
+      });
+    }
     this.containers.set(container.id, container);
     return { status: 200, body: { id: container.id } };
   }
@@ -350,6 +375,17 @@ export class ThreadsServer {
     const container = this.containers.get(creationId);
     if (!container || container.userId !== profile.id)
       return { status: 400, body: { error: oauthError('Invalid parameter: creation_id', 100) } };
+    if (this.usage(profile) >= 250) {
+      this.overQuota++;
+      return {
+        status: 400,
+        body: {
+          error: oauthError('The profile has reached its publishing limit', 4, {
+            error_subcode: 2207042,
+          }),
+        },
+      };
+    }
     if (container.status !== 'FINISHED') {
       this.unfinishedPublishes.push(creationId);
       return {
