@@ -2,6 +2,7 @@ import { request } from 'undici';
 import { dropTestDatabase } from '../support/databases';
 import { freePort } from '../support/free-port';
 import { heraldReady, HeraldProcess, spawnHerald, stopHerald } from '../support/herald-process';
+import { FacebookGraphServer } from '../support/stand-ins/facebook-graph-server';
 import { MastodonStandIn } from '../support/stand-ins/mastodon-stand-in';
 import { XStandIn } from '../support/stand-ins/x-stand-in';
 import { waitFor } from '../support/waits';
@@ -16,7 +17,9 @@ describe('Connections leave no code, state or token in the logs', () => {
   let database: { name: string; url: string };
   let mastodon: MastodonStandIn;
   let x: XStandIn;
+  let graph: FacebookGraphServer;
   let herald: HeraldProcess;
+  const facebookApp = { id: '1234567890123456', secret: 'facebook-app-secret-never-logged' };
 
   beforeAll(async () => {
     database = await createMigratedDatabase();
@@ -24,6 +27,10 @@ describe('Connections leave no code, state or token in the logs', () => {
     x = await new XStandIn().start();
     const port = await freePort();
     x.registerCallback(`http://127.0.0.1:${port}/api/oauth/x/callback`);
+    graph = await new FacebookGraphServer({
+      ...facebookApp,
+      redirectUris: [`http://127.0.0.1:${port}/api/oauth/facebook/callback`],
+    }).start();
     herald = spawnHerald('all', port, {
       DATABASE_URL: database.url,
       REDIS_URL: TEST_REDIS_URL,
@@ -33,6 +40,10 @@ describe('Connections leave no code, state or token in the logs', () => {
       OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
       LOG_LEVEL: 'trace',
       ...x.env(),
+      FACEBOOK_APP_ID: facebookApp.id,
+      FACEBOOK_APP_SECRET: facebookApp.secret,
+      FACEBOOK_GRAPH_URL: graph.versioned,
+      FACEBOOK_DIALOG_URL: graph.versioned,
       // Renewals, and their refusals, happen while the spec looks on.
       TOKEN_SWEEP_INTERVAL_MS: '300',
     });
@@ -43,6 +54,7 @@ describe('Connections leave no code, state or token in the logs', () => {
     if (herald) await stopHerald(herald);
     await mastodon?.stop();
     await x?.stop();
+    await graph?.stop();
     if (database) await dropTestDatabase(database.name);
   });
 
@@ -176,6 +188,52 @@ describe('Connections leave no code, state or token in the logs', () => {
       ...verifiers.filter(Boolean),
       x.client.secret,
       Buffer.from(`${x.client.id}:${x.client.secret}`).toString('base64'),
+    ]);
+  }, 60_000);
+
+  it('through a Facebook connection and posts to its page, one refused', async () => {
+    const { auth, project } = await owner('facebook-logs@example.com');
+    const page = { id: '108000000000555', name: 'Logged page' };
+    graph.signIn({ id: '100000000000555', name: 'Logs user' }, [page]);
+    const started = await json(
+      'POST',
+      `/api/projects/${project.body.id as number}/connections`,
+      { platform: 'facebook', redirect_url: 'https://app.example.com/done' },
+      auth,
+    );
+    const consent = await browse(started.body.authorize_url as string);
+    const back = new URL(consent.location);
+    const done = await browse(consent.location);
+    expect(done.location).toMatch(/status=connected/);
+    const account = new URL(done.location).searchParams.get('account_id')!;
+    graph.script('feed', {
+      status: 400,
+      error: { message: '(#200) Permissions error', type: 'OAuthException', code: 200 },
+    });
+    for (const text of ['Refused with the token in its query', 'Published']) {
+      const made = await json(
+        'POST',
+        '/api/posts',
+        {
+          project_id: project.body.id,
+          text,
+          targets: [{ channel_ref: `facebook:${account}:${page.id}` }],
+          publish_now: true,
+        },
+        auth,
+      );
+      expect(made.status).toBe(201);
+    }
+    await waitFor(() => graph.posts.some((post) => post.message === 'Published'), 10_000);
+    const tokens = graph.calls.flatMap((call) =>
+      [call.params.access_token, call.params.fb_exchange_token].filter(Boolean),
+    );
+    expect(tokens.length).toBeGreaterThan(3);
+    unlogged([
+      back.searchParams.get('code')!,
+      back.searchParams.get('state')!,
+      ...new Set(tokens),
+      facebookApp.secret,
     ]);
   }, 60_000);
 });
