@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
-import { request } from 'undici';
+import { FormData, request } from 'undici';
 import { runCli } from '../src/operations/cli/commands';
 import { loadConfig } from '../src/infrastructure/config/config';
 import { BlueskyStandIn } from '../test/support/stand-ins/bluesky-stand-in';
@@ -26,7 +26,18 @@ import { deleteRedisKeys } from '../test/support/redis-keys';
 import { TelegramStandIn } from '../test/support/stand-ins/telegram-stand-in';
 import { XStandIn } from '../test/support/stand-ins/x-stand-in';
 import { LinkedInStandIn } from '../test/support/stand-ins/linkedin-stand-in';
+import { fixture } from '../test/support/factories/media-helpers';
 import { createMigratedDatabase, TEST_APP_SECRET } from '../test/support/test-app';
+import {
+  connectMeta,
+  FACEBOOK_PAGE_CALLS_PER_HOUR,
+  META_NETWORKS,
+  metaDeliveries,
+  metaEnv,
+  startMetaStands,
+  type MetaNetwork,
+  type MetaStands,
+} from './meta-networks';
 import { cpuSeconds, freePort, heraldNodeFlags, postJson, waitUntilAnswers } from './support';
 
 const MODE = process.argv[2] ?? 'all';
@@ -68,8 +79,20 @@ const TELEGRAM_BURST = Number(process.env.BENCH_TELEGRAM_BURST ?? 200);
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const DIST_DIR = resolve(process.env.BENCH_DIST_DIR ?? join(__dirname, '..', 'dist'));
 
-type Platform = 'telegram' | 'discord' | 'mastodon' | 'bluesky' | 'x' | 'linkedin';
-const PLATFORMS: Platform[] = ['telegram', 'discord', 'mastodon', 'bluesky', 'x', 'linkedin'];
+type Platform = 'telegram' | 'discord' | 'mastodon' | 'bluesky' | 'x' | 'linkedin' | MetaNetwork;
+const PLATFORMS: Platform[] = [
+  'telegram',
+  'discord',
+  'mastodon',
+  'bluesky',
+  'x',
+  'linkedin',
+  ...META_NETWORKS,
+];
+/** Where a post takes one first comment, not a thread: its posts stay single in the offer. */
+const SINGLE_POSTS = new Set<Platform>(['linkedin', 'facebook', 'instagram']);
+/** Accounts of each of Meta's networks, each with one channel. */
+const META_ACCOUNTS = Number(process.env.BENCH_META_ACCOUNTS ?? 20);
 const X_USERS = Number(process.env.BENCH_X_USERS ?? 20);
 const LINKEDIN_MEMBERS = Number(process.env.BENCH_LINKEDIN_MEMBERS ?? 50);
 
@@ -110,6 +133,21 @@ const PUBLISHED: Record<Platform, { account: Limit; channel: Limit; words: strin
     account: { limit: 150, windowS: 86_400 },
     channel: { limit: 150, windowS: 86_400 },
     words: '150 posts a day per member',
+  },
+  facebook: {
+    account: { limit: FACEBOOK_PAGE_CALLS_PER_HOUR, windowS: 3600 },
+    channel: { limit: FACEBOOK_PAGE_CALLS_PER_HOUR, windowS: 3600 },
+    words: '4,800 calls per engaged user in 24 h: 200/h for a page with one',
+  },
+  instagram: {
+    account: { limit: 100, windowS: 86_400 },
+    channel: { limit: 100, windowS: 86_400 },
+    words: '100 API posts per account in 24 h',
+  },
+  threads: {
+    account: { limit: 250, windowS: 86_400 },
+    channel: { limit: 250, windowS: 86_400 },
+    words: '250 posts per profile in 24 h',
   },
 };
 
@@ -160,6 +198,9 @@ const PLAN: Record<Platform, AccountPlan[]> = {
     { channels: 1, role: 'quiet' },
     { channels: 1, role: 'fill', burst: { posts: 150 + FILL_EXTRA, oneChannel: true } },
   ],
+  facebook: metaPlan(FACEBOOK_PAGE_CALLS_PER_HOUR),
+  instagram: metaPlan(100),
+  threads: metaPlan(250),
   bluesky: [
     ...Array.from({ length: BLUESKY_ACCOUNTS }, () => ({ channels: 1 })),
     { channels: 1, role: 'quiet' },
@@ -170,6 +211,15 @@ const PLAN: Record<Platform, AccountPlan[]> = {
     },
   ],
 };
+
+/** Busy accounts, a quiet one and a fill one whose burst is its window's allowance and more. */
+function metaPlan(allowance: number): AccountPlan[] {
+  return [
+    ...Array.from({ length: META_ACCOUNTS }, () => ({ channels: 1 })),
+    { channels: 1, role: 'quiet' },
+    { channels: 1, role: 'fill', burst: { posts: allowance + FILL_EXTRA, oneChannel: true } },
+  ];
+}
 
 /** What the published limits let one account send per second, sustained (limit / window). */
 function ceilingRate(platform: Platform, plan: AccountPlan): number {
@@ -216,8 +266,8 @@ const MESSAGES_PER_POST = 1 + THREAD_ITEMS / THREAD_EVERY;
 
 /** The messages a post becomes: a thread's items count as messages like any other. */
 function messagesOf(seq: number, platform?: Platform): number {
-  // A LinkedIn post takes one first comment, not a thread: its posts stay single.
-  if (platform === 'linkedin') return 1;
+  // A post that takes one first comment, not a thread, stays single.
+  if (platform && SINGLE_POSTS.has(platform)) return 1;
   return seq % THREAD_EVERY === 0 ? 1 + THREAD_ITEMS : 1;
 }
 
@@ -228,6 +278,8 @@ interface Stands {
   bluesky: BlueskyStandIn;
   x: XStandIn;
   linkedin: LinkedInStandIn;
+  graph: MetaStands['graph'];
+  threads: MetaStands['threads'];
 }
 
 /** Every stand-in's deliveries (one per message made, marked by the post's text), and its sends. */
@@ -288,6 +340,15 @@ function deliveries(stands: Stands, platform: Platform, since = 0) {
       }
       break;
     }
+    case 'facebook':
+    case 'instagram':
+    case 'threads': {
+      const seen = metaDeliveries(stands, platform, since);
+      for (const made of seen.made) out.push({ ...marked(made.text), at: made.at });
+      sends = seen.sends;
+      limited = seen.limited;
+      break;
+    }
     case 'x':
     case 'linkedin': {
       const stand = stands[platform];
@@ -341,6 +402,7 @@ function heraldEnv(url: string, prefix: string, port: number, stands: Stands) {
     BLUESKY_SERVICE_URL: stands.bluesky.url,
     ...stands.x.env(),
     ...stands.linkedin.env(),
+    ...metaEnv(stands, `http://127.0.0.1:${port}`),
     PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
     // Mastodon's instance is an address a user gives: the stand-in's is allowed explicitly.
     OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
@@ -390,6 +452,9 @@ async function seed(base: string, stands: Stands, config: ReturnType<typeof load
     bluesky: [],
     x: [],
     linkedin: [],
+    facebook: [],
+    instagram: [],
+    threads: [],
   };
   // Through OAuth, one at a time (the stand-in's consent page has one signed-in user).
   const connectThroughOAuth = async (platform: 'x' | 'linkedin', signIn: () => void) => {
@@ -478,8 +543,31 @@ async function seed(base: string, stands: Stands, config: ReturnType<typeof load
       refs: [`bluesky:${made.id as number}:${account.did}`],
     };
   });
+  const start = async (platform: MetaNetwork) =>
+    (
+      await post(
+        `/api/projects/${project.id as number}/connections`,
+        { platform, redirect_url: 'https://app.example.com/done' },
+        auth,
+      )
+    ).authorize_url as string;
+  for (const network of META_NETWORKS)
+    for (const [index, plan] of PLAN[network].entries()) {
+      const ref = await connectMeta(stands, network, index, start, base);
+      accounts[network].push({ platform: network, index, plan, refs: [ref] });
+    }
   const key = (await post('/api/api-keys', { name: 'bench' }, auth)).key as string;
-  return { key, projectId: project.id as number, accounts };
+  // Instagram takes no post without a medium: one JPEG, fetched by the stand-in from Herald.
+  const form = new FormData();
+  form.append('files', new Blob([fixture('sample.jpg')], { type: 'image/jpeg' }), 'sample.jpg');
+  const uploaded = await request(`${base}/api/public/v1/projects/${project.id as number}/media`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}` },
+    body: form,
+  });
+  const media = (await uploaded.body.json()) as { items?: { id: number }[] };
+  if (!media.items?.[0]) throw new Error(`upload failed: ${JSON.stringify(media)}`);
+  return { key, projectId: project.id as number, accounts, instagramMedia: media.items[0].id };
 }
 
 /**
@@ -504,6 +592,7 @@ class Offer {
     private readonly base: string,
     private readonly key: string,
     private readonly projectId: number,
+    private readonly instagramMedia: number,
   ) {}
 
   /** Starts every lane of these accounts at `share` of its account's ceiling. */
@@ -514,7 +603,7 @@ class Offer {
       const rate =
         (share(account) * ceilingRate(account.platform, account.plan)) /
         account.refs.length /
-        (account.platform === 'linkedin' ? 1 : MESSAGES_PER_POST);
+        (SINGLE_POSTS.has(account.platform) ? 1 : MESSAGES_PER_POST);
       const spread = (1000 * account.refs.length) / ceilingRate(account.platform, account.plan);
       for (const ref of account.refs)
         lanes.push({ account, ref, intervalMs: 1000 / rate, next: from + Math.random() * spread });
@@ -601,6 +690,7 @@ class Offer {
             text: `mx-${offered.seq}-${i + 1}`,
           })),
           targets: [{ channel_ref: refsOf.get(offered.seq) }],
+          ...(offered.platform === 'instagram' ? { media_ids: [this.instagramMedia] } : {}),
           publish_now: true,
         }),
       });
@@ -699,6 +789,7 @@ async function startAll(): Promise<Herald> {
     bluesky: (await new BlueskyStandIn().start()).answerAfter(LATENCY_MS, JITTER_MS),
     x: (await new XStandIn().start()).answerAfter(LATENCY_MS, JITTER_MS),
     linkedin: (await new LinkedInStandIn().start()).answerAfter(LATENCY_MS, JITTER_MS),
+    ...(await startMetaStands(LATENCY_MS, JITTER_MS)),
   };
   const { name, url } = await createMigratedDatabase();
   const prefix = `herald-bench-${randomBytes(4).toString('hex')}`;
@@ -725,7 +816,7 @@ async function startAll(): Promise<Herald> {
     const base = `http://127.0.0.1:${port}`;
     await waitUntilAnswers(`${base}/api/public/v1/openapi.json`, api, 'Herald');
     const started = Date.now();
-    const { key, projectId, accounts } = await seed(base, stands, loadConfig(env));
+    const { key, projectId, accounts, instagramMedia } = await seed(base, stands, loadConfig(env));
     console.log(`seeded in ${((Date.now() - started) / 1000).toFixed(1)} s through the API`);
     const worker = startHerald({ ...env, APP_ROLE: 'worker', PORT: String(await freePort()) });
     children.push(worker);
@@ -738,7 +829,7 @@ async function startAll(): Promise<Herald> {
       stands,
       db,
       accounts,
-      offer: () => new Offer(base, key, projectId),
+      offer: () => new Offer(base, key, projectId, instagramMedia),
       stop,
     };
   } catch (error) {

@@ -31,6 +31,10 @@ export interface RecordedGraphCall {
   /** Query and form parameters together; `access_token` among them. */
   params: Record<string, string>;
   status: number | null;
+  /** When it arrived (epoch ms). */
+  at: number;
+  /** Answered with one of Meta's rate-limit codes. */
+  limited: boolean;
 }
 
 export interface GraphScript {
@@ -69,6 +73,8 @@ export interface PagePost {
   attached: string[];
   published: boolean;
   params: Record<string, string>;
+  /** When it was made (epoch ms). */
+  at: number;
 }
 
 export interface Container {
@@ -225,13 +231,23 @@ export class FacebookGraphServer {
     const path = VERSIONED.exec(url.pathname)?.[1] ?? url.pathname;
     const method = req.method ?? 'GET';
     const route = this.routeOf(method, path, params);
-    const call: RecordedGraphCall = { route, method, path, params, status: null };
+    const call: RecordedGraphCall = {
+      route,
+      method,
+      path,
+      params,
+      status: null,
+      at: Date.now(),
+      limited: false,
+    };
     this.calls.push(call);
     const usage: Record<string, string> = this.usageHeader
       ? { 'x-business-use-case-usage': this.usageHeader }
       : {};
     const answer = (status: number, json: unknown, headers: Record<string, string> = {}) => {
       call.status = status;
+      const code = (json as { error?: { code?: unknown } } | undefined)?.error?.code;
+      call.limited = status >= 400 && [4, 17, 32, 613].includes(Number(code));
       res.writeHead(status, { 'content-type': 'application/json', ...usage, ...headers });
       res.end(JSON.stringify(json));
     };
@@ -517,6 +533,7 @@ export class FacebookGraphServer {
         attached,
         published: true,
         params: p,
+        at: Date.now(),
       };
       this.posts.push(post);
       return { status: 200, body: { id: post.id } };
@@ -544,6 +561,7 @@ export class FacebookGraphServer {
       attached: [],
       published,
       params: p,
+      at: Date.now(),
     };
     if (route === 'photo') this.photos.push(made);
     if (published) {

@@ -22,6 +22,8 @@ export interface RecordedThreadsCall {
   /** Query and form parameters together; `access_token` among them. */
   params: Record<string, string>;
   status: number | null;
+  /** When it arrived (epoch ms). */
+  at?: number;
 }
 
 export interface ThreadsScript {

@@ -136,6 +136,7 @@ export class ThreadsServer {
       path: url.pathname,
       params,
       status: null,
+      at: Date.now(),
     };
     this.calls.push(call);
     const answer = (status: number, json: unknown, headers: Record<string, string> = {}) => {
