@@ -274,18 +274,24 @@ describe('Instagram', () => {
       );
     });
 
-    it("the account's quota used up (content_publishing_limit): the post waits, nothing is made", async () => {
-      const full = await scene.connect('instagram');
-      graph.usedElsewhere = 100;
+    it("the account's quota used up (content_publishing_limit): its post waits, nothing is made, the user's other account goes on", async () => {
+      const two = await scene.connect('instagram', 2);
+      const [spent, other] = two.pages.map((page) => page.instagram!.id);
+      graph.usedElsewhere.set(spent, 100);
       try {
-        const containers = graph.containers.size;
-        const postId = await scene.publish(full.refs[0], { text: 'Over quota', media_ids: [jpeg] });
+        const postId = await scene.publish(two.refs[0], { text: 'Over quota', media_ids: [jpeg] });
+        // Only that account's quota is spent: its sibling is not held with it.
+        const sibling = await settled(
+          await scene.publish(two.refs[1], { text: 'Sibling', media_ids: [jpeg] }),
+        );
+        expect(sibling.status).toBe('published');
+        expect(graph.media.some((m) => m.igUserId === other)).toBe(true);
+        expect(graph.callsOf('create_container').some((c) => c.path.includes(spent))).toBe(false);
+        graph.usedElsewhere.delete(spent);
         await runWaitingNow(t, postId, 10 * MINUTE - 60_000);
-        expect(graph.containers.size).toBe(containers);
-        graph.usedElsewhere = 0;
         expect((await settled(postId)).status).toBe('published');
       } finally {
-        graph.usedElsewhere = 0;
+        graph.usedElsewhere.delete(spent);
       }
     });
 

@@ -135,6 +135,8 @@ export class DeliveryError extends Error {
     message: string,
     readonly retryAfterMs: number | null = null,
     readonly errorCode: TargetFailureCode | null = null,
+    /** What a `rate_limited` holds: every send of the account, or only this channel's (a quota of its own). */
+    readonly limits: 'account' | 'channel' = 'account',
   ) {
     super(message);
   }

@@ -352,7 +352,7 @@ export class TargetDelivery {
       case 'not_ready': {
         // The platform said how long to wait, for every worker's sends of the account.
         const inMs = failure.retryAfterMs ?? 1000;
-        if (failure.failure === 'rate_limited')
+        if (failure.failure === 'rate_limited' && failure.limits === 'account')
           await run.platform?.pacing.holdAccount(target.account_id, Date.now() + inMs);
         await this.repo.sendNotDelivered(target.id, false);
         return { at: 'later', inMs };

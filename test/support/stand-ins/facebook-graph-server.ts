@@ -139,8 +139,8 @@ export class FacebookGraphServer {
   videoError: string | null = null;
   /** Posts an Instagram account may publish through the API in 24 hours. */
   quotaTotal = 100;
-  /** Posts the account published through other apps, counted in its quota. */
-  usedElsewhere = 0;
+  /** Posts each account (by Instagram user id) published through other apps, counted in its quota. */
+  readonly usedElsewhere = new Map<string, number>();
   /** The next media downloads fail (Meta's fetcher could not reach the URL this time). */
   fetchFailures = 0;
   /** Every container (image or video) processes this long, a random time in the range (the benchmark's). */
@@ -216,7 +216,7 @@ export class FacebookGraphServer {
   usage(igUserId: string): number {
     const since = Date.now() - DAY_MS;
     return (
-      this.usedElsewhere +
+      (this.usedElsewhere.get(igUserId) ?? 0) +
       this.media.filter((made) => made.igUserId === igUserId && made.at > since).length
     );
   }

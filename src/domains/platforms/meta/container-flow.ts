@@ -68,6 +68,9 @@ export function refuseSpentQuota(answer: PublishingLimit | undefined, account: s
       'rate_limited',
       `The ${account} has published ${used} of its ${total} posts in 24 hours`,
       QUOTA_RECHECK_MS,
+      null,
+      // The quota is the channel's own: the account's other channels go on.
+      'channel',
     );
 }
 
