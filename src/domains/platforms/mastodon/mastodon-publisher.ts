@@ -44,7 +44,8 @@ export class MastodonPublisher implements PlatformPublisher {
   /** One status, whatever it holds (the limits keep it within one). */
   plan(text: string, media: OutgoingMedia[]): DeliveryStep[] {
     const kind = media.length === 0 ? 'text' : media.length === 1 ? 'single' : 'album';
-    return [{ kind, text, media, cost: 1 }];
+    // Each medium's upload and the status count in the token's requests window.
+    return [{ kind, text, media, cost: 1, calls: 1 + media.length }];
   }
 
   async send(secret: string, target: SendTarget, step: DeliveryStep): Promise<PlatformMessage[]> {
