@@ -12,6 +12,8 @@
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
@@ -94,6 +96,8 @@ const SINGLE_POSTS = new Set<Platform>(['linkedin', 'facebook', 'instagram']);
 /** Accounts of each of Meta's networks, each with one channel. */
 const META_ACCOUNTS = Number(process.env.BENCH_META_ACCOUNTS ?? 20);
 const X_USERS = Number(process.env.BENCH_X_USERS ?? 20);
+/** `0`: no webhook endpoint; else one receiver answering at once gets every post event. */
+const WEBHOOKS = process.env.BENCH_WEBHOOKS !== '0';
 const LINKEDIN_MEMBERS = Number(process.env.BENCH_LINKEDIN_MEMBERS ?? 50);
 
 /** A limit as the platform publishes it: `limit` messages in any `windowS` seconds. */
@@ -767,6 +771,42 @@ function count(state: Map<number, State>, posts: Offered[]): Record<State, numbe
   return out;
 }
 
+/** A webhook receiver that answers 204 at once and keeps when each post's event first arrived. */
+class WebhookReceiver {
+  /** Post id → the first arrival of its event, ms. */
+  readonly arrivals = new Map<number, number>();
+  events = 0;
+  private server?: Server;
+
+  async start(): Promise<string> {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const at = Date.now();
+        res.writeHead(204).end();
+        this.events++;
+        try {
+          const event = JSON.parse(Buffer.concat(chunks).toString()) as { data?: { id?: number } };
+          const id = Number(event.data?.id);
+          if (Number.isInteger(id) && !this.arrivals.has(id)) this.arrivals.set(id, at);
+        } catch {
+          // Not an event: counted, never matched to a post.
+        }
+      });
+    });
+    // Kept-alive connections stay open as long as Herald keeps them.
+    this.server.keepAliveTimeout = 60_000;
+    await new Promise<void>((done) => this.server!.listen(0, '127.0.0.1', done));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/events`;
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise((done) => this.server?.close(done));
+  }
+}
+
 interface Herald {
   api: ChildProcess;
   worker: ChildProcess;
@@ -774,6 +814,7 @@ interface Herald {
   db: Client;
   offer: () => Offer;
   accounts: Record<Platform, Account[]>;
+  receiver: WebhookReceiver | null;
   stop: () => Promise<void>;
 }
 
@@ -801,12 +842,14 @@ async function startAll(): Promise<Herald> {
   const children: ChildProcess[] = [api];
   const db = new Client({ connectionString: url });
   await db.connect();
+  const receiver = WEBHOOKS ? new WebhookReceiver() : null;
   const stop = async () => {
     for (const child of children) {
       if (child.exitCode !== null) continue;
       child.kill('SIGTERM');
       await new Promise((done) => child.once('exit', done));
     }
+    await receiver?.stop();
     await db.end();
     await Promise.all(Object.values(stands).map((stand) => stand.stop()));
     await dropTestDatabase(name);
@@ -817,6 +860,14 @@ async function startAll(): Promise<Herald> {
     await waitUntilAnswers(`${base}/api/public/v1/openapi.json`, api, 'Herald');
     const started = Date.now();
     const { key, projectId, accounts, instagramMedia } = await seed(base, stands, loadConfig(env));
+    if (receiver) {
+      const hook = await postJson(base)(
+        `/api/public/v1/projects/${projectId}/webhooks`,
+        { url: await receiver.start(), events: ['post.published', 'post.failed'] },
+        `Bearer ${key}`,
+      );
+      if (hook.id === undefined) throw new Error('the webhook endpoint was not made');
+    }
     console.log(`seeded in ${((Date.now() - started) / 1000).toFixed(1)} s through the API`);
     const worker = startHerald({ ...env, APP_ROLE: 'worker', PORT: String(await freePort()) });
     children.push(worker);
@@ -829,6 +880,7 @@ async function startAll(): Promise<Herald> {
       stands,
       db,
       accounts,
+      receiver,
       offer: () => new Offer(base, key, projectId, instagramMedia),
       stop,
     };
@@ -969,6 +1021,18 @@ async function mixed(herald: Herald): Promise<void> {
       ).length;
       backlogS = Math.max(backlogS, waiting / ceilingRate(platform, account.plan));
     }
+    // Each second of the window with no message made while a post of an account whose limits
+    // had room (any but a fill account) had waited over a second since its create request.
+    const sentIn = new Set(inWindow.map((d) => Math.floor((d.at - windowStart) / 1000)));
+    const waitingPosts = posts.filter((p) => p.account.plan.role !== 'fill');
+    let idleSeconds = 0;
+    for (let second = 0; second < SECONDS; second++) {
+      if (sentIn.has(second)) continue;
+      const from = windowStart + second * 1000;
+      const to = from + 1000;
+      if (waitingPosts.some((p) => p.at <= from - 1000 && (first.get(p.seq) ?? Infinity) >= to))
+        idleSeconds++;
+    }
     const offeredInRun = posts.length;
     console.log(`\n${platform.toUpperCase()} (${PUBLISHED[platform].words})`);
     console.log(
@@ -982,6 +1046,9 @@ async function mixed(herald: Herald): Promise<void> {
     console.log(
       `  rate-limit answers: ${limited} of ${sends} sends = ${pct(limited, sends)} (target < 1%); ${threads} threads of ${1 + THREAD_ITEMS} messages; ` +
         `duplicate items (made more than once): ${duplicates}; items out of order: ${outOfOrder}`,
+    );
+    console.log(
+      `  seconds of the window without a message while a post had waited over 1 s (target 0): ${idleSeconds} of ${SECONDS}`,
     );
     console.log(
       `  offered ${offeredInRun} posts (${posts.filter((p) => p.burst).length} in the burst); at the end of the window (read ${snapshotAfter.toFixed(1)} s after): delivered ${endCount.delivered}, ` +
@@ -1034,9 +1101,60 @@ async function mixed(herald: Herald): Promise<void> {
       );
     }
   }
+  if (herald.receiver)
+    await webhookReport(herald.receiver, db, offer.posts, windowStart, windowEnd);
   console.log(
     `\nworker CPU over the window and warm-up: ${workerCpu.toFixed(1)} s (${((1000 * workerCpu) / totalDelivered).toFixed(2)} ms per message delivered in the window), ` +
       `api ${apiCpu.toFixed(1)} s for ${offer.posts.length} creates; create errors ${offer.createErrors}; load at the end of the window ${endLoad}`,
+  );
+}
+
+/**
+ * Publication → receiver: from a post's `published_at` to its event's first arrival, over the posts
+ * published in the window, and how long after the run's last publication the last event came.
+ */
+async function webhookReport(
+  receiver: WebhookReceiver,
+  db: Client,
+  posts: Offered[],
+  windowStart: number,
+  windowEnd: number,
+): Promise<void> {
+  const ids = posts.filter((p) => p.id !== undefined).map((p) => p.id!);
+  const { rows } = await db.query<{ id: number; at: string }>(
+    `SELECT id, extract(epoch FROM published_at) * 1000 AS at
+       FROM posts WHERE id = ANY($1) AND published_at IS NOT NULL`,
+    [ids],
+  );
+  // Events still on their way once every post is final: wait until none has come for 5 s.
+  for (let quiet = 0, seen = receiver.events; quiet < 5; quiet++) {
+    await sleep(1_000);
+    if (receiver.events !== seen) [quiet, seen] = [-1, receiver.events];
+  }
+  const published = rows.map((row) => ({ id: row.id, at: Number(row.at) }));
+  const inWindow = published.filter((p) => p.at >= windowStart && p.at < windowEnd);
+  const delays = inWindow
+    .filter((p) => receiver.arrivals.has(p.id))
+    .map((p) => receiver.arrivals.get(p.id)! - p.at);
+  const missing = published.filter((p) => !receiver.arrivals.has(p.id)).length;
+  const lastPublished = Math.max(...published.map((p) => p.at));
+  const lastEvent = Math.max(...published.map((p) => receiver.arrivals.get(p.id) ?? 0));
+  const perSecond = new Map<number, number>();
+  for (const at of receiver.arrivals.values()) {
+    const second = Math.floor(at / 1000);
+    perSecond.set(second, (perSecond.get(second) ?? 0) + 1);
+  }
+  const publishedPerSecond = new Map<number, number>();
+  for (const p of published) {
+    const second = Math.floor(p.at / 1000);
+    publishedPerSecond.set(second, (publishedPerSecond.get(second) ?? 0) + 1);
+  }
+  console.log(
+    `\nWEBHOOKS (one endpoint, a receiver answering at once): ${receiver.events} deliveries for ${published.length} posts published, ` +
+      `${missing} of them without an event; published in the window → received: p50 ${ms(percentile(delays, 50))} ` +
+      `p99 ${ms(percentile(delays, 99))} max ${ms(Math.max(...delays))} (target p99 ≤ 2 s, ${delays.length} events); ` +
+      `busiest second: ${Math.max(...perSecond.values())} events received, ${Math.max(...publishedPerSecond.values())} posts published; ` +
+      `last event ${((lastEvent - lastPublished) / 1000).toFixed(1)} s after the last publication`,
   );
 }
 

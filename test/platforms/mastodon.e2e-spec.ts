@@ -582,6 +582,29 @@ describe('Mastodon', () => {
       PACED_RETRY_MS + 30_000,
     );
 
+    it('the statuses window the instance reports in X-RateLimit-* holds the next status until its reset: no 429', async () => {
+      // Herald's own count allows 300 statuses in 3 hours; this instance allows 2 in any 3 s
+      // window, and says so only in its answers' headers.
+      const period = 3_000;
+      const instance = (await instanceWith({})).rateLimit('statuses', {
+        limit: 2,
+        periodMs: period,
+      });
+      const to = await connect(instance);
+      const posts = [];
+      for (const text of ['one', 'two', 'three', 'four']) posts.push(await publish(to, { text }));
+      for (const postId of posts)
+        expect((await waitForPostStatus(t, postId, undefined, 20_000)).status).toBe('published');
+      const calls = statusCalls(to, instance);
+      expect(calls.map((call) => call.status)).toEqual([200, 200, 200, 200]);
+      const perWindow = new Map<number, number>();
+      for (const call of calls) {
+        const window = Math.floor(call.at / period);
+        perWindow.set(window, (perWindow.get(window) ?? 0) + 1);
+      }
+      expect(Math.max(...perWindow.values())).toBeLessThanOrEqual(2);
+    }, 30_000);
+
     it('a refused token at send: account needs_reconnect, target account_needs_reconnect, event sent', async () => {
       const own = await world.make.owner('Mastodon reconnect');
       const to = await world.mastodonAccount(own.owner, own.project, own.key);

@@ -657,11 +657,12 @@ describe('Public posts API', () => {
         channel_ids: [other.channel_id],
       });
 
-      await posts.update(await access(), id, { scheduled_at: inSeconds(3600) });
+      // Within the schedule horizon (ten minutes), where a scheduled post holds a delayed job.
+      await posts.update(await access(), id, { scheduled_at: inSeconds(300) });
       expect(await statusOf(id)).toEqual({ status: 'scheduled', publish_attempt: 1 });
       expect(await (await queue().getJob(`post:${id}:1`))?.getState()).toBe('delayed');
 
-      await posts.update(await access(), id, { scheduled_at: inSeconds(7200) });
+      await posts.update(await access(), id, { scheduled_at: inSeconds(450) });
       expect(await statusOf(id)).toEqual({ status: 'scheduled', publish_attempt: 2 });
       expect(await queue().getJob(`post:${id}:1`)).toBeNull();
       expect(await (await queue().getJob(`post:${id}:2`))?.getState()).toBe('delayed');
@@ -702,7 +703,8 @@ describe('Public posts API', () => {
         await create({
           text: 'Bye',
           targets: [{ channel_ref: channel.id }],
-          scheduled_at: inSeconds(3600),
+          // Within the schedule horizon, so that it holds a delayed job.
+          scheduled_at: inSeconds(300),
         }).expect(201)
       ).body.id;
       await posts.remove(await access(), id);

@@ -61,6 +61,10 @@ class ScriptedPacing implements PlatformPacing {
     return Promise.resolve();
   }
 
+  observe(): Promise<void> {
+    return Promise.resolve();
+  }
+
   reset(): void {
     this.holds.length = 0;
     this.reserves.length = 0;

@@ -88,6 +88,7 @@ export const ALWAYS_NOW: PlatformPacing = {
   reserve: async (): Promise<PacingSlot> => ({ kind: 'booked', waitMs: 0 }),
   admit: async () => 0,
   holdAccount: async () => undefined,
+  observe: async () => undefined,
   hadRoom: () => false,
   accountsWithRoom: () => [],
 };

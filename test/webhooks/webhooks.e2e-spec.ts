@@ -635,8 +635,8 @@ describe('Webhooks', () => {
   });
 });
 
-describe('Webhooks when Redis is away: delayed, never lost', () => {
-  it('Redis cut during a publication: the event arrives after Redis returns', async () => {
+describe('Webhooks when Redis is away: never lost', () => {
+  it('Redis cut during a publication: the event due now still arrives, once, without the queue', async () => {
     // Started inside the try: whatever did start is stopped even when the app does not.
     const receiver = new WebhookReceiver();
     const redis = new SwitchableRedis();
@@ -672,17 +672,21 @@ describe('Webhooks when Redis is away: delayed, never lost', () => {
       await waitFor(() => telegram.callsOf('sendMessage').length === 1);
       redis.down();
       expect((await waitForPostStatus(t, post.body.id)).status).toBe('published');
-      await sleep(1_000);
-      expect(receiver.deliveries).toEqual([]);
-      const { rows } = await t.db.query(
-        `SELECT e.id, s.status FROM webhook_events e JOIN webhook_sends s ON s.event_id = e.id
-          WHERE e.post_id = $1`,
-        [post.body.id],
-      );
-      expect(rows).toEqual([{ id: expect.stringMatching(/^msg_/), status: 'pending' }]);
+      // The worker that read the outbox delivers a send due now itself: Redis is not needed.
+      await waitFor(() => receiver.deliveries.length === 1, 15_000);
+      const sendsOfPost = async () =>
+        (
+          await t.db.query(
+            `SELECT e.id, s.status FROM webhook_events e JOIN webhook_sends s ON s.event_id = e.id
+              WHERE e.post_id = $1`,
+            [post.body.id],
+          )
+        ).rows as { id: string; status: string }[];
+      await waitFor(async () => (await sendsOfPost())[0]?.status === 'succeeded');
+      const rows = await sendsOfPost();
+      expect(rows).toEqual([{ id: expect.stringMatching(/^msg_/), status: 'succeeded' }]);
 
       redis.up = true;
-      await waitFor(() => receiver.deliveries.length === 1, 15_000);
       expect(receiver.deliveries[0]).toMatchObject({
         id: rows[0].id,
         payload: { type: 'post.published', data: { id: post.body.id, status: 'published' } },

@@ -2,6 +2,7 @@ import type { OAuthFlow, TokenTerms } from './oauth-flow';
 import type { PlatformErrorCode } from './platforms';
 import type { MediaType } from '../media/media-asset.entity';
 import type { PlatformChannel, PlatformLimits } from './platform-answers';
+import type { RateLimitObserver, RateLimitReport } from './rate-limit-report';
 
 export interface MediaToCheck {
   id: number;
@@ -97,6 +98,8 @@ export interface DeliveryStep {
   text: string | null;
   media: OutgoingMedia[];
   cost: number;
+  /** The platform calls the step makes (uploads, the message), where a window counts calls. */
+  calls?: number;
   messages?: number;
   /** The first step of a thread item: a reply to the message recorded last before it. */
   reply?: boolean;
@@ -157,6 +160,8 @@ export interface SendTarget {
   progress: string | null;
   /** Keeps what the platform made toward this step (a container) for every later try. */
   keep(progress: string): Promise<void>;
+  /** The budget an answer's rate-limit headers report, read back into the account's pacing. */
+  observeRateLimit: RateLimitObserver;
 }
 
 export interface ReplyTarget {
@@ -195,6 +200,8 @@ export interface ReserveRequest {
   accountId: number;
   channelId: string;
   cost: number;
+  /** The step's calls, where they differ from `cost` (DeliveryStep.calls). */
+  calls?: number;
   /** Comes back with the channel slot an earlier `channel_busy` held for it. */
   holdsChannel?: boolean;
   /** One send (a target's step): a slot far ahead is saved for it. */
@@ -210,7 +217,9 @@ export interface PlatformPacing {
   /** The platform answered 429: no worker's send of the account is booked before `untilMs`. */
   holdAccount(accountId: number, untilMs: number): Promise<void>;
   /** 0 when the send is admitted and must go at once; else the ms to wait before asking again. */
-  admit(accountId: number, channelId: string, cost: number): Promise<number>;
+  admit(accountId: number, channelId: string, cost: number, calls?: number): Promise<number>;
+  /** A platform's report of its own window: admission keeps within it too, until its reset. */
+  observe(accountId: number, channelId: string, report: RateLimitReport): Promise<void>;
   hadRoom(accountId: number): boolean;
   accountsWithRoom(): number[];
 }

@@ -4,33 +4,50 @@ import type { AppConfig } from '../../infrastructure/config/config';
 import { RedisScript } from '../../infrastructure/redis/redis-script';
 import { withinTime } from '../../infrastructure/redis/time-limit';
 import type { PacingSlot, PlatformPacing, ReserveRequest } from './platform';
+import type { RateLimitReport } from './rate-limit-report';
 
 /** A send arrives after its stamp, so windows are counted longer (docs/performance.md#pacing). */
 export const PACING_WINDOW_MARGIN_MS = 50;
 
 // Admission as the send leaves: per key the stamps of its last `limit` messages on Redis's clock;
 // 0 (stamped) when both windows have room, else the ms to wait; one account's sends `gap` ms apart.
+// A window counts the send's cost in its own unit (messages, or the calls the send makes). Beside
+// our own count, the budget each platform last reported for the window (a hash of `remaining` and
+// `reset`, Redis's epoch ms) must have room too, and the send takes its cost from it.
 const ADMIT_LUA = `
-local function admit(sentBot, sentChat, cost, botLimit, botWindow, chatLimit, chatWindow, gap)
+local function reported(key, cost, now)
+  local budget = redis.call('HMGET', key, 'remaining', 'reset')
+  if not budget[1] then return 0 end
+  local reset = tonumber(budget[2])
+  if reset <= now or tonumber(budget[1]) >= cost then return 0 end
+  return reset - now
+end
+local function admit(sentBot, sentChat, budgetBot, budgetChat, botCost, chatCost, botLimit, botWindow, chatLimit, chatWindow, gap, margin)
   local time = redis.call('TIME')
   local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
-  cost = tonumber(cost)
   local keys = {sentBot, sentChat}
+  local budgets = {budgetBot, budgetChat}
+  local costs = {tonumber(botCost), tonumber(chatCost)}
   local limits = {tonumber(botLimit), tonumber(chatLimit)}
   local windows = {tonumber(botWindow), tonumber(chatWindow)}
   local wait = 0
   for i = 1, 2 do
-    local oldest = redis.call('LINDEX', keys[i], limits[i] - math.min(cost, limits[i]))
+    local oldest = redis.call('LINDEX', keys[i], limits[i] - math.min(costs[i], limits[i]))
     if oldest then wait = math.max(wait, tonumber(oldest) + windows[i] - now) end
+    local held = reported(budgets[i], costs[i], now)
+    if held > 0 then wait = math.max(wait, held + tonumber(margin)) end
   end
   local newest = redis.call('LINDEX', sentBot, 0)
   if newest then wait = math.max(wait, tonumber(newest) + tonumber(gap) - now) end
   if wait > 0 then return math.ceil(wait) end
   local stamp = string.format('%.3f', now)
   for i = 1, 2 do
-    for _ = 1, cost do redis.call('LPUSH', keys[i], stamp) end
+    for _ = 1, costs[i] do redis.call('LPUSH', keys[i], stamp) end
     redis.call('LTRIM', keys[i], 0, limits[i] - 1)
     redis.call('PEXPIRE', keys[i], math.ceil(windows[i]))
+    if tonumber(redis.call('HGET', budgets[i], 'reset') or '0') > now then
+      redis.call('HINCRBY', budgets[i], 'remaining', -costs[i])
+    end
   end
   return 0
 end
@@ -40,6 +57,7 @@ end
 // A busy channel answers {0, wait} without touching the account; the caller returns with ARGV[5]=1.
 // Else books the account: {1, wait}, or {2, wait} saved under KEYS[3] when beyond ARGV[6] ms.
 // With ARGV[7]=1 a slot that is now also runs ADMIT: {1, 0, ADMIT's answer}, one round trip.
+// ARGV[2] is the account window's cost, ARGV[9] the channel window's.
 const RESERVE = new RedisScript(
   `${ADMIT_LUA}
 local now = tonumber(ARGV[1])
@@ -48,7 +66,8 @@ local now = tonumber(ARGV[1])
 local function slot(wait)
   if wait >= 1 then return {1, math.ceil(wait)} end
   if ARGV[7] ~= '1' then return {1, 0} end
-  return {1, 0, admit(KEYS[4], KEYS[5], ARGV[8], ARGV[9], ARGV[10], ARGV[11], ARGV[12], ARGV[13])}
+  return {1, 0, admit(KEYS[4], KEYS[5], KEYS[6], KEYS[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11],
+    ARGV[12], ARGV[13], ARGV[14], ARGV[15])}
 end
 local saved = redis.call('GET', KEYS[3])
 if saved then
@@ -56,6 +75,7 @@ if saved then
   return slot(tonumber(saved) - now)
 end
 local cost = tonumber(ARGV[2])
+local chatCost = tonumber(ARGV[9])
 local botInterval = tonumber(ARGV[3])
 local chatInterval = tonumber(ARGV[4])
 local holdsChat = ARGV[5] == '1'
@@ -64,26 +84,55 @@ local function hold(key, free)
   redis.call('SET', key, string.format('%.3f', free), 'PX', math.ceil(free - now) + 1000)
 end
 if not holdsChat and chatFree > now then
-  hold(KEYS[2], chatFree + cost * chatInterval)
+  hold(KEYS[2], chatFree + chatCost * chatInterval)
   return {0, math.ceil(chatFree - now)}
 end
 local at = math.max(now, tonumber(redis.call('GET', KEYS[1]) or '0'))
 hold(KEYS[1], at + cost * botInterval)
-hold(KEYS[2], math.max(chatFree, at + cost * chatInterval))
+hold(KEYS[2], math.max(chatFree, at + chatCost * chatInterval))
 if at - now > tonumber(ARGV[6]) then
   redis.call('SET', KEYS[3], string.format('%.3f', at), 'PX', math.ceil(at - now) + 60000)
   return {2, math.ceil(at - now)}
 end
 return slot(at - now)
 `,
-  5,
+  7,
 );
 
 const ADMIT = new RedisScript(
   `${ADMIT_LUA}
-return admit(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6])`,
-  2,
+return admit(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5],
+  ARGV[6], ARGV[7], ARGV[8])`,
+  4,
 );
+
+// A platform's report of its window (ARGV: remaining, ms until reset, tolerance) on Redis's clock.
+// A reset within the tolerance of the one kept is the same window: the lower remaining wins, as the
+// sends admitted since the reported one are not in the platform's count yet. A later reset is a
+// new window and replaces it; an earlier one is an answer of the window before, and changes nothing.
+const OBSERVE = new RedisScript(
+  `local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
+local remaining = tonumber(ARGV[1])
+local reset = now + tonumber(ARGV[2])
+local tolerance = tonumber(ARGV[3])
+local kept = redis.call('HMGET', KEYS[1], 'remaining', 'reset')
+if kept[1] and tonumber(kept[2]) > now then
+  local keptReset = tonumber(kept[2])
+  if reset < keptReset - tolerance then return 0 end
+  if reset <= keptReset + tolerance then
+    if remaining < tonumber(kept[1]) then redis.call('HSET', KEYS[1], 'remaining', remaining) end
+    return 0
+  end
+end
+redis.call('HSET', KEYS[1], 'remaining', remaining, 'reset', string.format('%.3f', reset))
+redis.call('PEXPIRE', KEYS[1], math.ceil(tonumber(ARGV[2])) + 1000)
+return 1`,
+  1,
+);
+
+/** Two reports whose resets are this close describe the same window of the platform. */
+export const SAME_WINDOW_TOLERANCE_MS = 1_000;
 
 // Moves the account's next slot to ARGV[2] (epoch ms) unless it is later already.
 const HOLD = new RedisScript(
@@ -98,10 +147,12 @@ return 0`,
 
 export const PACING_SAVE_AFTER_MS = 2_000;
 
-/** At most `limit` messages in any `windowMs`, as a platform counts them. */
+/** At most `limit` messages (or calls) in any `windowMs`, as a platform counts them. */
 export interface PacingWindow {
   limit: number;
   windowMs: number;
+  /** What the window counts: messages (the default), or every call a send makes. */
+  counts?: 'messages' | 'calls';
   /** Back to back while the window has room (limits over hours); else spread evenly. */
   burst?: boolean;
 }
@@ -137,15 +188,9 @@ export class WindowPacing implements PlatformPacing {
   }
 
   async reserve(request: ReserveRequest): Promise<PacingSlot> {
-    const {
-      accountId,
-      channelId,
-      cost,
-      holdsChannel = false,
-      holder,
-      admitIfNow = false,
-    } = request;
+    const { accountId, channelId, holdsChannel = false, holder, admitIfNow = false } = request;
     const prefix = this.config.redisKeyPrefix;
+    const [botCost] = this.costs(request.cost, request.calls);
     try {
       const [answer, wait, admitWait] = (await this.bounded(
         RESERVE.run(this.redis, [
@@ -154,13 +199,13 @@ export class WindowPacing implements PlatformPacing {
           `${prefix}:pacing:saved:${holder ?? '-'}`,
           ...this.sentKeys(accountId, channelId),
           Date.now(),
-          cost,
+          botCost,
           this.botIntervalMs,
           this.chatIntervalMs,
           holdsChannel ? 1 : 0,
           holder === undefined ? Number.MAX_SAFE_INTEGER : PACING_SAVE_AFTER_MS,
           admitIfNow ? 1 : 0,
-          ...this.admitArgs(cost),
+          ...this.admitArgs(request.cost, request.calls),
         ]),
       )) as [number, number, number?];
       const waitMs = Math.max(0, Number(wait));
@@ -194,10 +239,13 @@ export class WindowPacing implements PlatformPacing {
     return [...this.roomy];
   }
 
-  async admit(accountId: number, channelId: string, cost: number): Promise<number> {
+  async admit(accountId: number, channelId: string, cost: number, calls?: number): Promise<number> {
     try {
       const wait = await this.bounded(
-        ADMIT.run(this.redis, [...this.sentKeys(accountId, channelId), ...this.admitArgs(cost)]),
+        ADMIT.run(this.redis, [
+          ...this.sentKeys(accountId, channelId),
+          ...this.admitArgs(cost, calls),
+        ]),
       );
       return Math.max(0, Number(wait));
     } catch (error) {
@@ -206,19 +254,50 @@ export class WindowPacing implements PlatformPacing {
     }
   }
 
-  private sentKeys(accountId: number, chatId: string): string[] {
-    const prefix = this.config.redisKeyPrefix;
-    return [`${prefix}:pacing:sent:${accountId}`, `${prefix}:pacing:sent:${accountId}:${chatId}`];
+  async observe(accountId: number, channelId: string, report: RateLimitReport): Promise<void> {
+    const [, , botBudget, chatBudget] = this.sentKeys(accountId, channelId);
+    try {
+      await this.bounded(
+        OBSERVE.run(this.redis, [
+          report.window === 'account' ? botBudget : chatBudget,
+          report.remaining,
+          report.resetAfterMs,
+          SAME_WINDOW_TOLERANCE_MS,
+        ]),
+      );
+    } catch (error) {
+      this.logger.warn(`Pacing unavailable: ${(error as Error).message}`);
+    }
   }
 
-  private admitArgs(cost: number): number[] {
+  /** The stamps of each window, then the budget each platform last reported for it. */
+  private sentKeys(accountId: number, chatId: string): string[] {
+    const prefix = this.config.redisKeyPrefix;
     return [
-      cost,
+      `${prefix}:pacing:sent:${accountId}`,
+      `${prefix}:pacing:sent:${accountId}:${chatId}`,
+      `${prefix}:pacing:reported:${accountId}`,
+      `${prefix}:pacing:reported:${accountId}:${chatId}`,
+    ];
+  }
+
+  /** What the send counts in the account's window and in the channel's. */
+  private costs(cost: number, calls = cost): [number, number] {
+    return [
+      this.limits.account.counts === 'calls' ? calls : cost,
+      this.limits.channel.counts === 'calls' ? calls : cost,
+    ];
+  }
+
+  private admitArgs(cost: number, calls?: number): number[] {
+    return [
+      ...this.costs(cost, calls),
       this.limits.account.limit,
       this.botWindowMs,
       this.limits.channel.limit,
       this.chatWindowMs,
       this.admitSpacingMs,
+      PACING_WINDOW_MARGIN_MS,
     ];
   }
 

@@ -25,6 +25,8 @@ import { PostTarget } from './post-target.entity';
 // The list filtered by status, in its date order: a page reads only the rows it shows.
 @Index(['projectId', 'test', 'status', 'createdAt', 'id'])
 @Index(['createdByUserId', 'createdAt'])
+// The schedule in due order: the sweep reads only the stretch coming within its horizon.
+@Index('IDX_posts_scheduled_due', ['scheduledAt', 'id'], { where: `"status" = 'scheduled'` })
 export class Post {
   @PrimaryGeneratedColumn()
   id!: number;

@@ -56,8 +56,13 @@ export class PublicationProducer {
     logQueueErrors(queue, this.logger, 'Publication queue');
   }
 
-  /** False when Redis did not take it. */
+  /**
+   * False when Redis did not take it. A post due beyond the schedule horizon is left to the sweep,
+   * which adds its job once it is due within it: Redis holds the near future, not every schedule.
+   */
   async enqueue(postId: number, attempt: number, fireAtMs: number | null = null): Promise<boolean> {
+    if (fireAtMs !== null && fireAtMs >= Date.now() + this.config.publication.scheduleHorizonMs)
+      return true;
     const options: JobOptions = {
       jobId: publicationJobId(postId, attempt),
       delay: fireAtMs === null ? 0 : Math.max(0, fireAtMs - Date.now()),

@@ -7,16 +7,25 @@ import {
 import type { AppConfig } from '../../infrastructure/config/config';
 import { InjectConfig } from '../../infrastructure/config/config.module';
 import { PublicationProducer, QueueUnavailable } from './publication.queue';
-import { PublicationRepository, type SweepCandidate } from './publication.repository';
+import {
+  PublicationRepository,
+  type ScheduledKey,
+  type SweepCandidate,
+} from './publication.repository';
 
 const SWEEP_BATCH = 500;
 
-/** Persist, then enqueue: this sweep adds jobs Redis did not take, at start and periodically. */
+/**
+ * Persist, then enqueue: this sweep adds jobs Redis did not take, at start and periodically, and
+ * the jobs of scheduled posts as they come within the schedule horizon.
+ */
 @Injectable()
 export class PublicationSweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(PublicationSweeper.name);
   private timer?: NodeJS.Timeout;
   private running?: Promise<number>;
+  /** Every scheduled post due before this (epoch ms) was given its job by an earlier pass. */
+  private scheduledThroughMs: number | null = null;
 
   constructor(
     private readonly repo: PublicationRepository,
@@ -44,37 +53,77 @@ export class PublicationSweeper implements OnApplicationBootstrap, BeforeApplica
 
   private async sweepOnce(): Promise<number> {
     const graceMs = this.config.publication.queueCallTimeoutMs + 1_000;
-    let enqueued = 0;
-    let skipped = 0;
-    let afterId = 0;
+    const tally = { enqueued: 0, skipped: 0 };
     try {
-      for (;;) {
-        const batch = await this.repo.sweepCandidates(afterId, graceMs, SWEEP_BATCH);
-        for (const post of batch) {
-          try {
-            if (await this.enqueueIfMissing(post)) enqueued++;
-          } catch (error) {
-            // Redis away: every other post would wait out the same time-out; the next pass retries.
-            if (error instanceof QueueUnavailable) throw error;
-            // One job in the way must not cost the rest of the pass; the next pass retries it.
-            skipped++;
-            this.logger.warn(`Recovery sweep skipped post ${post.id}: ${(error as Error).message}`);
-          }
-        }
-        if (batch.length < SWEEP_BATCH) break;
-        afterId = batch[batch.length - 1].id;
-      }
+      await this.sweepActive(graceMs, tally);
+      await this.sweepScheduled(graceMs, tally);
     } catch (error) {
       this.logger.warn(`Recovery sweep stopped early: ${(error as Error).message}`);
     }
-    if (enqueued > 0 || skipped > 0)
-      this.logger.log(`Recovery sweep enqueued ${enqueued} post(s), skipped ${skipped}`);
-    return enqueued;
+    if (tally.enqueued > 0 || tally.skipped > 0)
+      this.logger.log(
+        `Recovery sweep enqueued ${tally.enqueued} post(s), skipped ${tally.skipped}`,
+      );
+    return tally.enqueued;
+  }
+
+  /** Queued and publishing posts whose job Redis lost. */
+  private async sweepActive(graceMs: number, tally: Tally): Promise<void> {
+    let afterId = 0;
+    for (;;) {
+      const batch = await this.repo.sweepCandidates(afterId, graceMs, SWEEP_BATCH);
+      for (const post of batch) await this.each(post, tally, () => this.enqueueIfMissing(post));
+      if (batch.length < SWEEP_BATCH) return;
+      afterId = batch[batch.length - 1].id;
+    }
+  }
+
+  /**
+   * Jobs for the scheduled posts now due within the horizon: those that entered it since the last
+   * pass, and those past their time still scheduled (a job Redis lost). Adding a job that exists
+   * adds nothing, so each pass reads only its own stretch of the schedule.
+   */
+  private async sweepScheduled(graceMs: number, tally: Tally): Promise<void> {
+    const untilMs = Date.now() + this.config.publication.scheduleHorizonMs;
+    if (this.scheduledThroughMs !== null)
+      await this.enqueueScheduled(null, Date.now() - graceMs, tally);
+    await this.enqueueScheduled(this.scheduledThroughMs, untilMs, tally);
+    this.scheduledThroughMs = untilMs;
+  }
+
+  private async enqueueScheduled(fromMs: number | null, toMs: number, tally: Tally) {
+    let after: ScheduledKey | null = null;
+    for (;;) {
+      const batch = await this.repo.scheduledWithin(fromMs, toMs, after, SWEEP_BATCH);
+      for (const post of batch)
+        await this.each(post, tally, () =>
+          this.producer.enqueue(post.id, post.publish_attempt, post.fire_at_ms),
+        );
+      if (batch.length < SWEEP_BATCH) return;
+      const last = batch[batch.length - 1];
+      after = { dueKey: last.due_key, id: last.id };
+    }
+  }
+
+  private async each(post: SweepCandidate, tally: Tally, work: () => Promise<boolean>) {
+    try {
+      if (await work()) tally.enqueued++;
+    } catch (error) {
+      // Redis away: every other post would wait out the same time-out; the next pass retries.
+      if (error instanceof QueueUnavailable) throw error;
+      // One job in the way must not cost the rest of the pass; the next pass retries it.
+      tally.skipped++;
+      this.logger.warn(`Recovery sweep skipped post ${post.id}: ${(error as Error).message}`);
+    }
   }
 
   private async enqueueIfMissing(post: SweepCandidate): Promise<boolean> {
     if (await this.producer.hasLiveJob(post.id, post.publish_attempt)) return false;
-    const fireAt = post.status === 'scheduled' ? post.fire_at_ms : null;
-    return this.producer.enqueue(post.id, post.publish_attempt, fireAt);
+    return this.producer.enqueue(post.id, post.publish_attempt);
   }
+}
+
+interface Tally {
+  enqueued: number;
+  skipped: number;
 }

@@ -21,6 +21,8 @@ export interface GateRequest {
   channelId: string;
   step: number;
   cost: number;
+  /** The step's platform calls, where a window counts calls. */
+  calls?: number;
   /** A test post's send reaches no platform: it is marked in flight, never paced. */
   simulated: boolean;
   /**
@@ -87,6 +89,7 @@ export class SendGate {
         accountId: request.accountId,
         channelId: request.channelId,
         cost: request.cost,
+        calls: request.calls,
         holdsChannel,
         holder: `${targetId}:${step}`,
         admitIfNow: marked,
@@ -119,14 +122,14 @@ export class SendGate {
     pacing: PlatformPacing,
     slot: Extract<PacingSlot, { kind: 'booked' }>,
   ): Promise<GateAnswer> {
-    const { accountId, channelId, cost } = request;
+    const { accountId, channelId, cost, calls } = request;
     let wait = slot.admitWaitMs;
     if (wait === undefined) {
       const due = this.clock.sleep(slot.waitMs);
       await this.clock.sleep(slot.waitMs - MARK_IN_FLIGHT_LEAD_MS);
       if (!(await this.mark(request))) return TAKEN;
       await due;
-      wait = await pacing.admit(accountId, channelId, cost);
+      wait = await pacing.admit(accountId, channelId, cost, calls);
     }
     while (wait > 0) {
       if (wait > ADMIT_INLINE_MAX_MS) {
@@ -134,7 +137,7 @@ export class SendGate {
         return later(wait);
       }
       await this.clock.sleep(wait + Math.random() * pacing.admitSpacingMs);
-      wait = await pacing.admit(accountId, channelId, cost);
+      wait = await pacing.admit(accountId, channelId, cost, calls);
     }
     return GO;
   }

@@ -203,6 +203,7 @@ export class TargetDelivery {
       channelId: target.chat_id,
       step: state.step,
       cost: run.steps![state.step].cost,
+      calls: run.steps![state.step].calls,
       simulated: run.simulated,
       continues: target.send_progress?.step === state.step,
       markedByClaim,
@@ -230,7 +231,7 @@ export class TargetDelivery {
       sent = await run.publisher!.send(
         run.credentials!,
         {
-          ...this.sendTarget(run.target, state.step, state.retry),
+          ...this.sendTarget(run, state.step, state.retry),
           ...(replyTo ? { replyTo } : {}),
         },
         step,
@@ -275,7 +276,7 @@ export class TargetDelivery {
   }
 
   /** `<tid>-<target id in base 36>-<step>`: at most 24 characters, the same on every try. */
-  private sendTarget(target: DeliveryTarget, step: number, retry: boolean): SendTarget {
+  private sendTarget({ target, platform }: DeliveryRun, step: number, retry: boolean): SendTarget {
     const kept = target.send_progress;
     return {
       accountId: target.account_id,
@@ -288,6 +289,9 @@ export class TargetDelivery {
         await this.repo.keepProgress(target.id, step, value);
         target.send_progress = { step, value };
       },
+      // Never awaited: the pacing bounds its own Redis call and logs when it fails.
+      observeRateLimit: (report) =>
+        void platform?.pacing.observe(target.account_id, target.chat_id, report),
     };
   }
 

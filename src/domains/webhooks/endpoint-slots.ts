@@ -19,6 +19,8 @@ export class EndpointSlots {
   private readonly waiting = new Map<number, string[]>();
   private readonly lines = new Map<number, (() => void)[]>();
   private lined = 0;
+  /** Offered a slot as it frees, before parked jobs are woken; true when it took the slot. */
+  onFree?: (webhookId: number) => boolean;
 
   constructor(
     private readonly cap: number,
@@ -57,6 +59,7 @@ export class EndpointSlots {
     const held = (this.inFlight.get(webhookId) ?? 1) - 1;
     if (held > 0) this.inFlight.set(webhookId, held);
     else this.inFlight.delete(webhookId);
+    if (this.onFree?.(webhookId)) return;
     this.wakeOne(webhookId);
   }
 

@@ -8,6 +8,9 @@ import { Client } from 'pg';
 import type { AppConfig } from '../../infrastructure/config/config';
 import { InjectConfig } from '../../infrastructure/config/config.module';
 import { PostsService } from '../posts/posts.service';
+import { EndpointLanes } from './endpoint-lanes';
+import { WebhookDeliveryService } from './webhook-delivery.service';
+import { WebhookProcessor } from './webhook.processor';
 import { WebhookProducer, type SendJob } from './webhook.queue';
 import { WebhooksRepository, type EventToFill, type SendToEnqueue } from './webhooks.repository';
 
@@ -18,7 +21,11 @@ const PURGE_INTERVAL_MS = 3_600_000;
 const SENDS_CHANNEL = 'webhook_sends';
 const RELISTEN_DELAY_MS = 1_000;
 
-/** Outbox to queue: woken by LISTEN, and swept periodically for what Redis missed. */
+/**
+ * Outbox to delivery: woken by LISTEN, and swept periodically for what Redis missed. A send due
+ * now is delivered by this process in its endpoint's lane; a later one (a retry), or one its lane
+ * cannot start soon, is a queue job.
+ */
 @Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(WebhookDispatcher.name);
@@ -29,13 +36,28 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private listener?: Client;
   private closing = false;
   private lastPurge = 0;
+  private readonly lanes: EndpointLanes;
 
   constructor(
     private readonly repo: WebhooksRepository,
     private readonly producer: WebhookProducer,
     private readonly posts: PostsService,
+    delivery: WebhookDeliveryService,
+    processor: WebhookProcessor,
     @InjectConfig() private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.lanes = new EndpointLanes(
+      processor.slots,
+      (send) =>
+        delivery.run(send.id, send.attempt).catch((error: unknown) => {
+          this.logger.warn(
+            `Webhook send ${send.id} failed: ${(error as Error).message}; the sweep retries it`,
+          );
+        }),
+      // Left as they are, the sweep enqueues them once overdue.
+      (sends) => void this.producer.enqueueMany(sends),
+    );
+  }
 
   onApplicationBootstrap(): void {
     if (this.config.appRole === 'api') return;
@@ -50,6 +72,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     clearInterval(this.timer);
     await this.listener?.end().catch(() => undefined);
     await Promise.all([this.running, this.sweeping]);
+    await this.lanes.drained();
   }
 
   /** A call during a run makes the run go round once more. */
@@ -137,8 +160,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     for (;;) {
       const sends = await this.repo.sendsToEnqueue(afterId, BATCH);
       const jobs = sends.map(toJob);
-      if (!(await this.producer.enqueueMany(jobs))) return;
+      const now = Date.now();
+      const due = jobs.filter((job) => job.dueMs <= now);
+      if (!(await this.producer.enqueueMany(jobs.filter((job) => job.dueMs > now)))) return;
+      // Marked first: a process that stops before delivering leaves them to the sweep.
       await this.repo.markQueued(jobs);
+      this.lanes.offer(due);
       if (sends.length < BATCH) return;
       afterId = sends[sends.length - 1].id;
     }

@@ -12,7 +12,8 @@ import { WEBHOOK_QUEUE, type WebhookJob } from './webhook.queue';
 @Injectable()
 export class WebhookProcessor implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger(WebhookProcessor.name);
-  private readonly slots: EndpointSlots;
+  /** This worker's deliveries per endpoint, shared with the dispatcher's lanes. */
+  readonly slots: EndpointSlots;
 
   constructor(
     @InjectQueue(WEBHOOK_QUEUE) private readonly queue: Queue<WebhookJob>,

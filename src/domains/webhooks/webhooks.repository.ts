@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { StatementBatcher } from '../../infrastructure/database/statement-batcher';
 import type { DbTimestamp } from '../../infrastructure/database/timestamps';
 import type { SubscribableEvent, WebhookEventType } from './webhook-events';
+import type { AttemptOutcome } from './webhook-sender';
 import { NEW_EVENT_ID } from './webhook-outbox';
 
 export interface WebhookRow {
@@ -66,6 +68,9 @@ export interface ClaimedSend {
   data: Record<string, unknown> | null;
   occurred_at: DbTimestamp;
 }
+
+/** Enough deliveries of a burst to one endpoint, few enough to keep a statement short. */
+const BATCH_MAX = 50;
 
 const WEBHOOK_COLUMNS = `id, project_id, url, events, enabled, disabled_reason, test, created_at`;
 
@@ -226,35 +231,55 @@ export class WebhooksRepository {
     )) as SendToEnqueue[];
   }
 
-  /** Every job's state guard (null when it lost); a lapsed claim is logged as a lost attempt. */
-  async claim(sendId: number, attempt: number, claimMs: number): Promise<ClaimedSend | null> {
-    const rows = (await this.db.query(
-      `WITH prior AS (
-         SELECT id, attempts, locked_until IS NOT NULL AS lost
-           FROM webhook_sends
-          WHERE id = $1 AND attempts = $2 AND status = 'pending'
-            AND (locked_until IS NULL OR locked_until < now())
-            FOR UPDATE),
-       c AS (
-         UPDATE webhook_sends s
-            SET locked_until = now() + make_interval(secs => $3::float8 / 1000),
-                attempts = s.attempts + CASE WHEN p.lost THEN 1 ELSE 0 END
-           FROM prior p
-          WHERE s.id = p.id
-          RETURNING s.id, s.attempts, s.event_id, s.webhook_id, p.lost),
-       lost AS (
-         INSERT INTO webhook_deliveries
-                (webhook_id, event_id, event_type, attempt, status_code, error, duration_ms)
-         SELECT c.webhook_id, c.event_id, e.type, c.attempts, NULL, $4, 0
-           FROM c JOIN webhook_events e ON e.id = c.event_id
-          WHERE c.lost)
-       SELECT c.id, c.attempts, c.webhook_id, w.url, w.secret_encrypted, w.enabled,
-              e.id AS event_id, e.type, e.data, e.created_at AS occurred_at
-         FROM c JOIN webhooks w ON w.id = c.webhook_id JOIN webhook_events e ON e.id = c.event_id`,
-      [sendId, attempt, claimMs, LOST_ATTEMPT_ERROR],
-    )) as ClaimedSend[];
-    return rows[0] ?? null;
+  /**
+   * Every delivery's state guard (null when it lost); a lapsed claim is logged as a lost attempt.
+   * Claims made at the same moment share one statement (docs/performance.md#statement-batching).
+   */
+  claim(sendId: number, attempt: number, claimMs: number): Promise<ClaimedSend | null> {
+    return this.claims.call({ sendId, attempt, claimMs });
   }
+
+  private readonly claims = new StatementBatcher<
+    { sendId: number; attempt: number; claimMs: number },
+    ClaimedSend | null
+  >(
+    async (items) => {
+      const rows = (await this.db.query(
+        `WITH wanted AS (
+           SELECT * FROM unnest($1::int[], $2::int[], $3::float8[]) AS w(id, attempts, claim_ms)),
+         prior AS (
+           SELECT s.id, s.attempts, s.locked_until IS NOT NULL AS lost, w.claim_ms
+             FROM webhook_sends s JOIN wanted w ON w.id = s.id AND w.attempts = s.attempts
+            WHERE s.status = 'pending' AND (s.locked_until IS NULL OR s.locked_until < now())
+            ORDER BY s.id
+              FOR UPDATE OF s),
+         c AS (
+           UPDATE webhook_sends s
+              SET locked_until = now() + make_interval(secs => p.claim_ms / 1000),
+                  attempts = s.attempts + CASE WHEN p.lost THEN 1 ELSE 0 END
+             FROM prior p
+            WHERE s.id = p.id
+            RETURNING s.id, s.attempts, s.event_id, s.webhook_id, p.lost),
+         lost AS (
+           INSERT INTO webhook_deliveries
+                  (webhook_id, event_id, event_type, attempt, status_code, error, duration_ms)
+           SELECT c.webhook_id, c.event_id, e.type, c.attempts, NULL, $4, 0
+             FROM c JOIN webhook_events e ON e.id = c.event_id
+            WHERE c.lost)
+         SELECT c.id, c.attempts, c.webhook_id, w.url, w.secret_encrypted, w.enabled,
+                e.id AS event_id, e.type, e.data, e.created_at AS occurred_at
+           FROM c JOIN webhooks w ON w.id = c.webhook_id JOIN webhook_events e ON e.id = c.event_id`,
+        [
+          items.map((item) => item.sendId),
+          items.map((item) => item.attempt),
+          items.map((item) => item.claimMs),
+          LOST_ATTEMPT_ERROR,
+        ],
+      )) as ClaimedSend[];
+      return items.map((item) => rows.find((row) => row.id === item.sendId) ?? null);
+    },
+    { maxBatch: BATCH_MAX, key: (item) => item.sendId },
+  );
 
   async cancel(sendId: number): Promise<void> {
     await this.db.query(
@@ -263,15 +288,19 @@ export class WebhooksRepository {
     );
   }
 
-  /** One statement: delivered, retried at `retryInMs`, or (null) failed, up to `disableAfter`. */
+  /**
+   * One statement: delivered, retried at `retryInMs`, or (null) failed, up to `disableAfter`.
+   * Deliveries that succeeded at the same moment share one statement.
+   */
   async recordAttempt(
     send: ClaimedSend,
-    outcome: { ok: boolean; statusCode: number | null; error: string | null; durationMs: number },
+    outcome: AttemptOutcome,
     retryInMs: number | null,
     disableAfter: number,
     disabledReason: string,
   ): Promise<void> {
-    const status = outcome.ok ? 'succeeded' : retryInMs === null ? 'failed' : 'pending';
+    if (outcome.ok) return this.delivered.call({ send, outcome });
+    const status = retryInMs === null ? 'failed' : 'pending';
     await this.db.query(
       `WITH logged AS (
          INSERT INTO webhook_deliveries
@@ -308,6 +337,45 @@ export class WebhooksRepository {
       ],
     );
   }
+
+  private readonly delivered = new StatementBatcher<
+    { send: ClaimedSend; outcome: AttemptOutcome },
+    void
+  >(
+    async (items) => {
+      await this.db.query(
+        `WITH d AS (
+           SELECT * FROM unnest($1::int[], $2::int[], $3::int[], $4::text[], $5::text[],
+                                $6::int[], $7::int[])
+                      AS d(id, attempts, webhook_id, event_id, event_type, status_code, duration_ms)),
+         logged AS (
+           INSERT INTO webhook_deliveries
+                  (webhook_id, event_id, event_type, attempt, status_code, error, duration_ms)
+           SELECT webhook_id, event_id, event_type, attempts + 1, status_code, NULL, duration_ms
+             FROM d),
+         moved AS (
+           UPDATE webhook_sends s
+              SET status = 'succeeded', attempts = s.attempts + 1, locked_until = NULL,
+                  next_attempt_at = now()
+             FROM d
+            WHERE s.id = d.id AND s.attempts = d.attempts
+            RETURNING s.webhook_id)
+         UPDATE webhooks w SET failed_events = 0
+          WHERE w.id IN (SELECT webhook_id FROM moved) AND w.failed_events <> 0`,
+        [
+          items.map(({ send }) => send.id),
+          items.map(({ send }) => send.attempts),
+          items.map(({ send }) => send.webhook_id),
+          items.map(({ send }) => send.event_id),
+          items.map(({ send }) => send.type),
+          items.map(({ outcome }) => outcome.statusCode),
+          items.map(({ outcome }) => outcome.durationMs),
+        ],
+      );
+      return items.map(() => undefined);
+    },
+    { maxBatch: BATCH_MAX, key: (item) => item.send.id },
+  );
 
   async purge(retentionDays: number): Promise<void> {
     await this.db.query(

@@ -45,6 +45,11 @@ export interface PublicationConfig {
   /** Bull's job lock: a killed worker's job is taken again within about twice this. */
   lockMs: number;
   sweepIntervalMs: number;
+  /**
+   * How far ahead a scheduled post holds a delayed queue job; one due later is only a row until
+   * the sweep finds it within this (at least three sweeps ahead, so a slow sweep is never late).
+   */
+  scheduleHorizonMs: number;
   maxTries: number;
   /** Doubles with every further failure. */
   retryBaseMs: number;
@@ -158,6 +163,9 @@ export function readEnvironment(file = ENV_FILE): Env {
   return process.env;
 }
 
+/** A scheduled post enters the horizon at least this many sweeps before it is due. */
+const SWEEPS_WITHIN_HORIZON = 3;
+
 /** Errors name the variable, never its value. */
 export function loadConfig(env: Env): AppConfig {
   const { env: named, notices, renamed } = withEarlierNames(env);
@@ -216,6 +224,10 @@ export function loadConfig(env: Env): AppConfig {
       concurrency: v.PUBLICATION_CONCURRENCY,
       queueCallTimeoutMs: v.PUBLICATION_ENQUEUE_TIMEOUT_MS,
       sweepIntervalMs: v.PUBLICATION_SWEEP_INTERVAL_MS,
+      scheduleHorizonMs: Math.max(
+        v.PUBLICATION_SCHEDULE_HORIZON_MS,
+        SWEEPS_WITHIN_HORIZON * v.PUBLICATION_SWEEP_INTERVAL_MS,
+      ),
       lockMs: v.PUBLICATION_LOCK_MS,
       maxTries: v.PUBLICATION_MAX_TRIES,
       retryBaseMs: v.PUBLICATION_RETRY_BASE_MS,

@@ -174,6 +174,10 @@ export class EnvironmentVariables {
   @WholeNumber(100, 3_600_000)
   PUBLICATION_SWEEP_INTERVAL_MS = 30_000;
 
+  /** A scheduled post gets its queue job once it is due within this; the sweep adds it then. */
+  @WholeNumber(1_000, 31_622_400_000)
+  PUBLICATION_SCHEDULE_HORIZON_MS = 600_000;
+
   @WholeNumber(1_000, 600_000)
   PUBLICATION_LOCK_MS = 30_000;
 

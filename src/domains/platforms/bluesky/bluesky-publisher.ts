@@ -25,6 +25,8 @@ import {
 import { BlueskySessions, isAuthFailure } from './bluesky-sessions';
 import { textFacets } from './bluesky-text';
 import { BlueskyXrpc, XrpcError, type XrpcTarget, XrpcTransportError } from './bluesky-xrpc';
+import { msUntilReset, rateLimitReport, type RateLimitReport } from '../rate-limit-report';
+import { BLUESKY_POINTS_PER_RECORD } from './bluesky-pacing';
 
 const POST_COLLECTION = 'app.bsky.feed.post';
 
@@ -92,7 +94,14 @@ export class BlueskyPublisher implements PlatformPublisher {
     };
     try {
       const created = await this.xrpc.call(
-        { ...call, timeoutMs: this.config.publication.sendTimeoutMs },
+        {
+          ...call,
+          timeoutMs: this.config.publication.sendTimeoutMs,
+          onHeaders: (headers) => {
+            const report = writePointsReport(headers);
+            if (report) target.observeRateLimit(report);
+          },
+        },
         (c, o) =>
           c.com.atproto.repo.createRecord(
             { repo: target.chatId, collection: POST_COLLECTION, rkey: target.tid, record },
@@ -206,4 +215,15 @@ function toDeliveryError(error: unknown): DeliveryError {
   if (error instanceof AppError)
     return new DeliveryError('rejected', error.message, null, 'bluesky_rejected');
   return new DeliveryError('transient', (error as Error).message ?? 'Unknown error');
+}
+
+/** The account's write points left this hour (`ratelimit-*`), as records. */
+function writePointsReport(headers: Record<string, string | undefined>): RateLimitReport | null {
+  const points = Number(headers['ratelimit-remaining']);
+  if (!Number.isFinite(points)) return null;
+  return rateLimitReport(
+    'account',
+    String(Math.floor(points / BLUESKY_POINTS_PER_RECORD)),
+    msUntilReset(headers['ratelimit-reset'], headers['date']),
+  );
 }

@@ -44,6 +44,8 @@ export interface XrpcTarget {
   /** An access or a refresh JWT. */
   token?: string;
   timeoutMs?: number;
+  /** Given the answer's headers, a refusal's included (its `ratelimit-*`). */
+  onHeaders?: (headers: Record<string, string | undefined>) => void;
 }
 
 export interface XrpcCallOptions {
@@ -65,15 +67,21 @@ export class BlueskyXrpc {
   /** XrpcError for the service's refusals, XrpcTransportError when no answer came. */
   async call<T>(
     target: XrpcTarget,
-    send: (client: AtpBaseClient, options: XrpcCallOptions) => Promise<{ data: T }>,
+    send: (
+      client: AtpBaseClient,
+      options: XrpcCallOptions,
+    ) => Promise<{ data: T; headers?: Record<string, string | undefined> }>,
   ): Promise<T> {
     const options: XrpcCallOptions = {
       headers: target.token ? { authorization: `Bearer ${target.token}` } : {},
       signal: AbortSignal.timeout(target.timeoutMs ?? XRPC_TIMEOUT_MS),
     };
     try {
-      return (await send(this.clientOf(target.service), options)).data;
+      const answer = await send(this.clientOf(target.service), options);
+      if (answer.headers) target.onHeaders?.(answer.headers);
+      return answer.data;
     } catch (error) {
+      if (error instanceof XRPCError && error.headers) target.onHeaders?.(error.headers);
       throw fromClientError(error);
     }
   }

@@ -15,6 +15,12 @@ import { InjectConfig } from '../../../infrastructure/config/config.module';
 import { Metrics, type PlatformCallOutcome } from '../../../infrastructure/metrics/metrics.service';
 import { DeliveryError } from '../platform';
 import { discordSettings } from './discord-settings';
+import {
+  rateLimitReport,
+  UNPACED,
+  type RateLimitObserver,
+  type RateLimitReport,
+} from '../rate-limit-report';
 
 const DISCORD_TIMEOUT_MS = 15_000;
 
@@ -80,13 +86,17 @@ export class DiscordApi {
     return this.call<APIChannel>(token, 'getChannel', 'GET', path);
   }
 
-  /** With files: multipart, body as `payload_json`, each file as `files[n]` (its attachment id). */
+  /**
+   * With files: multipart, body as `payload_json`, each file as `files[n]` (its attachment id).
+   * The answer's bucket headers report the channel's message window to `observe`.
+   */
   createMessage(
     token: string,
     channelId: string,
     body: RESTPostAPIChannelMessageJSONBody,
     files: readonly File[],
     timeoutMs: number,
+    observe: RateLimitObserver = UNPACED,
   ): Promise<APIMessage> {
     const path = `/channels/${encodeURIComponent(channelId)}/messages`;
     let payload: object | FormData = body;
@@ -96,7 +106,7 @@ export class DiscordApi {
       for (const [index, file] of files.entries()) form.append(`files[${index}]`, file);
       payload = form;
     }
-    return this.call<APIMessage>(token, 'createMessage', 'POST', path, payload, timeoutMs);
+    return this.call<APIMessage>(token, 'createMessage', 'POST', path, payload, timeoutMs, observe);
   }
 
   private async call<T>(
@@ -106,11 +116,12 @@ export class DiscordApi {
     path: string,
     body?: object | FormData,
     timeoutMs = DISCORD_TIMEOUT_MS,
+    observe: RateLimitObserver = UNPACED,
   ): Promise<T> {
     const started = performance.now();
     let outcome: PlatformCallOutcome = 'ok';
     try {
-      return await this.send<T>(token, method, httpMethod, path, body, timeoutMs);
+      return await this.send<T>(token, method, httpMethod, path, body, timeoutMs, observe);
     } catch (error) {
       outcome = error instanceof DiscordApiError ? 'api_error' : 'transport_error';
       throw error;
@@ -127,6 +138,7 @@ export class DiscordApi {
     path: string,
     body: object | FormData | undefined,
     timeoutMs: number,
+    observe: RateLimitObserver,
   ): Promise<T> {
     const abort = new AbortController();
     const timer = setTimeout(
@@ -134,7 +146,7 @@ export class DiscordApi {
       timeoutMs,
     );
     try {
-      return await this.sendWithin<T>(token, method, httpMethod, path, body, abort.signal);
+      return await this.sendWithin<T>(token, method, httpMethod, path, body, abort.signal, observe);
     } finally {
       clearTimeout(timer);
     }
@@ -147,6 +159,7 @@ export class DiscordApi {
     path: string,
     body: object | FormData | undefined,
     signal: AbortSignal,
+    observe: RateLimitObserver,
   ): Promise<T> {
     const headers: Record<string, string> = {
       authorization: `Bot ${token}`,
@@ -165,6 +178,8 @@ export class DiscordApi {
     } catch (error) {
       throw transportError(method, error);
     }
+    const budget = bucketReport(response.headers);
+    if (budget) observe(budget);
     let answer: unknown;
     try {
       answer = await response.body.json();
@@ -234,6 +249,17 @@ function fieldErrors(data: RESTErrorData, path: string): string[] {
     return [`${path || 'body'}: ${data.message}`];
   return Object.entries(data).flatMap(([key, value]) =>
     fieldErrors(value as RESTErrorData, path ? `${path}.${key}` : key),
+  );
+}
+
+/** A route bucket's headers (never the global limit's, which no bucket holds) as a report. */
+function bucketReport(headers: Dispatcher.ResponseData['headers']): RateLimitReport | null {
+  if (header(headers, 'x-ratelimit-global') === 'true') return null;
+  const resetAfter = numeric(header(headers, 'x-ratelimit-reset-after'));
+  return rateLimitReport(
+    'channel',
+    header(headers, 'x-ratelimit-remaining'),
+    resetAfter === null ? null : resetAfter * 1000,
   );
 }
 

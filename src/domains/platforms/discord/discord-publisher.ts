@@ -73,6 +73,7 @@ export class DiscordPublisher implements PlatformPublisher {
         body,
         files,
         this.config.publication.sendTimeoutMs,
+        target.observeRateLimit,
       );
       const id: unknown = message?.id;
       // A success without the message's id is a send of unknown outcome: tried again by its nonce.

@@ -2,6 +2,13 @@ import { Injectable, Optional } from '@nestjs/common';
 import { Dispatcher, FormData, request } from 'undici';
 import { Metrics, type PlatformCallOutcome } from '../../../infrastructure/metrics/metrics.service';
 import { OutboundDispatchers } from '../../../infrastructure/outbound/outbound-dispatchers';
+import {
+  msUntilReset,
+  rateLimitReport,
+  UNPACED,
+  type RateLimitObserver,
+  type RateLimitReport,
+} from '../rate-limit-report';
 
 export const MASTODON_TIMEOUT_MS = 15_000;
 
@@ -93,6 +100,15 @@ type CallName =
   | 'register_app'
   | 'token';
 
+interface CallInit {
+  method: 'GET' | 'POST';
+  path: string;
+  body?: string | FormData;
+  headers?: Record<string, string>;
+  /** Where the answer's X-RateLimit-* headers go, and which pacing window they describe. */
+  budget?: { window: RateLimitReport['window']; observe: RateLimitObserver };
+}
+
 interface Answer<T> {
   status: number;
   body: T;
@@ -139,26 +155,37 @@ export class MastodonApi {
     });
   }
 
-  /** 206 while processing, 200 once ready. */
-  getMedia(credentials: MastodonCredentials, id: string, signal: AbortSignal) {
+  /** 206 while processing, 200 once ready; its headers report the token's request window. */
+  getMedia(
+    credentials: MastodonCredentials,
+    id: string,
+    signal: AbortSignal,
+    observe: RateLimitObserver = UNPACED,
+  ) {
     return this.call<MastodonAttachment>(credentials, 'get_media', signal, {
       method: 'GET',
       path: `/api/v1/media/${encodeURIComponent(id)}`,
+      budget: { window: 'channel', observe },
     });
   }
 
-  /** The instance answers the same status again to a call with the same `idempotencyKey`. */
+  /**
+   * The instance answers the same status again to a call with the same `idempotencyKey`. Its
+   * headers report the account's statuses window (Mastodon overrides them for this route).
+   */
   postStatus(
     credentials: MastodonCredentials,
     status: { status: string; media_ids: string[]; visibility: 'public'; in_reply_to_id?: string },
     idempotencyKey: string,
     signal: AbortSignal,
+    observe: RateLimitObserver = UNPACED,
   ) {
     return this.call<MastodonStatus>(credentials, 'post_status', signal, {
       method: 'POST',
       path: '/api/v1/statuses',
       body: JSON.stringify(status),
       headers: { 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
+      budget: { window: 'account', observe },
     }).then((answer) => answer.body);
   }
 
@@ -209,12 +236,7 @@ export class MastodonApi {
     credentials: MastodonCredentials,
     name: CallName,
     signal: AbortSignal,
-    init: {
-      method: 'GET' | 'POST';
-      path: string;
-      body?: string | FormData;
-      headers?: Record<string, string>;
-    },
+    init: CallInit,
   ): Promise<Answer<T>> {
     const started = performance.now();
     let outcome: PlatformCallOutcome = 'ok';
@@ -232,12 +254,7 @@ export class MastodonApi {
     credentials: MastodonCredentials,
     name: CallName,
     signal: AbortSignal,
-    init: {
-      method: 'GET' | 'POST';
-      path: string;
-      body?: string | FormData;
-      headers?: Record<string, string>;
-    },
+    init: CallInit,
   ): Promise<Answer<T>> {
     const url = new URL(init.path, credentials.instanceUrl).toString();
     const dispatcher = await this.dispatchers.for(url, INSTANCE_USE);
@@ -258,6 +275,15 @@ export class MastodonApi {
       });
     } catch (error) {
       throw transportError(name, error);
+    }
+    if (init.budget) {
+      const headers = response.headers;
+      const report = rateLimitReport(
+        init.budget.window,
+        headerOf(headers['x-ratelimit-remaining']),
+        msUntilReset(headerOf(headers['x-ratelimit-reset']), headerOf(headers['date'])),
+      );
+      if (report) init.budget.observe(report);
     }
     if (response.statusCode >= 300 && response.statusCode < 400) {
       // Redirects are never followed (each call goes to the checked address): say where to.
@@ -321,6 +347,10 @@ export function rateLimitWaitMs(
   const answered = Date.parse(String(headers['date'] ?? ''));
   const wait = Number.isNaN(answered) ? reset - now : reset - answered;
   return Math.max(1_000, Math.ceil(wait));
+}
+
+function headerOf(value: string | string[] | undefined): string | null {
+  return typeof value === 'string' ? value : Array.isArray(value) ? (value[0] ?? null) : null;
 }
 
 /** Never names the URL or the token. */

@@ -10,6 +10,7 @@ import { DeliveryError, type OutgoingMedia, type SendTarget } from '../platform'
 import { MastodonApi } from './mastodon-api';
 import { sealableSecret } from './mastodon-credentials';
 import { MastodonPublisher } from './mastodon-publisher';
+import { UNPACED } from '../rate-limit-report';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
 const MP4 = Buffer.from('000000186674797069736f6d', 'hex');
@@ -75,6 +76,7 @@ describe('MastodonPublisher against a Mastodon stand-in', () => {
     retry: false,
     progress: null,
     keep: () => Promise.resolve(),
+    observeRateLimit: UNPACED,
   });
 
   const failureOf = (work: Promise<unknown>) =>
@@ -83,10 +85,14 @@ describe('MastodonPublisher against a Mastodon stand-in', () => {
       (error: unknown) => error as DeliveryError,
     );
 
-  it('plans a post as one status whatever it holds, counted once', () => {
+  it('plans a post as one status whatever it holds: one status, and a call per upload beside it', () => {
     const media = [medium('a.png', PNG, 'image'), medium('b.png', PNG, 'image')];
-    expect(publisher().plan('hi', media)).toEqual([{ kind: 'album', text: 'hi', media, cost: 1 }]);
-    expect(publisher().plan('hi', [])).toEqual([{ kind: 'text', text: 'hi', media: [], cost: 1 }]);
+    expect(publisher().plan('hi', media)).toEqual([
+      { kind: 'album', text: 'hi', media, cost: 1, calls: 3 },
+    ]);
+    expect(publisher().plan('hi', [])).toEqual([
+      { kind: 'text', text: 'hi', media: [], cost: 1, calls: 1 },
+    ]);
   });
 
   it('posts a public status with Bearer token and the target key as Idempotency-Key', async () => {

@@ -15,6 +15,7 @@ import {
   type PlatformPublisher,
   type SendTarget,
 } from '../platform';
+import type { RateLimitObserver } from '../rate-limit-report';
 import { openStoredFile } from '../stored-file';
 import {
   MastodonApi,
@@ -43,7 +44,8 @@ export class MastodonPublisher implements PlatformPublisher {
   /** One status, whatever it holds (the limits keep it within one). */
   plan(text: string, media: OutgoingMedia[]): DeliveryStep[] {
     const kind = media.length === 0 ? 'text' : media.length === 1 ? 'single' : 'album';
-    return [{ kind, text, media, cost: 1 }];
+    // Each medium's upload and the status count in the token's requests window.
+    return [{ kind, text, media, cost: 1, calls: 1 + media.length }];
   }
 
   async send(secret: string, target: SendTarget, step: DeliveryStep): Promise<PlatformMessage[]> {
@@ -57,7 +59,9 @@ export class MastodonPublisher implements PlatformPublisher {
     try {
       const mediaIds: string[] = [];
       for (const medium of step.media)
-        mediaIds.push(await this.upload(credentials, medium, abort.signal, opened));
+        mediaIds.push(
+          await this.upload(credentials, medium, abort.signal, opened, target.observeRateLimit),
+        );
       const status = await this.api.postStatus(
         credentials,
         {
@@ -68,6 +72,7 @@ export class MastodonPublisher implements PlatformPublisher {
         },
         target.key,
         abort.signal,
+        target.observeRateLimit,
       );
       const id: unknown = status?.id;
       if (!(typeof id === 'string' && id !== '') && !Number.isSafeInteger(id))
@@ -91,6 +96,7 @@ export class MastodonPublisher implements PlatformPublisher {
     medium: OutgoingMedia,
     signal: AbortSignal,
     opened: Readable[],
+    observe: RateLimitObserver,
   ): Promise<string> {
     try {
       const form = new FormData();
@@ -98,7 +104,7 @@ export class MastodonPublisher implements PlatformPublisher {
       if (medium.altText) form.append('description', medium.altText);
       const uploaded = await this.api.uploadMedia(credentials, form, signal);
       if (uploaded.status === 202)
-        await this.untilProcessed(credentials, uploaded.body.id, medium, signal);
+        await this.untilProcessed(credentials, uploaded.body.id, medium, signal, observe);
       return String(uploaded.body.id);
     } catch (error) {
       if (error instanceof MastodonTransportError || (signal.aborted && !isApiError(error)))
@@ -115,6 +121,7 @@ export class MastodonPublisher implements PlatformPublisher {
     id: string,
     medium: OutgoingMedia,
     signal: AbortSignal,
+    observe: RateLimitObserver,
   ): Promise<void> {
     const until = Date.now() + MEDIA_PROCESSING_MAX_MS;
     for (let gap = FIRST_POLL_MS; ; gap = Math.min(gap * 2, LONGEST_POLL_GAP_MS)) {
@@ -124,7 +131,7 @@ export class MastodonPublisher implements PlatformPublisher {
           `Mastodon was still processing ${medium.filename} after ${MEDIA_PROCESSING_MAX_MS / 1000} s`,
         );
       await sleep(gap, undefined, { signal });
-      const answer = await this.api.getMedia(credentials, id, signal);
+      const answer = await this.api.getMedia(credentials, id, signal, observe);
       if (answer.status === 200) return;
     }
   }

@@ -7,6 +7,7 @@ import {
 import { TelegramPublisher } from './telegram-publisher';
 import type { AppConfig } from '../../../infrastructure/config/config';
 import type { TelegramBotApi } from './telegram-bot-api';
+import { UNPACED } from '../rate-limit-report';
 
 const photo = (n: number): OutgoingMedia => ({
   type: 'image',
@@ -51,6 +52,7 @@ describe('SimulatedPublisher: test posts never reach the platform', () => {
     retry: false,
     progress: null,
     keep: () => Promise.resolve(),
+    observeRateLimit: UNPACED,
   };
 
   it('answers as many made-up message ids as the platform would, without a connection', async () => {

@@ -5,6 +5,12 @@ import type { AppConfig } from '../../../infrastructure/config/config';
 import { InjectConfig } from '../../../infrastructure/config/config.module';
 import { Metrics, type PlatformCallOutcome } from '../../../infrastructure/metrics/metrics.service';
 import { noAnswer } from '../one-post';
+import {
+  msUntilReset,
+  rateLimitReport,
+  UNPACED,
+  type RateLimitObserver,
+} from '../rate-limit-report';
 import { xSettings } from './x-settings';
 
 export const X_TIMEOUT_MS = 15_000;
@@ -134,17 +140,35 @@ export class XApi {
     );
   }
 
+  /** The answer's `x-rate-limit-*` report the user's posts window to `observe`. */
   createPost(
     accessToken: string,
     post: { text: string; mediaIds: string[]; replyTo: string | null },
     timeoutMs: number,
+    observe: RateLimitObserver = UNPACED,
   ): Promise<string> {
     return this.measured('create_post', async () => {
-      const answer = await this.client(accessToken, timeoutMs).posts.create({
-        text: post.text,
-        ...(post.mediaIds.length > 0 ? { media: { mediaIds: post.mediaIds } } : {}),
-        ...(post.replyTo ? { reply: { inReplyToTweetId: post.replyTo } } : {}),
-      });
+      let response: Response;
+      try {
+        response = await this.client(accessToken, timeoutMs).posts.create(
+          {
+            text: post.text,
+            ...(post.mediaIds.length > 0 ? { media: { mediaIds: post.mediaIds } } : {}),
+            ...(post.replyTo ? { reply: { inReplyToTweetId: post.replyTo } } : {}),
+          },
+          { requestOptions: { raw: true } },
+        );
+      } catch (error) {
+        if (error instanceof ApiError && error.status >= 100) observePosts(error.headers, observe);
+        throw error;
+      }
+      observePosts(response.headers, observe);
+      let answer: { data?: { id?: unknown } };
+      try {
+        answer = (await response.json()) as typeof answer;
+      } catch {
+        throw new XTransportError('X create_post answered an unreadable success', true);
+      }
       const id = answer.data?.id;
       if (typeof id !== 'string' || id === '')
         throw new XTransportError('X create_post answered without a post id', true);
@@ -219,6 +243,15 @@ function apiError(
   const oauthError = typeof b.error === 'string' ? b.error : null;
   const wait = status === 429 ? rateLimitWaitMs(headerOf) : null;
   return new XApiError(status, words ?? `HTTP ${status}`, oauthError, wait);
+}
+
+function observePosts(headers: Headers, observe: RateLimitObserver): void {
+  const report = rateLimitReport(
+    'account',
+    headers.get('x-rate-limit-remaining'),
+    msUntilReset(headers.get('x-rate-limit-reset'), headers.get('date')),
+  );
+  if (report) observe(report);
 }
 
 /** Until x-rate-limit-reset (epoch seconds), from the answer's Date when it has one; ≥ 1 s. */

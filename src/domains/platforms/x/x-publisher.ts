@@ -44,6 +44,7 @@ export class XPublisher implements PlatformPublisher {
         credentials.accessToken,
         { text, mediaIds, replyTo: target.replyTo?.parent.id ?? null },
         timeoutMs,
+        target.observeRateLimit,
       );
       return [{ id }];
     } catch (error) {

@@ -1,0 +1,110 @@
+import type { EndpointSlots } from './endpoint-slots';
+import type { SendJob } from './webhook.queue';
+
+/** A send waits this long at most in its endpoint's lane; past it, the queue takes it. */
+export const LANE_WAIT_MS = 1_000;
+
+/**
+ * Fresh sends, delivered in the process that read them from the outbox, without a queue job:
+ * each endpoint has a lane of its own, whose deliveries take the worker's slots of that endpoint
+ * (shared with the queue's jobs: at most WEBHOOK_ENDPOINT_CONCURRENCY at once, in any order, as
+ * the contract promises no order), so a slow endpoint holds only its own. A send that cannot start
+ * within LANE_WAIT_MS goes to the queue (`overflow`), which paces busy endpoints.
+ */
+export class EndpointLanes {
+  private readonly lanes = new Map<number, { running: number; waiting: Waiting[] }>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly slots: EndpointSlots,
+    private readonly deliver: (send: SendJob) => Promise<void>,
+    private readonly overflow: (sends: SendJob[]) => void,
+    private readonly now: () => number = Date.now,
+  ) {
+    slots.onFree = (webhookId) => this.startNext(webhookId);
+  }
+
+  offer(sends: SendJob[]): void {
+    const at = this.now();
+    for (const send of sends) {
+      const lane = this.laneOf(send.webhookId);
+      lane.waiting.push({ send, at });
+      this.pump(send.webhookId);
+    }
+    this.expireLater();
+  }
+
+  /** Until every delivery started has ended. */
+  async drained(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.overflowExpired(-Infinity);
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  private laneOf(webhookId: number) {
+    let lane = this.lanes.get(webhookId);
+    if (!lane) {
+      lane = { running: 0, waiting: [] };
+      this.lanes.set(webhookId, lane);
+    }
+    return lane;
+  }
+
+  private pump(webhookId: number): void {
+    while (this.startNext(webhookId));
+  }
+
+  /** Starts the lane's next send if the endpoint has a slot free; true when it did. */
+  private startNext(webhookId: number): boolean {
+    const lane = this.lanes.get(webhookId);
+    if (!lane || lane.waiting.length === 0 || !this.slots.take(webhookId)) {
+      if (lane && lane.running === 0 && lane.waiting.length === 0) this.lanes.delete(webhookId);
+      return false;
+    }
+    const { send } = lane.waiting.shift()!;
+    lane.running++;
+    const done: Promise<void> = this.deliver(send)
+      .catch(() => undefined)
+      .finally(() => {
+        this.inFlight.delete(done);
+        lane.running--;
+        // Offers the freed slot back to this lane (onFree) before the queue's parked jobs.
+        this.slots.release(webhookId);
+        if (lane.running === 0 && lane.waiting.length === 0) this.lanes.delete(webhookId);
+      });
+    this.inFlight.add(done);
+    return true;
+  }
+
+  private expireLater(): void {
+    if (this.timer) return;
+    const waiting = [...this.lanes.values()].some((lane) => lane.waiting.length > 0);
+    if (!waiting) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.overflowExpired(LANE_WAIT_MS);
+      this.expireLater();
+    }, LANE_WAIT_MS / 4);
+    this.timer.unref();
+  }
+
+  /** Hands the sends that waited `longerThanMs` to the queue. */
+  private overflowExpired(longerThanMs: number): void {
+    const cutoff = this.now() - longerThanMs;
+    const expired: SendJob[] = [];
+    for (const [webhookId, lane] of this.lanes) {
+      const stay = lane.waiting.filter((entry) => entry.at > cutoff);
+      for (const entry of lane.waiting) if (entry.at <= cutoff) expired.push(entry.send);
+      lane.waiting = stay;
+      if (lane.running === 0 && lane.waiting.length === 0) this.lanes.delete(webhookId);
+    }
+    if (expired.length > 0) this.overflow(expired);
+  }
+}
+
+interface Waiting {
+  send: SendJob;
+  at: number;
+}
