@@ -290,6 +290,29 @@ describe('Facebook pages', () => {
       expect(calls.map((call) => call.status)).toEqual([400, 200]);
     });
 
+    it("a usage header at 100% holds the user's next sends until Meta's regain time: no limit is met", async () => {
+      const busy = await scene.connect('facebook');
+      graph.usageHeader = JSON.stringify({
+        [busy.pages[0].id]: [
+          { type: 'pages', call_count: 100, total_time: 20, estimated_time_to_regain_access: 3 },
+        ],
+      });
+      try {
+        expect(
+          (await settled(await scene.publish(busy.refs[0], { text: 'At the edge' }))).status,
+        ).toBe('published');
+      } finally {
+        graph.usageHeader = null;
+      }
+      const next = await scene.publish(busy.refs[0], { text: 'After the edge' });
+      await runWaitingNow(t, next, 3 * 60_000 - 10_000);
+      expect((await settled(next)).status).toBe('published');
+      const calls = graph
+        .callsOf('feed')
+        .filter((call) => call.params.message === 'After the edge');
+      expect(calls.map((call) => call.status)).toEqual([200]);
+    });
+
     it("a refusal is facebook_rejected with Meta's message and code", async () => {
       graph.script('feed', {
         status: 400,

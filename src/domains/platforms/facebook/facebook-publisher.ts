@@ -18,9 +18,11 @@ import { facebookPostUrl } from './facebook-limits';
 const FACEBOOK = { name: 'facebook', displayName: 'Facebook' } as const;
 const LINK = /\bhttps?:\/\/[^\s<>"]+/i;
 
+/** The page a send goes to, and the Graph API reading its answers' usage into the pacing. */
 interface Page {
   id: string;
   token: string;
+  api: FacebookApi;
 }
 
 /** Photos of an album made so far (unpublished, harmless alone), kept for a later try. */
@@ -53,7 +55,7 @@ export class FacebookPublisher implements PlatformPublisher {
 
   async send(secret: string, target: SendTarget, step: DeliveryStep): Promise<PlatformMessage[]> {
     const { pageId, token } = channelToken(secret, target.chatId, 'Facebook');
-    const page = { id: pageId, token };
+    const page = { id: pageId, token, api: this.api.observing(target.observeRateLimit) };
     return graphSend(FACEBOOK, this.config.publication.sendTimeoutMs, async (signal) => [
       target.replyTo
         ? await this.comment(page, target.replyTo.root.id, step, signal)
@@ -73,7 +75,7 @@ export class FacebookPublisher implements PlatformPublisher {
     const [first] = step.media;
     if (!first) {
       const link = LINK.exec(text)?.[0];
-      const made = await this.api.post(
+      const made = await page.api.post(
         'feed',
         path('feed'),
         { message: text, link },
@@ -83,7 +85,7 @@ export class FacebookPublisher implements PlatformPublisher {
       return this.message(made?.id, 'the post');
     }
     if (first.type === 'video') {
-      const made = await this.api.post(
+      const made = await page.api.post(
         'video',
         path('videos'),
         { file_url: this.reach.urlOf(first.storagePath), description: text || undefined },
@@ -93,7 +95,7 @@ export class FacebookPublisher implements PlatformPublisher {
       return this.message(made?.id, 'the video');
     }
     if (step.media.length === 1) {
-      const made = await this.api.post(
+      const made = await page.api.post(
         'photo',
         path('photos'),
         { ...this.photoParams(first), caption: text || undefined },
@@ -103,7 +105,7 @@ export class FacebookPublisher implements PlatformPublisher {
       return this.message(made?.post_id ?? made?.id, 'the photo');
     }
     const photos = await this.albumPhotos(page, target, step, signal);
-    const made = await this.api.post(
+    const made = await page.api.post(
       'feed',
       path('feed'),
       {
@@ -128,7 +130,7 @@ export class FacebookPublisher implements PlatformPublisher {
     const photos: string[] = [];
     try {
       for (const medium of step.media) {
-        const made = await this.api.post(
+        const made = await page.api.post(
           'photo',
           `/${encodeURIComponent(page.id)}/photos`,
           { ...this.photoParams(medium), published: 'false' },
@@ -155,7 +157,7 @@ export class FacebookPublisher implements PlatformPublisher {
     step: DeliveryStep,
     signal: AbortSignal,
   ): Promise<PlatformMessage> {
-    const made = await this.api.post(
+    const made = await page.api.post(
       'comment',
       `/${encodeURIComponent(postId)}/comments`,
       { message: step.text ?? '' },

@@ -42,15 +42,17 @@ export class InstagramPublisher implements PlatformPublisher {
 
   async send(secret: string, target: SendTarget, step: DeliveryStep): Promise<PlatformMessage[]> {
     const { token } = channelToken(secret, target.chatId, 'Instagram');
+    const api = this.api.observing(target.observeRateLimit);
     return graphSend(INSTAGRAM, this.config.publication.sendTimeoutMs, async (signal) =>
       target.replyTo
-        ? [await this.comment(token, target, step, signal)]
-        : this.flow.deliver(this.network(target.chatId, token), target, step, signal),
+        ? [await this.comment(api, token, target, step, signal)]
+        : this.flow.deliver(this.network(api, target.chatId, token), target, step, signal),
     );
   }
 
   /** A retry first reads the post's comments: one with the same text is the earlier try's. */
   private async comment(
+    api: InstagramApi,
     token: string,
     target: SendTarget,
     step: DeliveryStep,
@@ -59,11 +61,11 @@ export class InstagramPublisher implements PlatformPublisher {
     const mediaId = target.replyTo!.root.id;
     const text = step.text ?? '';
     if (target.retry) {
-      const made = await this.api.comments(mediaId, token, signal);
+      const made = await api.comments(mediaId, token, signal);
       const found = made?.data?.find((comment) => comment.text === text && comment.id);
       if (found?.id) return { id: found.id, url: null };
     }
-    const made = await this.api.post(
+    const made = await api.post(
       'comment',
       `/${encodeURIComponent(mediaId)}/comments`,
       { message: text },
@@ -75,8 +77,7 @@ export class InstagramPublisher implements PlatformPublisher {
     return { id: made.id, url: null };
   }
 
-  private network(igUserId: string, token: string): ContainerNetwork {
-    const api = this.api;
+  private network(api: InstagramApi, igUserId: string, token: string): ContainerNetwork {
     return {
       platform: INSTAGRAM,
       create: (params, signal) => api.createContainer(igUserId, params, token, signal),

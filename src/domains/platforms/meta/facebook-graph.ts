@@ -2,6 +2,7 @@ import type { AppConfig } from '../../../infrastructure/config/config';
 import type { Metrics } from '../../../infrastructure/metrics/metrics.service';
 import type { ContainerParams, ListedPost, PublishingLimit } from './container-flow';
 import { facebookApp } from './facebook-app';
+import type { RateLimitObserver } from '../rate-limit-report';
 import { GraphClient } from './graph-client';
 
 export interface FacebookToken {
@@ -31,9 +32,17 @@ const PAGE_FIELDS = 'id,name,access_token,link';
  */
 export class FacebookGraph {
   private readonly graph: GraphClient;
+  private observe?: RateLimitObserver;
 
   constructor(config: AppConfig, platform: string, metrics?: Metrics) {
     this.graph = new GraphClient(() => facebookApp(config).graphUrl, platform, metrics);
+  }
+
+  /** The same calls, each answer's usage headers read back through `observe` (a send's pacing). */
+  observing(observe: RateLimitObserver): this {
+    const view = Object.create(this) as this;
+    view.observe = observe;
+    return view;
   }
 
   exchangeCode(
@@ -94,6 +103,7 @@ export class FacebookGraph {
     return this.graph.call<MadeObject>(
       { name, method: 'POST', path, params: { ...params, access_token: token } },
       signal,
+      this.observe,
     );
   }
 
@@ -175,6 +185,6 @@ export class FacebookGraph {
     signal: AbortSignal,
     params: Record<string, string | undefined>,
   ) {
-    return this.graph.call<T>({ name, method: 'GET', path, params }, signal);
+    return this.graph.call<T>({ name, method: 'GET', path, params }, signal, this.observe);
   }
 }

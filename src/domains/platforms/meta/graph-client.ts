@@ -1,6 +1,7 @@
 import { type Dispatcher, request } from 'undici';
 import type { Metrics, PlatformCallOutcome } from '../../../infrastructure/metrics/metrics.service';
-import { GraphApiError, GraphTransportError } from './graph-errors';
+import type { RateLimitObserver } from '../rate-limit-report';
+import { GraphApiError, GraphTransportError, usageReport } from './graph-errors';
 
 const NOT_SENT_CODES = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'];
 
@@ -19,11 +20,12 @@ export class GraphClient {
     private readonly metrics?: Metrics,
   ) {}
 
-  async call<T>(call: GraphCall, signal: AbortSignal): Promise<T> {
+  /** `observe` hears Meta's usage headers on every answer (graph-errors.ts `usageReport`). */
+  async call<T>(call: GraphCall, signal: AbortSignal, observe?: RateLimitObserver): Promise<T> {
     const started = performance.now();
     let outcome: PlatformCallOutcome = 'ok';
     try {
-      return await this.send<T>(call, signal);
+      return await this.send<T>(call, signal, observe);
     } catch (error) {
       outcome = error instanceof GraphApiError ? 'api_error' : 'transport_error';
       throw error;
@@ -37,7 +39,11 @@ export class GraphClient {
     }
   }
 
-  private async send<T>(call: GraphCall, signal: AbortSignal): Promise<T> {
+  private async send<T>(
+    call: GraphCall,
+    signal: AbortSignal,
+    observe?: RateLimitObserver,
+  ): Promise<T> {
     const params = new URLSearchParams();
     for (const [name, value] of Object.entries(call.params))
       if (value !== undefined) params.set(name, value);
@@ -59,6 +65,8 @@ export class GraphClient {
     } catch (error) {
       throw transportError(call.name, error);
     }
+    const usage = observe ? usageReport(response.headers) : null;
+    if (usage) observe!(usage);
     let body: unknown;
     try {
       body = await response.body.json();

@@ -1,4 +1,4 @@
-import { classify, GraphApiError, limitWaitMs } from './graph-errors';
+import { usageReport, classify, GraphApiError, limitWaitMs } from './graph-errors';
 
 describe('Graph API errors', () => {
   it.each([
@@ -48,6 +48,38 @@ describe('Graph API errors', () => {
     expect(limitWaitMs({ code: 4 }, { 'x-app-usage': '{"call_count":100}' })).toBe(5 * 60_000);
     expect(limitWaitMs({ code: 368 }, {})).toBe(15 * 60_000);
     expect(limitWaitMs({ code: 4 }, { 'x-business-use-case-usage': 'not json' })).toBe(5 * 60_000);
+  });
+
+  it("reads Meta's usage headers back as a spent budget only once a usage is at 100% or names a wait", () => {
+    const business = (callCount: number, minutes: number) => ({
+      'x-business-use-case-usage': JSON.stringify({
+        '108': [
+          {
+            type: 'pages',
+            call_count: callCount,
+            total_time: 5,
+            estimated_time_to_regain_access: minutes,
+          },
+        ],
+      }),
+    });
+    expect(usageReport(business(40, 0))).toBeNull();
+    expect(usageReport(business(100, 0))).toEqual({
+      window: 'account',
+      remaining: 0,
+      resetAfterMs: 60_000,
+    });
+    expect(usageReport(business(80, 4))).toEqual({
+      window: 'account',
+      remaining: 0,
+      resetAfterMs: 240_000,
+    });
+    expect(
+      usageReport({ 'x-app-usage': '{"call_count":12,"total_time":100,"total_cputime":3}' }),
+    ).toEqual({ window: 'account', remaining: 0, resetAfterMs: 60_000 });
+    expect(usageReport({ 'x-app-usage': '{"call_count":99}' })).toBeNull();
+    expect(usageReport({ 'x-app-usage': 'not json' })).toBeNull();
+    expect(usageReport({})).toBeNull();
   });
 
   it('an answer without an error object is refused with its status', () => {

@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import type { RateLimitReport } from '../rate-limit-report';
 
 export interface GraphErrorBody {
   message?: string;
@@ -96,6 +97,42 @@ function describe(status: number, error: GraphErrorBody): string {
   if (error.code === undefined) return message;
   const subcode = error.error_subcode === undefined ? '' : `, subcode ${error.error_subcode}`;
   return `${message} (code ${error.code}${subcode})`;
+}
+
+/**
+ * Meta's usage headers read back into the pacing: a percentage is no count, so nothing is said
+ * while there is room; once a usage reaches 100% (or Meta names minutes to regain access), the
+ * account's budget is spent until then (a minute at least), and its sends wait instead of meeting
+ * the limit.
+ */
+export function usageReport(headers: Dispatcher.ResponseData['headers']): RateLimitReport | null {
+  const minutes = regainMinutes(header(headers, 'x-business-use-case-usage'));
+  const percent = Math.max(
+    usedPercent(header(headers, 'x-app-usage')),
+    usedPercent(header(headers, 'x-business-use-case-usage')),
+  );
+  if (minutes <= 0 && percent < 100) return null;
+  return { window: 'account', remaining: 0, resetAfterMs: Math.max(60_000, minutes * 60_000) };
+}
+
+/** The highest of `call_count`, `total_time`, `total_cputime` in an app or business usage header. */
+function usedPercent(raw: string | null): number {
+  if (raw === null) return 0;
+  let usage: unknown;
+  try {
+    usage = JSON.parse(raw);
+  } catch {
+    return 0;
+  }
+  const entries: unknown[] = [];
+  if (typeof usage === 'object' && usage !== null && 'call_count' in usage) entries.push(usage);
+  else if (typeof usage === 'object' && usage !== null)
+    for (const list of Object.values(usage)) if (Array.isArray(list)) entries.push(...list);
+  let highest = 0;
+  for (const entry of entries as Record<string, unknown>[])
+    for (const field of ['call_count', 'total_time', 'total_cputime'])
+      if (typeof entry?.[field] === 'number') highest = Math.max(highest, entry[field] as number);
+  return highest;
 }
 
 /** `X-Business-Use-Case-Usage` names minutes to regain access; `X-App-Usage` only percentages. */

@@ -4,6 +4,7 @@ import { InjectConfig } from '../../../infrastructure/config/config.module';
 import { Metrics } from '../../../infrastructure/metrics/metrics.service';
 import type { ContainerParams, PublishingLimit } from '../meta/container-flow';
 import { GraphClient } from '../meta/graph-client';
+import type { RateLimitObserver } from '../rate-limit-report';
 import { threadsSettings } from './threads-settings';
 
 const VERSION = '/v1.0';
@@ -36,9 +37,17 @@ export interface ThreadsMedia {
 @Injectable()
 export class ThreadsApi {
   private readonly graph: GraphClient;
+  private observe?: RateLimitObserver;
 
   constructor(@InjectConfig() config: AppConfig, @Optional() metrics?: Metrics) {
     this.graph = new GraphClient(() => threadsSettings(config).graphUrl, 'threads', metrics);
+  }
+
+  /** The same calls, each answer's usage headers read back through `observe` (a send's pacing). */
+  observing(observe: RateLimitObserver): this {
+    const view = Object.create(this) as this;
+    view.observe = observe;
+    return view;
   }
 
   exchangeCode(
@@ -59,6 +68,7 @@ export class ThreadsApi {
         },
       },
       signal,
+      this.observe,
     );
   }
 
@@ -76,6 +86,7 @@ export class ThreadsApi {
         },
       },
       signal,
+      this.observe,
     );
   }
 
@@ -89,6 +100,7 @@ export class ThreadsApi {
         params: { grant_type: 'th_refresh_token', access_token: accessToken },
       },
       signal,
+      this.observe,
     );
   }
 
@@ -101,6 +113,7 @@ export class ThreadsApi {
         params: { fields: 'id,username', access_token: accessToken },
       },
       signal,
+      this.observe,
     );
   }
 
@@ -118,6 +131,7 @@ export class ThreadsApi {
         params: { ...params, access_token: accessToken },
       },
       signal,
+      this.observe,
     );
   }
 
@@ -130,6 +144,7 @@ export class ThreadsApi {
         params: { fields: 'id,status,error_message', access_token: accessToken },
       },
       signal,
+      this.observe,
     );
   }
 
@@ -142,6 +157,7 @@ export class ThreadsApi {
         params: { creation_id: creationId, access_token: accessToken },
       },
       signal,
+      this.observe,
     );
   }
 
@@ -154,6 +170,7 @@ export class ThreadsApi {
         params: { fields: 'id,permalink', access_token: accessToken },
       },
       signal,
+      this.observe,
     );
   }
 
@@ -166,6 +183,7 @@ export class ThreadsApi {
         params: { fields: 'quota_usage,config', access_token: accessToken },
       },
       signal,
+      this.observe,
     );
   }
 
@@ -178,6 +196,7 @@ export class ThreadsApi {
         params: { fields: 'id,permalink,text,timestamp', limit: '10', access_token: accessToken },
       },
       signal,
+      this.observe,
     );
   }
 }

@@ -34,14 +34,17 @@ export class ThreadsPublisher implements PlatformPublisher {
   }
 
   async send(secret: string, target: SendTarget, step: DeliveryStep): Promise<PlatformMessage[]> {
-    const network = this.network(credentialsOf(secret));
+    const network = this.network(credentialsOf(secret), target);
     return graphSend(network.platform, this.config.publication.sendTimeoutMs, (signal) =>
       this.flow.deliver(network, target, step, signal),
     );
   }
 
-  private network({ userId, accessToken: token }: ThreadsCredentials): ContainerNetwork {
-    const api = this.api;
+  private network(
+    { userId, accessToken: token }: ThreadsCredentials,
+    target: SendTarget,
+  ): ContainerNetwork {
+    const api = this.api.observing(target.observeRateLimit);
     return {
       platform: { name: 'threads', displayName: 'Threads' },
       create: (params, signal) => api.createContainer(userId, token, params, signal),
