@@ -6,7 +6,7 @@
 export interface RateLimitReport {
   /**
    * Which of the platform's two pacing windows the answer was counted in: `account` (a bot's, a
-   * token's, a user's) or `channel` (one channel of the account, as Discord's message buckets).
+   * token's, a user's) or `channel` (one channel of the account, as a per-channel message bucket).
    */
   window: 'account' | 'channel';
   /** How many more the platform allows in its current window, counted in that window's unit. */
@@ -35,7 +35,7 @@ export function rateLimitReport(
 }
 
 /**
- * Ms until a reset written as epoch seconds (X, Bluesky) or a date (Mastodon), counted from the
+ * Ms until a reset written as epoch seconds or as an HTTP date, counted from the
  * answer's own `Date` when it has one, so a skewed clock on either side never shortens the wait.
  */
 export function msUntilReset(
