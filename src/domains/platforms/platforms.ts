@@ -22,10 +22,7 @@ const REGISTERED = [
   X,
 ] as const;
 
-/**
- * Platforms of one provider that share its pieces (one API, one login) in a folder of that name:
- * that folder and the members' own may name the members.
- */
+/** Platforms sharing one provider's pieces in a folder of that name, which may name them. */
 export const PLATFORM_FAMILIES: Readonly<Record<string, readonly string[]>> = {
   meta: [FACEBOOK.name, INSTAGRAM.name, THREADS.name],
 };

@@ -5,11 +5,7 @@ import { InjectConfig } from '../../../infrastructure/config/config.module';
 import { InjectRedis } from '../../../infrastructure/redis/redis.module';
 import { WindowPacing } from '../window-pacing';
 
-/**
- * Meta gives a page 4,800 calls per engaged user in 24 hours: 200 an hour for a page with one.
- * Herald keeps every page (and every connection) within that floor, counting each call a post
- * makes (an album's photos and its feed post); a limit answered anyway is waited out as Meta says.
- */
+/** Meta's page limit for one engaged user (4,800 calls in 24 h): 200 calls an hour. */
 export const FACEBOOK_PAGE_CALLS = { limit: 200, windowMs: 3_600_000, burst: true };
 
 @Injectable()

@@ -30,12 +30,7 @@ interface AlbumProgress {
   photos: string[];
 }
 
-/**
- * A page post: text (its first link previewed), one photo, an album of unpublished photos attached
- * to one feed post, or one video; a thread's one item is the post's first comment. Meta takes no
- * idempotency key: when the call that publishes goes unanswered, the target is
- * `delivery_unconfirmed`, never sent twice.
- */
+/** Meta takes no idempotency key: an unanswered publishing call is `delivery_unconfirmed`. */
 @Injectable()
 export class FacebookPublisher implements PlatformPublisher {
   readonly platform = 'facebook';
@@ -49,7 +44,6 @@ export class FacebookPublisher implements PlatformPublisher {
   plan(text: string, media: OutgoingMedia[]): DeliveryStep[] {
     if (media.length === 0) return [{ kind: 'text', text, media, cost: 1 }];
     if (media.length === 1) return [{ kind: 'single', text, media, cost: 1 }];
-    // Each photo is a call of its own, then the feed post.
     return [{ kind: 'album', text, media, cost: media.length + 1 }];
   }
 

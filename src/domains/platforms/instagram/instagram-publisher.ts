@@ -17,11 +17,7 @@ import { InstagramApi } from './instagram-api';
 
 const INSTAGRAM = { name: 'instagram', displayName: 'Instagram' } as const;
 
-/**
- * Containers published exactly once (meta/container-flow.ts): an image, a `REELS` video, or a
- * carousel of 2 to 10; a thread's one item is the first comment, found again rather than
- * repeated when an earlier try's answer was lost.
- */
+/** Containers published exactly once (meta/container-flow.ts); the first comment never twice. */
 @Injectable()
 export class InstagramPublisher implements PlatformPublisher {
   readonly platform = 'instagram';
@@ -90,7 +86,6 @@ export class InstagramPublisher implements PlatformPublisher {
         const media = await api.permalink(id, token, signal);
         return typeof media?.permalink === 'string' ? media.permalink : null;
       },
-      // The account's own count, which also holds what it published through other apps.
       quotaLeft: async (signal) =>
         refuseSpentQuota(await api.publishingLimit(igUserId, token, signal), 'Instagram account'),
       recent: (signal) => api.recentMedia(igUserId, token, signal),

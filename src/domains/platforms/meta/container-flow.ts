@@ -26,21 +26,16 @@ export interface ListedPost {
   timestamp?: string;
 }
 
-/**
- * One send's view of a network that publishes through containers (Instagram, Threads): the calls,
- * bound to the account, and the network's names for the parameters.
- */
+/** One send's view of a container network: its calls bound to the account, its parameter names. */
 export interface ContainerNetwork {
   readonly platform: GraphPlatform;
   create(params: ContainerParams, signal: AbortSignal): Promise<{ id?: string } | undefined>;
-  /** The container's id and its status field as Meta answers it (`status` or `status_code`). */
   status(id: string, signal: AbortSignal): Promise<{ status?: unknown; error?: unknown }>;
   publish(containerId: string, signal: AbortSignal): Promise<{ id?: string } | undefined>;
   permalink(id: string, signal: AbortSignal): Promise<string | null>;
   /** Refuses (`rate_limited`) when the account's own publishing quota is spent. */
   quotaLeft(signal: AbortSignal): Promise<void>;
   recent(signal: AbortSignal): Promise<ListedPost[]>;
-  /** A medium's own container; a carousel's item with `carouselItem`. */
   itemParams(medium: OutgoingMedia, url: string, carouselItem: boolean): ContainerParams;
   /** The container that is published: the text, with one medium's or a carousel's parameters. */
   postParams(
@@ -75,10 +70,7 @@ export function refuseSpentQuota(answer: PublishingLimit | undefined, account: s
 }
 
 export const PROCESSING_GIVE_UP_MS = 20 * 60_000;
-/**
- * A container still processing is read again after as long as it has been processing (at least a
- * second, at most the minute Meta advises), by a later job: no worker slot waits on it.
- */
+/** A container still processing is read again by a later job, after as long as it has processed. */
 const NOT_READY_MIN_MS = 1_000;
 const NOT_READY_MAX_MS = 60_000;
 const CLOCKS_APART_MS = 60_000;
@@ -98,12 +90,7 @@ export function readContainerProgress(kept: string | null): ContainerProgress | 
   }
 }
 
-/**
- * Publishing through containers, exactly once: every container is kept before the next call, so a
- * later try never makes what exists already; a try after an unknown outcome reads the kept
- * container first, and `PUBLISHED` means delivered (never a second publication); a container
- * still processing is `not_ready`, asked again later without holding a worker slot.
- */
+/** Publishing through containers exactly once (docs/architecture.md, the meta folder). */
 export class ContainerFlow {
   constructor(private readonly reach: MediaReach) {}
 
@@ -117,7 +104,6 @@ export class ContainerFlow {
     if (kept?.container) {
       const state = await this.state(network, kept.container, signal);
       if (state.status === 'PUBLISHED') return this.published(network, kept, step, signal);
-      // Never published: a container that expired meanwhile is made again.
       if (state.status === 'EXPIRED') kept = null;
     }
     if (!kept?.container) await network.quotaLeft(signal);

@@ -1,9 +1,6 @@
 import { DeliveryError } from '../platform';
 
-/**
- * What a Facebook Login connection keeps, sealed: the user's long-lived token, and for each channel
- * (a page, or an Instagram account linked to one) the token of its page, which does not expire.
- */
+/** Sealed: the user's long-lived token, and each channel's page token (which does not expire). */
 export interface FacebookCredentials {
   userId: string;
   userToken: string;

@@ -26,10 +26,7 @@ export interface MadeObject {
 
 const PAGE_FIELDS = 'id,name,access_token,link';
 
-/**
- * graph.facebook.com as Facebook Login, Pages and Instagram use it; each platform makes its own
- * (its calls counted under its name). Tokens travel as parameters, never in an error.
- */
+/** graph.facebook.com for Facebook Login, Pages and Instagram; tokens never in an error. */
 export class FacebookGraph {
   private readonly graph: GraphClient;
   private observe?: RateLimitObserver;
@@ -57,7 +54,6 @@ export class FacebookGraph {
     });
   }
 
-  /** A short-lived user token for a long-lived one (about 60 days). */
   longLived(app: { id: string; secret: string }, token: string, signal: AbortSignal) {
     return this.get<FacebookToken>('long_lived_token', '/oauth/access_token', signal, {
       grant_type: 'fb_exchange_token',

@@ -7,11 +7,7 @@ import type { FacebookGraph } from './facebook-graph';
 import { FacebookLogin, type LoginProduct } from './facebook-login';
 import type { MediaReach } from './media-reach';
 
-/**
- * A network connected through Facebook Login only: its channels come with the connection (the
- * pages chosen at consent, or what is linked to them), and Herald warns at start when Meta could not
- * fetch its media.
- */
+/** A network connected through Facebook Login only, its channels coming with the connection. */
 export abstract class FacebookLoginConnector implements PlatformConnector, OnApplicationBootstrap {
   readonly platform: string;
   readonly displayName: string;

@@ -27,14 +27,10 @@ export interface LoginProduct {
   readonly withInstagram: boolean;
   readonly limits: PlatformLimits;
   channelsOf(pages: FacebookPage[]): LoginChannel[];
-  /** Said when the user manages nothing to publish to. */
   readonly noChannels: string;
 }
 
-/**
- * Facebook Login (no PKCE): the dialog, the code for a short-lived user token, that for a
- * long-lived one, and the user's pages with their tokens, which are what publishes.
- */
+/** Facebook Login (no PKCE): code, short-lived then long-lived user token, the pages' tokens. */
 export class FacebookLogin implements OAuthFlow {
   constructor(
     private readonly product: LoginProduct,
