@@ -2,17 +2,12 @@ import type { EndpointSlots } from './endpoint-slots';
 import type { SendJob } from './webhook.queue';
 
 /**
- * Fresh sends, delivered in the process that read them from the outbox, without a queue job:
- * each endpoint has a lane of its own, whose deliveries take the worker's slots of that endpoint
- * (shared with the queue's jobs: at most WEBHOOK_ENDPOINT_CONCURRENCY at once, in any order, as
- * the contract promises no order), so a slow endpoint holds only its own. A send that cannot start
- * within `waitMs` (a slow endpoint's backlog) goes to the queue (`overflow`), where every worker
- * shares it.
+ * Sends due now, delivered without a queue job in a lane per endpoint, on the endpoint's slots
+ * shared with the queue's jobs (docs/performance.md); after `waitMs` unstarted, to the queue.
  */
 export class EndpointLanes {
   private readonly lanes = new Map<number, { running: number; waiting: Waiting[] }>();
   private readonly inFlight = new Set<Promise<void>>();
-  /** Sends waiting or running here. */
   private readonly held = new Set<number>();
   private timer?: NodeJS.Timeout;
 
@@ -79,7 +74,6 @@ export class EndpointLanes {
         this.inFlight.delete(done);
         this.held.delete(send.id);
         lane.running--;
-        // Offers the freed slot back to this lane (onFree) before the queue's parked jobs.
         this.slots.release(webhookId);
         if (lane.running === 0 && lane.waiting.length === 0) this.lanes.delete(webhookId);
       });
