@@ -200,7 +200,6 @@ export interface ReserveRequest {
   accountId: number;
   channelId: string;
   cost: number;
-  /** The step's calls, where they differ from `cost` (DeliveryStep.calls). */
   calls?: number;
   /** Comes back with the channel slot an earlier `channel_busy` held for it. */
   holdsChannel?: boolean;
@@ -218,7 +217,6 @@ export interface PlatformPacing {
   holdAccount(accountId: number, untilMs: number): Promise<void>;
   /** 0 when the send is admitted and must go at once; else the ms to wait before asking again. */
   admit(accountId: number, channelId: string, cost: number, calls?: number): Promise<number>;
-  /** A platform's report of its own window: admission keeps within it too, until its reset. */
   observe(accountId: number, channelId: string, report: RateLimitReport): Promise<void>;
   hadRoom(accountId: number): boolean;
   accountsWithRoom(): number[];

@@ -1,27 +1,19 @@
-/**
- * What a platform's answer says of its own budget (`X-RateLimit-*`, `ratelimit-*`,
- * `x-rate-limit-*`, Meta's usage headers): read back into the pacing, so sends neither leave that
- * budget unused nor meet a 429 the platform announced (docs/performance.md#pacing).
- */
+/** An answer's rate-limit headers, read back into the pacing (docs/performance.md#pacing). */
 export interface RateLimitReport {
-  /**
-   * Which of the platform's two pacing windows the answer was counted in: `account` (a bot's, a
-   * token's, a user's) or `channel` (one channel of the account, as a per-channel message bucket).
-   */
+  /** The pacing window the answer was counted in: the account's, or one channel's. */
   window: 'account' | 'channel';
-  /** How many more the platform allows in its current window, counted in that window's unit. */
+  /** How many more the platform allows in its current window, in that window's unit. */
   remaining: number;
-  /** Ms until the platform's window resets. */
   resetAfterMs: number;
 }
 
 /** Called by a platform client with each answer's budget; never throws, never waits. */
 export type RateLimitObserver = (report: RateLimitReport) => void;
 
-/** For calls made outside a send (connecting, adding a channel): nothing to pace. */
+/** For calls made outside a send (connecting, adding a channel). */
 export const UNPACED: RateLimitObserver = () => undefined;
 
-/** A report from header values, or null when they are absent or unreadable. */
+/** Null when the header values are absent or unreadable. */
 export function rateLimitReport(
   window: RateLimitReport['window'],
   remaining: string | null | undefined,
@@ -34,10 +26,7 @@ export function rateLimitReport(
   return { window, remaining: Math.floor(left), resetAfterMs: Math.ceil(resetAfterMs) };
 }
 
-/**
- * Ms until a reset written as epoch seconds or as an HTTP date, counted from the
- * answer's own `Date` when it has one, so a skewed clock on either side never shortens the wait.
- */
+/** A reset in epoch seconds or as a date, counted from the answer's own `Date` when it has one. */
 export function msUntilReset(
   reset: string | null | undefined,
   answeredAt: string | null | undefined,

@@ -11,9 +11,7 @@ export const PACING_WINDOW_MARGIN_MS = 50;
 
 // Admission as the send leaves: per key the stamps of its last `limit` messages on Redis's clock;
 // 0 (stamped) when both windows have room, else the ms to wait; one account's sends `gap` ms apart.
-// A window counts the send's cost in its own unit (messages, or the calls the send makes). Beside
-// our own count, the budget each platform last reported for the window (a hash of `remaining` and
-// `reset`, Redis's epoch ms) must have room too, and the send takes its cost from it.
+// Each window counts in its own unit; the budget the platform last reported must have room too.
 const ADMIT_LUA = `
 local function reported(key, cost, now)
   local budget = redis.call('HMGET', key, 'remaining', 'reset')
@@ -57,7 +55,6 @@ end
 // A busy channel answers {0, wait} without touching the account; the caller returns with ARGV[5]=1.
 // Else books the account: {1, wait}, or {2, wait} saved under KEYS[3] when beyond ARGV[6] ms.
 // With ARGV[7]=1 a slot that is now also runs ADMIT: {1, 0, ADMIT's answer}, one round trip.
-// ARGV[2] is the account window's cost, ARGV[9] the channel window's.
 const RESERVE = new RedisScript(
   `${ADMIT_LUA}
 local now = tonumber(ARGV[1])
@@ -106,10 +103,8 @@ return admit(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[2], ARGV[3], ARGV
   4,
 );
 
-// A platform's report of its window (ARGV: remaining, ms until reset, tolerance) on Redis's clock.
-// A reset within the tolerance of the one kept is the same window: the lower remaining wins, as the
-// sends admitted since the reported one are not in the platform's count yet. A later reset is a
-// new window and replaces it; an earlier one is an answer of the window before, and changes nothing.
+// A report (remaining, ms until reset, tolerance): in the same window the lower count wins (later
+// admissions are not in the platform's count yet); a later reset replaces it; an earlier is ignored.
 const OBSERVE = new RedisScript(
   `local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
@@ -270,7 +265,6 @@ export class WindowPacing implements PlatformPacing {
     }
   }
 
-  /** The stamps of each window, then the budget each platform last reported for it. */
   private sentKeys(accountId: number, chatId: string): string[] {
     const prefix = this.config.redisKeyPrefix;
     return [
@@ -281,7 +275,6 @@ export class WindowPacing implements PlatformPacing {
     ];
   }
 
-  /** What the send counts in the account's window and in the channel's. */
   private costs(cost: number, calls = cost): [number, number] {
     return [
       this.limits.account.counts === 'calls' ? calls : cost,

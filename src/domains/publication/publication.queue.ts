@@ -56,10 +56,7 @@ export class PublicationProducer {
     logQueueErrors(queue, this.logger, 'Publication queue');
   }
 
-  /**
-   * False when Redis did not take it. A post due beyond the schedule horizon is left to the sweep,
-   * which adds its job once it is due within it: Redis holds the near future, not every schedule.
-   */
+  /** False when Redis did not take it; a post due beyond the horizon is left to the sweep. */
   async enqueue(postId: number, attempt: number, fireAtMs: number | null = null): Promise<boolean> {
     if (fireAtMs !== null && fireAtMs >= Date.now() + this.config.publication.scheduleHorizonMs)
       return true;

@@ -383,11 +383,7 @@ export class PublicationRepository {
     )) as SweepCandidate[];
   }
 
-  /**
-   * Scheduled posts due in [fromMs, toMs) (from the first when `fromMs` is null), in the order they
-   * are due, after `after`: read from the index of scheduled posts, so a million scheduled further
-   * ahead are never read.
-   */
+  /** Scheduled posts due in [fromMs, toMs), in due order after `after`, from their index. */
   async scheduledWithin(
     fromMs: number | null,
     toMs: number,

@@ -78,11 +78,7 @@ export class PublicationSweeper implements OnApplicationBootstrap, BeforeApplica
     }
   }
 
-  /**
-   * Jobs for the scheduled posts now due within the horizon: those that entered it since the last
-   * pass, and those past their time still scheduled (a job Redis lost). Adding a job that exists
-   * adds nothing, so each pass reads only its own stretch of the schedule.
-   */
+  /** Posts that came within the horizon since the last pass, and those overdue (adding is idempotent). */
   private async sweepScheduled(graceMs: number, tally: Tally): Promise<void> {
     const untilMs = Date.now() + this.config.publication.scheduleHorizonMs;
     if (this.scheduledThroughMs !== null)

@@ -21,7 +21,6 @@ export interface GateRequest {
   channelId: string;
   step: number;
   cost: number;
-  /** The step's platform calls, where a window counts calls. */
   calls?: number;
   /** A test post's send reaches no platform: it is marked in flight, never paced. */
   simulated: boolean;

@@ -1,6 +1,8 @@
-import { EndpointLanes, LANE_WAIT_MS } from './endpoint-lanes';
+import { EndpointLanes } from './endpoint-lanes';
 import { EndpointSlots } from './endpoint-slots';
 import type { SendJob } from './webhook.queue';
+
+const LANE_WAIT_MS = 1_000;
 
 const send = (id: number, webhookId: number): SendJob => ({ id, attempt: 0, webhookId, dueMs: 0 });
 
@@ -13,6 +15,7 @@ function world(cap: number) {
   const slots = new EndpointSlots(cap, (jobId) => woken.push(jobId));
   const lanes = new EndpointLanes(
     slots,
+    LANE_WAIT_MS,
     (job) => {
       started.push(job);
       return new Promise<void>((done) => finish.set(job.id, done));
@@ -80,5 +83,19 @@ describe('EndpointLanes', () => {
     // Nothing left in the lane: the next slot to free wakes the parked job.
     slots.release(7);
     expect(woken).toEqual(['job-parked']);
+  });
+
+  it('holds a send while it waits or runs, so the sweep leaves it alone; offered twice, it runs once', async () => {
+    const { lanes, started, overflowed, end } = world(1);
+    lanes.offer([send(1, 7), send(2, 7)]);
+    lanes.offer([send(1, 7)]);
+    expect(started.map((s) => s.id)).toEqual([1]);
+    expect([lanes.holds(1), lanes.holds(2), lanes.holds(3)]).toEqual([true, true, false]);
+    jest.advanceTimersByTime(LANE_WAIT_MS + LANE_WAIT_MS / 4);
+    expect(overflowed.map((s) => s.id)).toEqual([2]);
+    expect(lanes.holds(2)).toBe(false);
+    await end(1);
+    expect(lanes.holds(1)).toBe(false);
+    expect(started.map((s) => s.id)).toEqual([1]);
   });
 });

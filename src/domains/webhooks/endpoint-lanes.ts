@@ -1,23 +1,19 @@
 import type { EndpointSlots } from './endpoint-slots';
 import type { SendJob } from './webhook.queue';
 
-/** A send waits this long at most in its endpoint's lane; past it, the queue takes it. */
-export const LANE_WAIT_MS = 1_000;
-
 /**
- * Fresh sends, delivered in the process that read them from the outbox, without a queue job:
- * each endpoint has a lane of its own, whose deliveries take the worker's slots of that endpoint
- * (shared with the queue's jobs: at most WEBHOOK_ENDPOINT_CONCURRENCY at once, in any order, as
- * the contract promises no order), so a slow endpoint holds only its own. A send that cannot start
- * within LANE_WAIT_MS goes to the queue (`overflow`), which paces busy endpoints.
+ * Sends due now, delivered without a queue job in a lane per endpoint, on the endpoint's slots
+ * shared with the queue's jobs (docs/performance.md); after `waitMs` unstarted, to the queue.
  */
 export class EndpointLanes {
   private readonly lanes = new Map<number, { running: number; waiting: Waiting[] }>();
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly held = new Set<number>();
   private timer?: NodeJS.Timeout;
 
   constructor(
     private readonly slots: EndpointSlots,
+    private readonly waitMs: number,
     private readonly deliver: (send: SendJob) => Promise<void>,
     private readonly overflow: (sends: SendJob[]) => void,
     private readonly now: () => number = Date.now,
@@ -28,11 +24,18 @@ export class EndpointLanes {
   offer(sends: SendJob[]): void {
     const at = this.now();
     for (const send of sends) {
+      if (this.held.has(send.id)) continue;
+      this.held.add(send.id);
       const lane = this.laneOf(send.webhookId);
       lane.waiting.push({ send, at });
       this.pump(send.webhookId);
     }
     this.expireLater();
+  }
+
+  /** Whether this send waits or runs here (the sweep leaves it alone). */
+  holds(sendId: number): boolean {
+    return this.held.has(sendId);
   }
 
   /** Until every delivery started has ended. */
@@ -69,8 +72,8 @@ export class EndpointLanes {
       .catch(() => undefined)
       .finally(() => {
         this.inFlight.delete(done);
+        this.held.delete(send.id);
         lane.running--;
-        // Offers the freed slot back to this lane (onFree) before the queue's parked jobs.
         this.slots.release(webhookId);
         if (lane.running === 0 && lane.waiting.length === 0) this.lanes.delete(webhookId);
       });
@@ -84,9 +87,9 @@ export class EndpointLanes {
     if (!waiting) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.overflowExpired(LANE_WAIT_MS);
+      this.overflowExpired(this.waitMs);
       this.expireLater();
-    }, LANE_WAIT_MS / 4);
+    }, this.waitMs / 4);
     this.timer.unref();
   }
 
@@ -96,7 +99,11 @@ export class EndpointLanes {
     const expired: SendJob[] = [];
     for (const [webhookId, lane] of this.lanes) {
       const stay = lane.waiting.filter((entry) => entry.at > cutoff);
-      for (const entry of lane.waiting) if (entry.at <= cutoff) expired.push(entry.send);
+      for (const entry of lane.waiting)
+        if (entry.at <= cutoff) {
+          expired.push(entry.send);
+          this.held.delete(entry.send.id);
+        }
       lane.waiting = stay;
       if (lane.running === 0 && lane.waiting.length === 0) this.lanes.delete(webhookId);
     }

@@ -48,6 +48,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   ) {
     this.lanes = new EndpointLanes(
       processor.slots,
+      // As long as the queue would hold it back for a busy endpoint.
+      config.webhooks.timeoutMs,
       (send) =>
         delivery.run(send.id, send.attempt).catch((error: unknown) => {
           this.logger.warn(
@@ -174,6 +176,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private async requeueOverdue(): Promise<void> {
     const graceMs = this.config.publication.queueCallTimeoutMs + 1_000;
     for (const send of await this.repo.overdueSends(graceMs, BATCH)) {
+      if (this.lanes.holds(send.id)) continue;
       if (await this.producer.hasLiveJob(send.id, send.attempts)) continue;
       if (await this.producer.enqueue(toJob(send)))
         this.logger.log(`Webhook send ${send.id}: its lost job was enqueued again`);

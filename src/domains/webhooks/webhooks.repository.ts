@@ -231,10 +231,7 @@ export class WebhooksRepository {
     )) as SendToEnqueue[];
   }
 
-  /**
-   * Every delivery's state guard (null when it lost); a lapsed claim is logged as a lost attempt.
-   * Claims made at the same moment share one statement (docs/performance.md#statement-batching).
-   */
+  /** Every delivery's state guard (null when it lost); a lapsed claim is logged as lost. */
   claim(sendId: number, attempt: number, claimMs: number): Promise<ClaimedSend | null> {
     return this.claims.call({ sendId, attempt, claimMs });
   }
@@ -288,10 +285,7 @@ export class WebhooksRepository {
     );
   }
 
-  /**
-   * One statement: delivered, retried at `retryInMs`, or (null) failed, up to `disableAfter`.
-   * Deliveries that succeeded at the same moment share one statement.
-   */
+  /** Delivered (batched), retried at `retryInMs`, or (null) failed, up to `disableAfter`. */
   async recordAttempt(
     send: ClaimedSend,
     outcome: AttemptOutcome,

@@ -45,10 +45,7 @@ export interface PublicationConfig {
   /** Bull's job lock: a killed worker's job is taken again within about twice this. */
   lockMs: number;
   sweepIntervalMs: number;
-  /**
-   * How far ahead a scheduled post holds a delayed queue job; one due later is only a row until
-   * the sweep finds it within this (at least three sweeps ahead, so a slow sweep is never late).
-   */
+  /** How far ahead a scheduled post holds a delayed job (at least three sweeps). */
   scheduleHorizonMs: number;
   maxTries: number;
   /** Doubles with every further failure. */

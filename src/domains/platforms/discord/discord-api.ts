@@ -86,10 +86,7 @@ export class DiscordApi {
     return this.call<APIChannel>(token, 'getChannel', 'GET', path);
   }
 
-  /**
-   * With files: multipart, body as `payload_json`, each file as `files[n]` (its attachment id).
-   * The answer's bucket headers report the channel's message window to `observe`.
-   */
+  /** With files: multipart, `payload_json` and `files[n]`; bucket headers go to `observe`. */
   createMessage(
     token: string,
     channelId: string,

@@ -105,7 +105,6 @@ interface CallInit {
   path: string;
   body?: string | FormData;
   headers?: Record<string, string>;
-  /** Where the answer's X-RateLimit-* headers go, and which pacing window they describe. */
   budget?: { window: RateLimitReport['window']; observe: RateLimitObserver };
 }
 
@@ -169,10 +168,7 @@ export class MastodonApi {
     });
   }
 
-  /**
-   * The instance answers the same status again to a call with the same `idempotencyKey`. Its
-   * headers report the account's statuses window (Mastodon overrides them for this route).
-   */
+  /** Same status for the same `idempotencyKey`; its headers report the statuses window. */
   postStatus(
     credentials: MastodonCredentials,
     status: { status: string; media_ids: string[]; visibility: 'public'; in_reply_to_id?: string },

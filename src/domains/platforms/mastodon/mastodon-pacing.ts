@@ -8,10 +8,7 @@ import { WindowPacing } from '../window-pacing';
 /** Mastodon's published limit: 300 statuses per account in 3 hours. */
 export const MASTODON_STATUSES = { limit: 300, windowMs: 3 * 60 * 60 * 1000, burst: true };
 
-/**
- * 300 requests per token in 5 minutes, every call counted: a status with its uploads counts them
- * all, and the polls of a medium still processing reach it through the instance's own count.
- */
+/** 300 requests per token in 5 minutes, every call counted (polls through the instance's count). */
 export const MASTODON_REQUESTS = {
   limit: 300,
   windowMs: 5 * 60 * 1000,
@@ -19,10 +16,7 @@ export const MASTODON_REQUESTS = {
   counts: 'calls' as const,
 };
 
-/**
- * The request window stands for the channel's (its one channel is its timeline). The instance's
- * `X-RateLimit-*` headers report the statuses window on a status, the request window on a poll.
- */
+/** The request window stands for the channel's (its one channel is its timeline). */
 @Injectable()
 export class MastodonPacing extends WindowPacing {
   constructor(@InjectRedis() redis: Redis, @InjectConfig() config: AppConfig) {

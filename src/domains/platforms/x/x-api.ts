@@ -150,13 +150,19 @@ export class XApi {
     return this.measured('create_post', async () => {
       let response: Response;
       try {
-        response = await this.client(accessToken, timeoutMs).posts.create(
+        // The client's own `posts.create` answers only the body; its raw request keeps the headers.
+        response = await this.client(accessToken, timeoutMs).request<Response>(
+          'POST',
+          '/2/tweets',
           {
-            text: post.text,
-            ...(post.mediaIds.length > 0 ? { media: { mediaIds: post.mediaIds } } : {}),
-            ...(post.replyTo ? { reply: { inReplyToTweetId: post.replyTo } } : {}),
+            body: JSON.stringify({
+              text: post.text,
+              ...(post.mediaIds.length > 0 ? { media: { media_ids: post.mediaIds } } : {}),
+              ...(post.replyTo ? { reply: { in_reply_to_tweet_id: post.replyTo } } : {}),
+            }),
+            security: [{ OAuth2UserToken: ['tweet.read', 'tweet.write', 'users.read'] }],
+            raw: true,
           },
-          { requestOptions: { raw: true } },
         );
       } catch (error) {
         if (error instanceof ApiError && error.status >= 100) observePosts(error.headers, observe);
