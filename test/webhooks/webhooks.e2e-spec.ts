@@ -636,6 +636,8 @@ describe('Webhooks', () => {
 });
 
 describe('Webhooks when Redis is away: never lost', () => {
+  // An app, a Redis it cuts and a receiver, then waits of up to 15 s each: more than jest's 30 s
+  // on a loaded machine, though a few seconds idle.
   it('Redis cut during a publication: the event due now still arrives, once, without the queue', async () => {
     // Started inside the try: whatever did start is stopped even when the app does not.
     const receiver = new WebhookReceiver();
@@ -699,7 +701,7 @@ describe('Webhooks when Redis is away: never lost', () => {
       await redis.stop();
       await receiver.stop();
     }
-  });
+  }, 60_000);
 });
 
 describe('Webhook URLs and DNS: the outbound address rules at creation and at every delivery', () => {
