@@ -18,7 +18,6 @@ import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { FormData, request } from 'undici';
-import { runCli } from '../src/operations/cli/commands';
 import { loadConfig } from '../src/infrastructure/config/config';
 import { BlueskyStandIn } from '../test/support/stand-ins/bluesky-stand-in';
 import { dropTestDatabase } from '../test/support/databases';
@@ -29,7 +28,7 @@ import { TelegramStandIn } from '../test/support/stand-ins/telegram-stand-in';
 import { XStandIn } from '../test/support/stand-ins/x-stand-in';
 import { LinkedInStandIn } from '../test/support/stand-ins/linkedin-stand-in';
 import { fixture } from '../test/support/factories/media-helpers';
-import { createMigratedDatabase, TEST_APP_SECRET } from '../test/support/test-app';
+import { createMigratedDatabase } from '../test/support/test-app';
 import {
   connectMeta,
   FACEBOOK_PAGE_CALLS_PER_HOUR,
@@ -40,7 +39,15 @@ import {
   type MetaNetwork,
   type MetaStands,
 } from './meta-networks';
-import { cpuSeconds, freePort, heraldNodeFlags, postJson, waitUntilAnswers } from './support';
+import {
+  cpuSeconds,
+  freePort,
+  heraldNodeFlags,
+  postJson,
+  waitUntilAnswers,
+  registerAdmin,
+  benchHeraldEnv,
+} from './support';
 
 const MODE = process.argv[2] ?? 'all';
 /** Seconds measured, after the warm-up. */
@@ -167,8 +174,6 @@ interface AccountPlan {
   burst?: { posts: number; oneChannel: boolean };
 }
 
-/** Records a Bluesky account may create in an hour (5000 points, 3 each). */
-const BLUESKY_RECORDS_PER_HOUR = Math.floor(5000 / 3);
 /** Posts beyond the window's allowance offered to a fill account. */
 const FILL_EXTRA = 10;
 
@@ -187,39 +192,23 @@ const PLAN: Record<Platform, AccountPlan[]> = {
     })),
     { channels: 4, role: 'quiet' },
   ],
-  mastodon: [
-    ...Array.from({ length: MASTODON_ACCOUNTS }, () => ({ channels: 1 })),
-    { channels: 1, role: 'quiet' },
-    { channels: 1, role: 'fill', burst: { posts: 300 + FILL_EXTRA, oneChannel: true } },
-  ],
-  x: [
-    ...Array.from({ length: X_USERS }, () => ({ channels: 1 })),
-    { channels: 1, role: 'quiet' },
-    { channels: 1, role: 'fill', burst: { posts: 100 + FILL_EXTRA, oneChannel: true } },
-  ],
-  linkedin: [
-    ...Array.from({ length: LINKEDIN_MEMBERS }, () => ({ channels: 1 })),
-    { channels: 1, role: 'quiet' },
-    { channels: 1, role: 'fill', burst: { posts: 150 + FILL_EXTRA, oneChannel: true } },
-  ],
-  facebook: metaPlan(FACEBOOK_PAGE_CALLS_PER_HOUR),
-  instagram: metaPlan(100),
-  threads: metaPlan(250),
-  bluesky: [
-    ...Array.from({ length: BLUESKY_ACCOUNTS }, () => ({ channels: 1 })),
-    { channels: 1, role: 'quiet' },
-    {
-      channels: 1,
-      role: 'fill',
-      burst: { posts: BLUESKY_RECORDS_PER_HOUR + FILL_EXTRA, oneChannel: true },
-    },
-  ],
+  mastodon: windowPlan('mastodon', MASTODON_ACCOUNTS),
+  x: windowPlan('x', X_USERS),
+  linkedin: windowPlan('linkedin', LINKEDIN_MEMBERS),
+  facebook: windowPlan('facebook', META_ACCOUNTS),
+  instagram: windowPlan('instagram', META_ACCOUNTS),
+  threads: windowPlan('threads', META_ACCOUNTS),
+  bluesky: windowPlan('bluesky', BLUESKY_ACCOUNTS),
 };
 
-/** Busy accounts, a quiet one and a fill one whose burst is its window's allowance and more. */
-function metaPlan(allowance: number): AccountPlan[] {
+/**
+ * For a platform whose window is longer than the run: `busy` accounts of one channel, a quiet one,
+ * and a fill one whose burst is its window's whole allowance and more.
+ */
+function windowPlan(platform: Platform, busy: number): AccountPlan[] {
+  const allowance = Math.floor(PUBLISHED[platform].channel.limit);
   return [
-    ...Array.from({ length: META_ACCOUNTS }, () => ({ channels: 1 })),
+    ...Array.from({ length: busy }, () => ({ channels: 1 })),
     { channels: 1, role: 'quiet' },
     { channels: 1, role: 'fill', burst: { posts: allowance + FILL_EXTRA, oneChannel: true } },
   ];
@@ -394,27 +383,15 @@ const load = () =>
 /** The environment of both Herald processes: the stand-ins' addresses, API limits out of the way. */
 function heraldEnv(url: string, prefix: string, port: number, stands: Stands) {
   return {
-    DATABASE_URL: url,
-    REDIS_URL,
-    REDIS_KEY_PREFIX: prefix,
-    APP_SECRET: TEST_APP_SECRET,
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
-    PORT: String(port),
-    APP_ROLE: 'api',
+    ...benchHeraldEnv(url, prefix, port),
     TELEGRAM_API_BASE_URL: stands.telegram.url,
     DISCORD_API_BASE_URL: stands.discord.url,
     BLUESKY_SERVICE_URL: stands.bluesky.url,
     ...stands.x.env(),
     ...stands.linkedin.env(),
     ...metaEnv(stands, `http://127.0.0.1:${port}`),
-    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
     // Mastodon's instance is an address a user gives: the stand-in's is allowed explicitly.
     OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
-    MEDIA_STORAGE_DIR: join('/tmp', prefix),
-    RATE_LIMIT_CREATE_POST: '1000000000',
-    RATE_LIMIT_PUBLISH: '1000000000',
-    RATE_LIMIT_OTHER: '1000000000',
-    APP_RATE_LIMIT_PER_MINUTE: '1000000000',
   };
 }
 
@@ -439,15 +416,7 @@ async function untilSettled(child: ChildProcess): Promise<void> {
 /** A user, a project, every platform's accounts and channels, and an API key: through the API. */
 async function seed(base: string, stands: Stands, config: ReturnType<typeof loadConfig>) {
   const post = postJson(base);
-  const email = `bench.mixed.${process.pid}@example.com`;
-  const registered = await post('/api/auth/register', {
-    email,
-    password: 'correct horse battery',
-    name: 'Bench',
-  });
-  if ((await runCli(['grant-admin', email], config, { out: () => undefined })) !== 0)
-    throw new Error('grant-admin failed');
-  const auth = `Bearer ${registered.token as string}`;
+  const { auth } = await registerAdmin(base, config, 'mixed');
   const project = await post('/api/projects', { name: 'Mixed', timezone: 'UTC' }, auth);
   const accounts: Record<Platform, Account[]> = {
     telegram: [],

@@ -41,6 +41,7 @@ import {
   postJson,
   sampleDatabaseBackends,
   waitUntilAnswers,
+  registerAdmin,
 } from './support';
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -51,7 +52,6 @@ import { join, resolve } from 'node:path';
 import Bull from 'bull';
 import { request } from 'undici';
 import { Client } from 'pg';
-import { runCli } from '../src/operations/cli/commands';
 import { loadConfig } from '../src/infrastructure/config/config';
 import { dropTestDatabase } from '../test/support/databases';
 import { RecordedCall, TelegramStandIn } from '../test/support/stand-ins/telegram-stand-in';
@@ -643,15 +643,7 @@ async function seed(
   channelsPerBot = CHANNELS_PER_BOT,
 ) {
   const post = postJson(base);
-  const email = `bench.pipeline.${process.pid}@example.com`;
-  const registered = await post('/api/auth/register', {
-    email,
-    password: 'correct horse battery',
-    name: 'Bench',
-  });
-  if ((await runCli(['grant-admin', email], config, { out: () => undefined })) !== 0)
-    throw new Error('grant-admin failed');
-  const auth = `Bearer ${registered.token as string}`;
+  const { auth } = await registerAdmin(base, config, 'pipeline');
   const project = await post('/api/projects', { name: 'Pipeline', timezone: 'UTC' }, auth);
   const refs: string[] = [];
   for (let b = 0; b < bots; b++) {

@@ -7,13 +7,20 @@ import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
-import { runCli } from '../src/operations/cli/commands';
 import { loadConfig } from '../src/infrastructure/config/config';
 import { dropTestDatabase } from '../test/support/databases';
 import { deleteRedisKeys } from '../test/support/redis-keys';
 import { TelegramStandIn } from '../test/support/stand-ins/telegram-stand-in';
-import { createMigratedDatabase, TEST_APP_SECRET } from '../test/support/test-app';
-import { cpuSeconds, freePort, heraldNodeFlags, postJson, waitUntilAnswers } from './support';
+import { createMigratedDatabase } from '../test/support/test-app';
+import {
+  cpuSeconds,
+  freePort,
+  heraldNodeFlags,
+  postJson,
+  waitUntilAnswers,
+  registerAdmin,
+  benchHeraldEnv,
+} from './support';
 
 const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 1_000_000);
 /** Posts due each second of the measured window. */
@@ -64,20 +71,8 @@ function histogram(title: string, delays: number[]): void {
 
 function heraldEnv(url: string, prefix: string, port: number, telegram: TelegramStandIn) {
   return {
-    DATABASE_URL: url,
-    REDIS_URL,
-    REDIS_KEY_PREFIX: prefix,
-    APP_SECRET: TEST_APP_SECRET,
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
-    PORT: String(port),
-    APP_ROLE: 'api',
+    ...benchHeraldEnv(url, prefix, port),
     TELEGRAM_API_BASE_URL: telegram.url,
-    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-    MEDIA_STORAGE_DIR: join('/tmp', prefix),
-    RATE_LIMIT_CREATE_POST: '1000000000',
-    RATE_LIMIT_PUBLISH: '1000000000',
-    RATE_LIMIT_OTHER: '1000000000',
-    APP_RATE_LIMIT_PER_MINUTE: '1000000000',
     // The default horizon (10 minutes) would take the measured posts' jobs at create: a shorter
     // one makes the sweep give them their jobs, as it does every post scheduled further ahead.
     PUBLICATION_SCHEDULE_HORIZON_MS: process.env.BENCH_HORIZON_MS ?? '60000',
@@ -94,15 +89,7 @@ function startHerald(env: Record<string, string>): ChildProcess {
 /** A user, a project, BOTS bots with their chats and an API key, through the API. */
 async function seed(base: string, telegram: TelegramStandIn, env: Record<string, string>) {
   const post = postJson(base);
-  const email = `bench.schedule.${process.pid}@example.com`;
-  const registered = await post('/api/auth/register', {
-    email,
-    password: 'correct horse battery',
-    name: 'Bench',
-  });
-  if ((await runCli(['grant-admin', email], loadConfig(env), { out: () => undefined })) !== 0)
-    throw new Error('grant-admin failed');
-  const auth = `Bearer ${registered.token as string}`;
+  const { email, auth } = await registerAdmin(base, loadConfig(env), 'schedule');
   const project = await post('/api/projects', { name: 'Schedule', timezone: 'UTC' }, auth);
   const refs: string[] = [];
   for (let bot = 0; bot < BOTS; bot++) {

@@ -1,5 +1,8 @@
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import type { AppConfig } from '../src/infrastructure/config/config';
+import { runCli } from '../src/operations/cli/commands';
+import { TEST_APP_SECRET } from '../test/support/test-app';
 import { join, relative } from 'node:path';
 
 const ROOT = join(__dirname, '..');
@@ -76,6 +79,49 @@ export function postJson(base: string) {
     });
     if (res.status !== 201) throw new Error(`${path}: ${res.status} ${await res.text()}`);
     return (await res.json()) as Record<string, unknown>;
+  };
+}
+
+/**
+ * A user registered through the API and made an administrator with the CLI (`grant-admin`), as an
+ * operator would: its email and `Authorization` header, for seeding a bench.
+ */
+export async function registerAdmin(
+  base: string,
+  config: AppConfig,
+  who: string,
+): Promise<{ email: string; auth: string }> {
+  const email = `bench.${who}.${process.pid}@example.com`;
+  const registered = await postJson(base)('/api/auth/register', {
+    email,
+    password: 'correct horse battery',
+    name: 'Bench',
+  });
+  if ((await runCli(['grant-admin', email], config, { out: () => undefined })) !== 0)
+    throw new Error('grant-admin failed');
+  return { email, auth: `Bearer ${registered.token as string}` };
+}
+
+/**
+ * What every Herald process of a delivery bench starts with: its database and Redis prefix, the
+ * `api` role on `port` (a worker overrides both), media under /tmp, and the API's own request
+ * limits out of the way of the offered load.
+ */
+export function benchHeraldEnv(url: string, prefix: string, port: number): Record<string, string> {
+  return {
+    DATABASE_URL: url,
+    REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+    REDIS_KEY_PREFIX: prefix,
+    APP_SECRET: TEST_APP_SECRET,
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+    PORT: String(port),
+    APP_ROLE: 'api',
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    MEDIA_STORAGE_DIR: join('/tmp', prefix),
+    RATE_LIMIT_CREATE_POST: '1000000000',
+    RATE_LIMIT_PUBLISH: '1000000000',
+    RATE_LIMIT_OTHER: '1000000000',
+    APP_RATE_LIMIT_PER_MINUTE: '1000000000',
   };
 }
 

@@ -251,6 +251,15 @@ describe('Facebook pages', () => {
       ).toHaveLength(1);
     });
 
+    it('a publishing call Meta never answers: delivery_unconfirmed once the send time is out, never sent again', async () => {
+      graph.script('feed', { hang: true });
+      const target = await settled(await scene.publish(user.refs[0], { text: 'Never answered' }));
+      expect(target.error?.code).toBe('delivery_unconfirmed');
+      expect(
+        graph.callsOf('feed').filter((c) => c.params.message === 'Never answered'),
+      ).toHaveLength(1);
+    });
+
     it("an album photo's answer lost is made again: nothing was out yet", async () => {
       graph.script('photo', { afterServing: 'drop' });
       const media = [await upload('sample.jpg'), await upload('sample.png')];

@@ -71,8 +71,8 @@ export class RenewalRefused extends Error {}
 
 /**
  * A token endpoint's refusal of a refresh token it no longer honours: `invalid_grant`, or the
- * `invalid_request` some platforms answer a used, expired or revoked one with (X: "Value passed for
- * the token was invalid."). A 5xx or 429 is never one.
+ * `invalid_request` some platforms answer a used, expired or revoked one with ("Value passed for the
+ * token was invalid."). A 5xx or 429 is never one.
  */
 export function refusesRefreshForGood(answer: {
   status: number;

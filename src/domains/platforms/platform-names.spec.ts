@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { PLATFORM_FAMILIES, PLATFORM_NAMES } from './platforms';
+import { BUILT_ON, PLATFORM_NAMES } from './platforms';
 import { sourceFiles } from '../../../test/support/source-files';
 
 /**
@@ -11,13 +11,12 @@ import { sourceFiles } from '../../../test/support/source-files';
 const SRC = join(__dirname, '..', '..');
 const REGISTRATION = 'domains/platforms/platforms.ts';
 
-/** A family's shared folder and its members' own folders may name the members. */
+/** Its own folder, and the folder of a platform built on this one's login. */
 function mayName(file: string, name: string): boolean {
   if (file.startsWith(`domains/platforms/${name}/`)) return true;
-  return Object.entries(PLATFORM_FAMILIES).some(
-    ([folder, members]) =>
-      members.includes(name) &&
-      [folder, ...members].some((own) => file.startsWith(`domains/platforms/${own}/`)),
+  return Object.entries(BUILT_ON).some(
+    ([platform, bases]) =>
+      bases.includes(name) && file.startsWith(`domains/platforms/${platform}/`),
   );
 }
 
@@ -50,9 +49,9 @@ describe('platform names', () => {
     expect(offenders).toEqual([]);
   });
 
-  it("a family's members are each registered", () => {
-    for (const members of Object.values(PLATFORM_FAMILIES))
-      for (const name of members) expect(PLATFORM_NAMES).toContain(name);
+  it('a platform is built only on registered ones', () => {
+    for (const [platform, bases] of Object.entries(BUILT_ON))
+      for (const name of [platform, ...bases]) expect(PLATFORM_NAMES).toContain(name);
   });
 
   it('are each registered with a folder of their own', () => {

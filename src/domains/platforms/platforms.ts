@@ -22,9 +22,9 @@ const REGISTERED = [
   X,
 ] as const;
 
-/** Platforms sharing one provider's pieces in a folder of that name, which may name them. */
-export const PLATFORM_FAMILIES: Readonly<Record<string, readonly string[]>> = {
-  meta: [FACEBOOK.name, INSTAGRAM.name, THREADS.name],
+/** A platform connected through another's login (its app, settings and client) may name that one. */
+export const BUILT_ON: Readonly<Record<string, readonly string[]>> = {
+  [INSTAGRAM.name]: [FACEBOOK.name],
 };
 
 export const PLATFORM_DESCRIPTORS: readonly PlatformDescriptor[] = REGISTERED;

@@ -14,6 +14,7 @@ import {
   publicationBackoff,
 } from './publication.queue';
 import { PublicationRepository } from './publication.repository';
+import { SweepRepository } from './sweep.repository';
 import { PublicationService } from './publication.service';
 import { PublicationSweeper } from './publication.sweeper';
 import { SendGate } from './send-gate';
@@ -43,6 +44,7 @@ import { TargetDelivery } from './target-delivery';
     { provide: CLOCK, useValue: SYSTEM_CLOCK },
     PublicationProducer,
     PublicationRepository,
+    SweepRepository,
     PublicationService,
     PublicationProcessor,
     PublicationSweeper,

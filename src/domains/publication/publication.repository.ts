@@ -69,24 +69,6 @@ export interface DeliveryMedia {
   size_bytes: number;
 }
 
-export interface SweepCandidate {
-  id: number;
-  status: PostStatus;
-  publish_attempt: number;
-  fire_at_ms: number | null;
-}
-
-/** Where a read of scheduled posts in due order goes on from. */
-export interface ScheduledKey {
-  dueKey: string;
-  id: number;
-}
-
-export interface ScheduledCandidate extends SweepCandidate {
-  /** Its `scheduled_at` exactly, to go on from. */
-  due_key: string;
-}
-
 /** Enough rows for a deep queue's jobs at one moment, few enough to keep a statement short. */
 const BATCH_MAX = 50;
 
@@ -364,43 +346,5 @@ export class PublicationRepository {
     for (const { platform } of failed)
       this.metrics.publicationTarget(platform, 'failed', 'delivery_failed');
     await this.finish(postId, attempt);
-  }
-
-  /** Untouched for `graceMs` (a request may be enqueuing them), after `afterId`, in id order. */
-  /** Queued and publishing posts whose job may be lost. */
-  async sweepCandidates(
-    afterId: number,
-    graceMs: number,
-    limit: number,
-  ): Promise<SweepCandidate[]> {
-    return (await this.db.query(
-      `SELECT id, status, publish_attempt, NULL::float8 AS fire_at_ms
-         FROM posts
-        WHERE status IN ('queued', 'publishing') AND id > $1
-          AND updated_at < now() - make_interval(secs => $2::float8 / 1000)
-        ORDER BY id LIMIT $3`,
-      [afterId, graceMs, limit],
-    )) as SweepCandidate[];
-  }
-
-  /** Scheduled posts due in [fromMs, toMs), in due order after `after`, from their index. */
-  async scheduledWithin(
-    fromMs: number | null,
-    toMs: number,
-    after: ScheduledKey | null,
-    limit: number,
-  ): Promise<ScheduledCandidate[]> {
-    return (await this.db.query(
-      `SELECT id, status, publish_attempt,
-              (extract(epoch FROM scheduled_at) * 1000)::float8 AS fire_at_ms,
-              scheduled_at::text AS due_key
-         FROM posts
-        WHERE status = 'scheduled'
-          AND scheduled_at < to_timestamp($2::float8 / 1000)
-          AND ($1::float8 IS NULL OR scheduled_at >= to_timestamp($1::float8 / 1000))
-          AND ($3::timestamptz IS NULL OR (scheduled_at, id) > ($3::timestamptz, $4::int))
-        ORDER BY scheduled_at, id LIMIT $5`,
-      [fromMs, toMs, after?.dueKey ?? null, after?.id ?? 0, limit],
-    )) as ScheduledCandidate[];
   }
 }

@@ -7,11 +7,7 @@ import {
 import type { AppConfig } from '../../infrastructure/config/config';
 import { InjectConfig } from '../../infrastructure/config/config.module';
 import { PublicationProducer, QueueUnavailable } from './publication.queue';
-import {
-  PublicationRepository,
-  type ScheduledKey,
-  type SweepCandidate,
-} from './publication.repository';
+import { SweepRepository, type ScheduledKey, type SweepCandidate } from './sweep.repository';
 
 const SWEEP_BATCH = 500;
 
@@ -28,7 +24,7 @@ export class PublicationSweeper implements OnApplicationBootstrap, BeforeApplica
   private scheduledThroughMs: number | null = null;
 
   constructor(
-    private readonly repo: PublicationRepository,
+    private readonly repo: SweepRepository,
     private readonly producer: PublicationProducer,
     @InjectConfig() private readonly config: AppConfig,
   ) {}

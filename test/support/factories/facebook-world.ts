@@ -6,7 +6,7 @@ import {
 } from '../stand-ins/facebook-graph-server';
 import { startTestApp, type TestApp } from '../test-app';
 import { Factory, type SignedInUser, type TestProject } from './factories';
-import { consent } from './threads-world';
+import { connectByConsent } from './threads-world';
 
 export const FACEBOOK_APP = { id: '1234567890123456', secret: 'facebook-app-secret-0123456789' };
 
@@ -122,20 +122,7 @@ export async function startWithFacebook(env: Record<string, string> = {}): Promi
     },
     async connect(owner, project, product, user, pages) {
       graph.signIn(user, pages);
-      const started = await t.http
-        .post(`/api/projects/${project.id}/connections`)
-        .set('Authorization', owner.auth)
-        .send({ platform: product })
-        .expect(201);
-      const back = await consent(started.body.authorize_url as string);
-      const done = await t.http.get(`${back.pathname}${back.search}`).expect(200);
-      const { rows } = await t.db.query(
-        `SELECT id FROM accounts
-          WHERE project_id = $1 AND platform = $2 AND external_id = $3 AND removed_at IS NULL`,
-        [project.id, product, user.id],
-      );
-      if (!rows[0]) throw new Error(`No account after the callback: ${done.text}`);
-      const id = rows[0].id as number;
+      const id = await connectByConsent(t, owner, project, product, user.id);
       const refs = pages.flatMap((page) => {
         const channel = product === 'facebook' ? page.id : page.instagram?.id;
         return channel ? [`${product}:${id}:${channel}`] : [];

@@ -106,19 +106,7 @@ export async function startWithThreads(env: Record<string, string> = {}): Promis
     },
     async connect(owner, project, profile) {
       threads.signIn(profile);
-      const started = await t.http
-        .post(`/api/projects/${project.id}/connections`)
-        .set('Authorization', owner.auth)
-        .send({ platform: 'threads' })
-        .expect(201);
-      const back = await consent(started.body.authorize_url as string);
-      const done = await t.http.get(`${back.pathname}${back.search}`).expect(200);
-      const { rows } = await t.db.query(
-        `SELECT id FROM accounts WHERE project_id = $1 AND external_id = $2 AND removed_at IS NULL`,
-        [project.id, profile.id],
-      );
-      if (!rows[0]) throw new Error(`No account after the callback: ${done.text}`);
-      const id = rows[0].id as number;
+      const id = await connectByConsent(t, owner, project, 'threads', profile.id);
       return { id, profile, channelRef: `threads:${id}:${profile.id}` };
     },
     async close() {
@@ -127,6 +115,33 @@ export async function startWithThreads(env: Record<string, string> = {}): Promis
     },
   };
   return world;
+}
+
+/**
+ * The owner starts a connection of `platform`, the signed-in user consents at the platform's
+ * stand-in, and the browser comes back to the callback: the id of the account of `externalId`.
+ */
+export async function connectByConsent(
+  t: TestApp,
+  owner: SignedInUser,
+  project: TestProject,
+  platform: string,
+  externalId: string,
+): Promise<number> {
+  const started = await t.http
+    .post(`/api/projects/${project.id}/connections`)
+    .set('Authorization', owner.auth)
+    .send({ platform })
+    .expect(201);
+  const back = await consent(started.body.authorize_url as string);
+  const done = await t.http.get(`${back.pathname}${back.search}`).expect(200);
+  const { rows } = await t.db.query(
+    `SELECT id FROM accounts
+      WHERE project_id = $1 AND platform = $2 AND external_id = $3 AND removed_at IS NULL`,
+    [project.id, platform, externalId],
+  );
+  if (!rows[0]) throw new Error(`No account after the callback: ${done.text}`);
+  return rows[0].id as number;
 }
 
 /** The browser at Threads' Authorization Window: where Threads sends it back (its `#_` dropped). */

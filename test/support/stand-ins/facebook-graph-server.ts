@@ -1,9 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { request } from 'undici';
 import { AnswerDelay } from './answer-delay';
-import { invalidToken, oauthError, readBody } from './threads-graph-protocol';
+import {
+  downloadMedia,
+  invalidToken,
+  oauthError,
+  processingFor,
+  readBody,
+} from './meta-graph-protocol';
 
 /** The calls the stand-in answers, by the name a script or a recorded call uses. */
 export type GraphRoute =
@@ -133,8 +138,6 @@ export class FacebookGraphServer {
   readonly unfinishedPublishes: string[] = [];
   /** Status reads a video container stays IN_PROGRESS. */
   videoReads = 2;
-  /** At least this long before a video container is FINISHED (the benchmark's 1 to 5 s). */
-  videoProcessingMs = 0;
   /** Processing of the next videos fails with this status. */
   videoError: string | null = null;
   /** Posts an Instagram account may publish through the API in 24 hours. */
@@ -652,7 +655,7 @@ export class FacebookGraphServer {
         Object.assign(container, {
           status: 'IN_PROGRESS',
           readsLeft: this.videoReads,
-          readyAt: Date.now() + this.videoProcessingMs,
+          readyAt: 0,
         });
     } else if (p.image_url) {
       const fetched = await this.fetch(p.image_url);
@@ -673,14 +676,8 @@ export class FacebookGraphServer {
       return invalid('The caption is longer than 2,200 characters', 2207010);
     if (((p.caption ?? '').match(/#[\p{L}\p{N}_]+/gu) ?? []).length > 30)
       return invalid('The caption contains more than 30 hashtags', 2207009);
-    if (this.processing && container.status !== 'ERROR') {
-      const { minMs, maxMs } = this.processing;
-      Object.assign(container, {
-        status: 'IN_PROGRESS',
-        readsLeft: 0,
-        readyAt: Date.now() + minMs + Math.random() * (maxMs - minMs),
-      });
-    }
+    if (this.processing && container.status !== 'ERROR')
+      Object.assign(container, processingFor(this.processing));
     this.containers.set(container.id, container);
     return { status: 200, body: { id: container.id } };
   }
@@ -736,22 +733,10 @@ export class FacebookGraphServer {
   /** As Meta does: GET the URL, which must answer 200 with a media type. */
   private async fetch(url: string | undefined): Promise<{ type: string } | null> {
     if (!url) return null;
-    if (this.fetchFailures > 0) {
-      this.fetchFailures--;
-      this.fetched.push({ url, status: 0, type: '' });
-      return null;
-    }
-    try {
-      const res = await request(url, { method: 'GET', headersTimeout: 5_000, bodyTimeout: 5_000 });
-      await res.body.arrayBuffer();
-      const type = String(res.headers['content-type'] ?? '')
-        .split(';')[0]
-        .trim();
-      this.fetched.push({ url, status: res.statusCode, type });
-      return res.statusCode === 200 ? { type } : null;
-    } catch {
-      this.fetched.push({ url, status: 0, type: '' });
-      return null;
-    }
+    let got = { status: 0, type: '' };
+    if (this.fetchFailures > 0) this.fetchFailures--;
+    else got = await downloadMedia(url);
+    this.fetched.push({ url, ...got });
+    return got.status === 200 ? { type: got.type } : null;
   }
 }

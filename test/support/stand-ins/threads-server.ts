@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { request } from 'undici';
 import { AnswerDelay } from './answer-delay';
 import {
+  downloadMedia,
   invalidToken,
+  processingFor,
   oauthError,
   readBody,
   routeOf,
@@ -14,7 +15,7 @@ import {
   type RecordedThreadsCall,
   type ThreadsRoute,
   type ThreadsScript,
-} from './threads-graph-protocol';
+} from './meta-graph-protocol';
 
 export type { Container, Profile, PublishedPost, RecordedThreadsCall, ThreadsRoute, ThreadsScript };
 
@@ -360,14 +361,8 @@ export class ThreadsServer {
     } else if (type !== 'TEXT' || !p.text) {
       return { status: 400, body: { error: oauthError('Invalid parameter: media_type', 100) } };
     }
-    if (this.processing && container.status !== 'ERROR') {
-      const { minMs, maxMs } = this.processing;
-      Object.assign(container, {
-        status: 'IN_PROGRESS',
-        readsLeft: 0,
-        readyAt: Date.now() + minMs + Math.random() * (maxMs - minMs),
-      });
-    }
+    if (this.processing && container.status !== 'ERROR')
+      Object.assign(container, processingFor(this.processing));
     this.containers.set(container.id, container);
     return { status: 200, body: { id: container.id } };
   }
@@ -410,15 +405,8 @@ export class ThreadsServer {
   /** As Meta does: GET the URL, which must answer 2xx with a media type. */
   private async fetch(url: string | undefined): Promise<boolean> {
     if (!url) return false;
-    try {
-      const res = await request(url, { method: 'GET', headersTimeout: 5_000, bodyTimeout: 5_000 });
-      await res.body.arrayBuffer();
-      this.fetched.push({ url, status: res.statusCode });
-      const type = String(res.headers['content-type'] ?? '');
-      return res.statusCode === 200 && /^(image|video)\//.test(type);
-    } catch {
-      this.fetched.push({ url, status: 0 });
-      return false;
-    }
+    const { status, type } = await downloadMedia(url);
+    this.fetched.push({ url, status });
+    return status === 200 && /^(image|video)\//.test(type);
   }
 }

@@ -2,7 +2,7 @@ import { Injectable, Optional } from '@nestjs/common';
 import type { AppConfig } from '../../../infrastructure/config/config';
 import { InjectConfig } from '../../../infrastructure/config/config.module';
 import { Metrics } from '../../../infrastructure/metrics/metrics.service';
-import { FacebookGraph } from '../meta/facebook-graph';
+import { FacebookGraph } from './facebook-graph';
 
 /** The Graph API as Facebook pages use it, its calls counted under `facebook`. */
 @Injectable()

@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { AppConfig } from '../../../infrastructure/config/config';
 import { InjectConfig } from '../../../infrastructure/config/config.module';
-import { sealableFacebookSecret } from '../meta/facebook-credentials';
-import type { FacebookPage } from '../meta/facebook-graph';
-import type { LoginChannel } from '../meta/facebook-login';
-import { FacebookLoginConnector } from '../meta/facebook-login-connector';
+import { sealableFacebookSecret } from './facebook-credentials';
+import type { FacebookPage } from './facebook-graph';
+import type { LoginChannel } from './facebook-login';
+import { FacebookLoginConnector } from './facebook-login-connector';
 import { MediaReach } from '../meta/media-reach';
 import type { DemoAccount } from '../platform';
 import { FacebookApi } from './facebook-api';
@@ -28,7 +28,7 @@ export class FacebookConnector extends FacebookLoginConnector {
       {
         platform: { name: 'facebook', displayName: 'Facebook' },
         scopes: FACEBOOK_SCOPES,
-        withInstagram: false,
+        pageFields: '',
         limits: FACEBOOK_LIMITS,
         channelsOf: pageChannels,
         noChannels:

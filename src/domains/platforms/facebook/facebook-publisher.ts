@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AppConfig } from '../../../infrastructure/config/config';
 import { InjectConfig } from '../../../infrastructure/config/config.module';
-import { channelToken } from '../meta/facebook-credentials';
+import { channelToken } from './facebook-credentials';
 import { graphDeliveryError, graphSend } from '../meta/graph-failures';
 import { MediaReach } from '../meta/media-reach';
 import {

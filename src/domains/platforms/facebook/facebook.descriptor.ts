@@ -1,4 +1,4 @@
-import { FacebookAppVariables, readFacebookApp } from '../meta/facebook-app';
+import { FacebookAppVariables, readFacebookApp } from './facebook-app';
 import { GRAPH_LOG_MASKS } from '../meta/graph-log-masks';
 import { definePlatform } from '../platform-descriptor';
 
@@ -6,7 +6,7 @@ export const FACEBOOK = definePlatform({
   name: 'facebook',
   displayName: 'Facebook',
   errors: { facebook_rejected: 400, facebook_unavailable: 502 },
-  // The operator's Facebook app; Instagram connects with the same one.
+  // The operator's Facebook app; the products built on Facebook Login connect with it too.
   settings: { schema: FacebookAppVariables, read: readFacebookApp },
   connect: null,
   oauth: { fields: [], example: {} },

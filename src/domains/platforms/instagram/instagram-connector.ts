@@ -2,14 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { AppConfig } from '../../../infrastructure/config/config';
 import { InjectConfig } from '../../../infrastructure/config/config.module';
-import { sealableFacebookSecret } from '../meta/facebook-credentials';
-import type { FacebookPage } from '../meta/facebook-graph';
-import type { LoginChannel } from '../meta/facebook-login';
-import { FacebookLoginConnector } from '../meta/facebook-login-connector';
+import { sealableFacebookSecret } from '../facebook/facebook-credentials';
+import type { LoginChannel } from '../facebook/facebook-login';
+import { FacebookLoginConnector } from '../facebook/facebook-login-connector';
 import { MediaReach } from '../meta/media-reach';
 import type { DemoAccount } from '../platform';
 import { FACEBOOK_SCOPES } from '../facebook/facebook-connector';
-import { InstagramApi } from './instagram-api';
+import { InstagramApi, LINKED_ACCOUNT_FIELDS, type LinkedPage } from './instagram-api';
 import { INSTAGRAM_LIMITS, instagramProfileUrl } from './instagram-limits';
 
 export const INSTAGRAM_SCOPES = [
@@ -21,13 +20,13 @@ export const INSTAGRAM_SCOPES = [
 
 /** Through Facebook Login: each professional account linked to one of the user's pages. */
 @Injectable()
-export class InstagramConnector extends FacebookLoginConnector {
+export class InstagramConnector extends FacebookLoginConnector<LinkedPage> {
   constructor(api: InstagramApi, reach: MediaReach, @InjectConfig() config: AppConfig) {
     super(
       {
         platform: { name: 'instagram', displayName: 'Instagram' },
         scopes: INSTAGRAM_SCOPES,
-        withInstagram: true,
+        pageFields: LINKED_ACCOUNT_FIELDS,
         limits: INSTAGRAM_LIMITS,
         channelsOf: linkedAccounts,
         noChannels:
@@ -67,7 +66,7 @@ export class InstagramConnector extends FacebookLoginConnector {
   }
 }
 
-function linkedAccounts(pages: FacebookPage[]): LoginChannel[] {
+function linkedAccounts(pages: LinkedPage[]): LoginChannel[] {
   return pages.flatMap((page) => {
     const account = page.instagram_business_account;
     if (typeof account?.id !== 'string' || typeof page.id !== 'string') return [];

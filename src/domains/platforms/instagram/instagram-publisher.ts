@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { AppConfig } from '../../../infrastructure/config/config';
 import { InjectConfig } from '../../../infrastructure/config/config.module';
 import { ContainerFlow, refuseSpentQuota, type ContainerNetwork } from '../meta/container-flow';
-import { channelToken } from '../meta/facebook-credentials';
+import { channelToken } from '../facebook/facebook-credentials';
 import { graphSend } from '../meta/graph-failures';
 import { MediaReach } from '../meta/media-reach';
 import {
@@ -32,8 +32,7 @@ export class InstagramPublisher implements PlatformPublisher {
   }
 
   plan(text: string, media: OutgoingMedia[]): DeliveryStep[] {
-    const kind = media.length === 0 ? 'text' : media.length === 1 ? 'single' : 'album';
-    return [{ kind, text, media, cost: 1 }];
+    return this.flow.plan(text, media);
   }
 
   async send(secret: string, target: SendTarget, step: DeliveryStep): Promise<PlatformMessage[]> {

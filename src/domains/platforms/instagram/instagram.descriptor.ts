@@ -5,7 +5,7 @@ export const INSTAGRAM = definePlatform({
   name: 'instagram',
   displayName: 'Instagram',
   errors: { instagram_rejected: 400, instagram_unavailable: 502 },
-  // Connected with the operator's Facebook app (FACEBOOK_APP_ID, FACEBOOK_APP_SECRET), read there.
+  // Connected through Facebook Login, with that platform's app and settings.
   connect: null,
   oauth: { fields: [], example: {} },
   channels: null,

@@ -5,11 +5,29 @@ import {
   type PlatformMessage,
   type SendTarget,
 } from '../platform';
-import { containerStatusOf, type ContainerState } from './containers';
 import { graphRejected, type GraphPlatform } from './graph-failures';
 import type { MediaReach } from './media-reach';
 
 export type ContainerParams = Record<string, string | undefined>;
+
+type ContainerStatus = 'IN_PROGRESS' | 'FINISHED' | 'PUBLISHED' | 'ERROR' | 'EXPIRED';
+
+interface ContainerState {
+  status: ContainerStatus;
+  errorMessage: string | null;
+}
+
+const KNOWN: readonly ContainerStatus[] = [
+  'IN_PROGRESS',
+  'FINISHED',
+  'PUBLISHED',
+  'ERROR',
+  'EXPIRED',
+];
+
+function containerStatusOf(value: unknown): ContainerStatus {
+  return KNOWN.includes(value as ContainerStatus) ? (value as ContainerStatus) : 'IN_PROGRESS';
+}
 
 /** What a send made before publishing, kept so a later try finishes it rather than redo it. */
 export interface ContainerProgress {
@@ -46,7 +64,7 @@ export interface ContainerNetwork {
   ): ContainerParams;
 }
 
-/** An account's own publishing quota, as Meta answers it for Instagram and Threads. */
+/** An account's own publishing quota, as Meta answers it for the container networks. */
 export interface PublishingLimit {
   data?: { quota_usage?: number; config?: { quota_total?: number; quota_duration?: number } }[];
 }
@@ -93,6 +111,12 @@ export function readContainerProgress(kept: string | null): ContainerProgress | 
 /** Publishing through containers exactly once (docs/architecture.md, the meta folder). */
 export class ContainerFlow {
   constructor(private readonly reach: MediaReach) {}
+
+  /** A post is one container: the text alone, one medium, or a carousel of them. */
+  plan(text: string, media: OutgoingMedia[]): DeliveryStep[] {
+    const kind = media.length === 0 ? 'text' : media.length === 1 ? 'single' : 'album';
+    return [{ kind, text, media, cost: 1 }];
+  }
 
   async deliver(
     network: ContainerNetwork,

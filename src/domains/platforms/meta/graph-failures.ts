@@ -5,7 +5,7 @@ import { GraphApiError, GraphTransportError } from './graph-errors';
 
 /** The Meta network a Graph call went to: its name makes `<name>_rejected`, its title the words. */
 export interface GraphPlatform {
-  name: 'facebook' | 'instagram' | 'threads';
+  name: string;
   displayName: string;
 }
 
@@ -80,17 +80,10 @@ export async function graphCheck<T>(
   timeoutMs: number,
   call: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
-  const abort = new AbortController();
-  const timer = setTimeout(
-    () => abort.abort(new DOMException('The call timed out', 'TimeoutError')),
-    timeoutMs,
-  );
   try {
-    return await call(abort.signal);
+    return await call(AbortSignal.timeout(timeoutMs));
   } catch (error) {
     throw graphAppError(platform, error);
-  } finally {
-    clearTimeout(timer);
   }
 }
 
@@ -100,16 +93,10 @@ export async function graphSend<T>(
   timeoutMs: number,
   send: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
-  const abort = new AbortController();
-  const timer = setTimeout(
-    () => abort.abort(new DOMException('The send timed out', 'TimeoutError')),
-    timeoutMs,
-  );
+  const signal = AbortSignal.timeout(timeoutMs);
   try {
-    return await send(abort.signal);
+    return await send(signal);
   } catch (error) {
-    throw graphDeliveryError(platform, error, abort.signal);
-  } finally {
-    clearTimeout(timer);
+    throw graphDeliveryError(platform, error, signal);
   }
 }

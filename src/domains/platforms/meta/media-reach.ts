@@ -7,10 +7,13 @@ import { STORAGE_DRIVER, type StorageDriver } from '../../../infrastructure/stor
 
 export type MediaReachability = { reachable: true } | { reachable: false; reason: string };
 
+const RECHECK_MS = 60_000;
+
 /** Meta fetches media from their public URL: it must pass the outbound address rules. */
 @Injectable()
 export class MediaReach {
   private readonly logger = new Logger(MediaReach.name);
+  private checked?: { reach: MediaReachability; until: number };
 
   constructor(
     @InjectConfig() private readonly config: AppConfig,
@@ -24,7 +27,15 @@ export class MediaReach {
       : `${this.config.publicBaseUrl}/media/${storagePath}`;
   }
 
+  /** Read again at most once a minute: a send with media asks it, and DNS answers it. */
   async check(): Promise<MediaReachability> {
+    if (this.checked && Date.now() < this.checked.until) return this.checked.reach;
+    const reach = await this.freshCheck();
+    this.checked = { reach, until: Date.now() + RECHECK_MS };
+    return reach;
+  }
+
+  private async freshCheck(): Promise<MediaReachability> {
     const base = this.config.publicBaseUrl;
     let url: URL;
     try {

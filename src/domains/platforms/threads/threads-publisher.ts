@@ -29,8 +29,7 @@ export class ThreadsPublisher implements PlatformPublisher {
   }
 
   plan(text: string, media: OutgoingMedia[]): DeliveryStep[] {
-    const kind = media.length === 0 ? 'text' : media.length === 1 ? 'single' : 'album';
-    return [{ kind, text, media, cost: 1 }];
+    return this.flow.plan(text, media);
   }
 
   async send(secret: string, target: SendTarget, step: DeliveryStep): Promise<PlatformMessage[]> {

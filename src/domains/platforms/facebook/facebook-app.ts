@@ -3,7 +3,7 @@ import type { AppConfig } from '../../../infrastructure/config/config';
 import { Omittable } from '../../../http/input/omittable';
 import { SetTogetherWith, UrlOf } from '../../../infrastructure/config/variable-rules';
 
-/** The operator's Facebook app (Facebook Login): it connects both Facebook and Instagram. */
+/** The operator's Facebook app (Facebook Login), for pages and the products built on it. */
 export class FacebookAppVariables {
   @Omittable()
   @IsString()
@@ -41,7 +41,7 @@ export function readFacebookApp(v: FacebookAppVariables): FacebookAppSettings {
   };
 }
 
-/** Read under the facebook platform's settings; Instagram connects with the same app. */
+/** Read under this platform's settings; the products built on its login read them too. */
 export function facebookApp(config: AppConfig): FacebookAppSettings {
   return config.platforms.facebook as FacebookAppSettings;
 }

@@ -3,18 +3,20 @@ import { AppError } from '../../../http/errors/error-codes';
 import type { AppConfig } from '../../../infrastructure/config/config';
 import type { DemoAccount, PlatformConnector, PlatformIdentity } from '../platform';
 import { facebookApp } from './facebook-app';
-import type { FacebookGraph } from './facebook-graph';
+import type { FacebookGraph, FacebookPage } from './facebook-graph';
 import { FacebookLogin, type LoginProduct } from './facebook-login';
-import type { MediaReach } from './media-reach';
+import type { MediaReach } from '../meta/media-reach';
 
 /** A network connected through Facebook Login only, its channels coming with the connection. */
-export abstract class FacebookLoginConnector implements PlatformConnector, OnApplicationBootstrap {
+export abstract class FacebookLoginConnector<P extends FacebookPage = FacebookPage>
+  implements PlatformConnector, OnApplicationBootstrap
+{
   readonly platform: string;
   readonly displayName: string;
-  readonly oauth: FacebookLogin;
+  readonly oauth: FacebookLogin<P>;
 
   protected constructor(
-    product: LoginProduct,
+    product: LoginProduct<P>,
     private readonly addingChannels: string,
     api: FacebookGraph,
     private readonly reach: MediaReach,

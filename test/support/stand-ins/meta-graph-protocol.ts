@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { randomBytes } from 'node:crypto';
+import { request } from 'undici';
 
 /** The calls the stand-in answers, by the name a script or a recorded call uses. */
 export type ThreadsRoute =
@@ -105,4 +106,27 @@ export async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** As Meta's fetcher does: GET the URL; its status (0 when it could not be reached) and media type. */
+export async function downloadMedia(url: string): Promise<{ status: number; type: string }> {
+  try {
+    const res = await request(url, { method: 'GET', headersTimeout: 5_000, bodyTimeout: 5_000 });
+    await res.body.arrayBuffer();
+    const type = String(res.headers['content-type'] ?? '')
+      .split(';')[0]
+      .trim();
+    return { status: res.statusCode, type };
+  } catch {
+    return { status: 0, type: '' };
+  }
+}
+
+/** A container made processing for a random time in `range` (the benchmark's 1 to 5 s). */
+export function processingFor(range: { minMs: number; maxMs: number }) {
+  return {
+    status: 'IN_PROGRESS' as const,
+    readsLeft: 0,
+    readyAt: Date.now() + range.minMs + Math.random() * (range.maxMs - range.minMs),
+  };
 }

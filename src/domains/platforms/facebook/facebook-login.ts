@@ -6,8 +6,8 @@ import type { PlatformLimits } from '../platform-answers';
 import { facebookApp } from './facebook-app';
 import { sealableFacebookSecret, type FacebookCredentials } from './facebook-credentials';
 import type { FacebookGraph, FacebookPage } from './facebook-graph';
-import { graphCheck, type GraphPlatform } from './graph-failures';
-import type { MediaReach } from './media-reach';
+import { graphCheck, type GraphPlatform } from '../meta/graph-failures';
+import type { MediaReach } from '../meta/media-reach';
 
 const CALL_TIMEOUT_MS = 15_000;
 
@@ -21,19 +21,20 @@ export interface LoginChannel extends PlatformIdentity {
 }
 
 /** What differs between the products Facebook Login connects: scopes, and channels of pages. */
-export interface LoginProduct {
+export interface LoginProduct<P extends FacebookPage = FacebookPage> {
   readonly platform: GraphPlatform;
   readonly scopes: readonly string[];
-  readonly withInstagram: boolean;
+  /** Read with each page beyond its id, name, token and link. */
+  readonly pageFields: string;
   readonly limits: PlatformLimits;
-  channelsOf(pages: FacebookPage[]): LoginChannel[];
+  channelsOf(pages: P[]): LoginChannel[];
   readonly noChannels: string;
 }
 
 /** Facebook Login (no PKCE): code, short-lived then long-lived user token, the pages' tokens. */
-export class FacebookLogin implements OAuthFlow {
+export class FacebookLogin<P extends FacebookPage = FacebookPage> implements OAuthFlow {
   constructor(
-    private readonly product: LoginProduct,
+    private readonly product: LoginProduct<P>,
     private readonly graph: FacebookGraph,
     private readonly config: AppConfig,
     private readonly reach: MediaReach,
@@ -90,7 +91,7 @@ export class FacebookLogin implements OAuthFlow {
     if (typeof user?.id !== 'string' || user.id === '')
       throw this.rejected('Facebook did not say whose account the token is for');
     const pages = await call((signal) =>
-      this.graph.pages(userToken, this.product.withInstagram, signal),
+      this.graph.pages<P>(userToken, this.product.pageFields, signal),
     );
     const channels = this.product.channelsOf(pages);
     if (channels.length === 0) throw this.rejected(this.product.noChannels);

@@ -1,9 +1,8 @@
 import type { AppConfig } from '../../../infrastructure/config/config';
 import type { Metrics } from '../../../infrastructure/metrics/metrics.service';
-import type { ContainerParams, ListedPost, PublishingLimit } from './container-flow';
 import { facebookApp } from './facebook-app';
 import type { RateLimitObserver } from '../rate-limit-report';
-import { GraphClient } from './graph-client';
+import { GraphClient } from '../meta/graph-client';
 
 export interface FacebookToken {
   access_token?: string;
@@ -16,7 +15,6 @@ export interface FacebookPage {
   name?: string;
   access_token?: string;
   link?: string;
-  instagram_business_account?: { id?: string; username?: string };
 }
 
 export interface MadeObject {
@@ -26,7 +24,7 @@ export interface MadeObject {
 
 const PAGE_FIELDS = 'id,name,access_token,link';
 
-/** graph.facebook.com for Facebook Login, Pages and Instagram; tokens never in an error. */
+/** graph.facebook.com for Facebook Login and pages; tokens never in an error. */
 export class FacebookGraph {
   private readonly graph: GraphClient;
   private observe?: RateLimitObserver;
@@ -71,15 +69,17 @@ export class FacebookGraph {
   }
 
   /** Every page the user manages, with its token (long-lived from a long-lived user token). */
-  async pages(token: string, withInstagram: boolean, signal: AbortSignal): Promise<FacebookPage[]> {
-    const fields = withInstagram
-      ? `${PAGE_FIELDS},instagram_business_account{id,username}`
-      : PAGE_FIELDS;
-    const pages: FacebookPage[] = [];
+  async pages<P extends FacebookPage>(
+    token: string,
+    extraFields: string,
+    signal: AbortSignal,
+  ): Promise<P[]> {
+    const fields = extraFields ? `${PAGE_FIELDS},${extraFields}` : PAGE_FIELDS;
+    const pages: P[] = [];
     let after: string | undefined;
     for (let page = 0; page < 20; page++) {
       const answer = await this.get<{
-        data?: FacebookPage[];
+        data?: P[];
         paging?: { cursors?: { after?: string }; next?: string };
       }>('pages', '/me/accounts', signal, { fields, limit: '100', after, access_token: token });
       pages.push(...(answer?.data ?? []));
@@ -117,65 +117,7 @@ export class FacebookGraph {
     );
   }
 
-  createContainer(igUserId: string, params: ContainerParams, token: string, signal: AbortSignal) {
-    return this.post(
-      'create_container',
-      `/${encodeURIComponent(igUserId)}/media`,
-      params,
-      token,
-      signal,
-    );
-  }
-
-  containerStatus(containerId: string, token: string, signal: AbortSignal) {
-    return this.get<{ id?: string; status_code?: string; status?: string }>(
-      'container_status',
-      `/${encodeURIComponent(containerId)}`,
-      signal,
-      { fields: 'id,status_code,status', access_token: token },
-    );
-  }
-
-  publishContainer(igUserId: string, creationId: string, token: string, signal: AbortSignal) {
-    return this.post(
-      'publish',
-      `/${encodeURIComponent(igUserId)}/media_publish`,
-      { creation_id: creationId },
-      token,
-      signal,
-    );
-  }
-
-  permalink(mediaId: string, token: string, signal: AbortSignal) {
-    return this.get<{ id?: string; permalink?: string }>(
-      'permalink',
-      `/${encodeURIComponent(mediaId)}`,
-      signal,
-      { fields: 'id,permalink', access_token: token },
-    );
-  }
-
-  publishingLimit(igUserId: string, token: string, signal: AbortSignal) {
-    return this.get<PublishingLimit>(
-      'publishing_limit',
-      `/${encodeURIComponent(igUserId)}/content_publishing_limit`,
-      signal,
-      { fields: 'quota_usage,config', access_token: token },
-    );
-  }
-
-  async recentMedia(igUserId: string, token: string, signal: AbortSignal): Promise<ListedPost[]> {
-    const answer = await this.get<{
-      data?: { id?: string; permalink?: string; caption?: string; timestamp?: string }[];
-    }>('recent_media', `/${encodeURIComponent(igUserId)}/media`, signal, {
-      fields: 'id,permalink,caption,timestamp',
-      limit: '10',
-      access_token: token,
-    });
-    return (answer?.data ?? []).map((media) => ({ ...media, text: media.caption }));
-  }
-
-  private get<T>(
+  protected get<T>(
     name: string,
     path: string,
     signal: AbortSignal,
