@@ -740,6 +740,53 @@ function count(state: Map<number, State>, posts: Offered[]): Record<State, numbe
   return out;
 }
 
+/**
+ * Where webhook events wait, read from the database every half second: events whose post object
+ * is not yet written, sends not yet handed to a lane or the queue, handed but not yet claimed, and
+ * claimed (their request under way).
+ */
+class WebhookStages {
+  readonly samples: { at: number; fill: number; hand: number; claim: number; send: number }[] = [];
+  private timer?: NodeJS.Timeout;
+  private reading = false;
+
+  constructor(private readonly db: Client) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.read(), 500);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  private async read(): Promise<void> {
+    if (this.reading) return;
+    this.reading = true;
+    try {
+      const at = Date.now();
+      const { rows } = await this.db.query<Record<'fill' | 'hand' | 'claim' | 'send', string>>(
+        `SELECT (SELECT count(*) FROM webhook_events WHERE data IS NULL) AS fill,
+                count(*) FILTER (WHERE queued_attempt IS DISTINCT FROM attempts) AS hand,
+                count(*) FILTER (WHERE queued_attempt = attempts
+                                   AND (locked_until IS NULL OR locked_until < now())) AS claim,
+                count(*) FILTER (WHERE locked_until >= now()) AS send
+           FROM webhook_sends WHERE status = 'pending'`,
+      );
+      const row = rows[0];
+      this.samples.push({
+        at,
+        fill: Number(row.fill),
+        hand: Number(row.hand),
+        claim: Number(row.claim),
+        send: Number(row.send),
+      });
+    } finally {
+      this.reading = false;
+    }
+  }
+}
+
 /** A webhook receiver that answers 204 at once and keeps when each post's event first arrived. */
 class WebhookReceiver {
   /** Post id → the first arrival of its event, ms. */
@@ -891,6 +938,8 @@ async function mixed(herald: Herald): Promise<void> {
     t0,
   );
   const cpu0 = { worker: cpuSeconds(herald.worker.pid), api: cpuSeconds(herald.api.pid) };
+  const stages = herald.receiver ? new WebhookStages(db) : null;
+  stages?.start();
   const progress = setInterval(() => {
     const { steady, fill } = offer.backlog();
     console.log(
@@ -1009,8 +1058,15 @@ async function mixed(herald: Herald): Promise<void> {
         `${accounts[platform].some((a) => a.plan.role === 'fill') ? ', 1 fill' : ''}; ` +
         `ceiling ${ceilingPerS.toFixed(2)} msg/s = ${ceiling.toFixed(0)} messages in ${SECONDS} s`,
     );
+    // Where the ceiling over the window is a handful of posts (a day's window), the share of it
+    // says more about when the offer fell than about delivery: what was offered, and delivered.
+    const offeredBusy = posts.filter(
+      (p) => busySeqs.has(p.seq) && p.at >= windowStart && p.at < windowEnd,
+    );
+    const offeredDelivered = offeredBusy.filter((p) => first.has(p.seq)).length;
     console.log(
-      `  delivered in the window: ${delivered} = ${(delivered / SECONDS).toFixed(2)} msg/s = ${pct(delivered, ceiling)} of the ceiling (target ≥ 90%); quiet account ${quietDelivered}`,
+      `  delivered in the window: ${delivered} = ${(delivered / SECONDS).toFixed(2)} msg/s = ${pct(delivered, ceiling)} of the ceiling (target ≥ 90%); quiet account ${quietDelivered}; ` +
+        `busy accounts' posts created in the window: ${offeredBusy.length}, delivered by the end ${offeredDelivered} = ${pct(offeredDelivered, offeredBusy.length)}`,
     );
     console.log(
       `  rate-limit answers: ${limited} of ${sends} sends = ${pct(limited, sends)} (target < 1%); ${threads} threads of ${1 + THREAD_ITEMS} messages; ` +
@@ -1071,7 +1127,7 @@ async function mixed(herald: Herald): Promise<void> {
     }
   }
   if (herald.receiver)
-    await webhookReport(herald.receiver, db, offer.posts, windowStart, windowEnd);
+    await webhookReport(herald.receiver, stages!, db, offer.posts, windowStart, windowEnd);
   console.log(
     `\nworker CPU over the window and warm-up: ${workerCpu.toFixed(1)} s (${((1000 * workerCpu) / totalDelivered).toFixed(2)} ms per message delivered in the window), ` +
       `api ${apiCpu.toFixed(1)} s for ${offer.posts.length} creates; create errors ${offer.createErrors}; load at the end of the window ${endLoad}`,
@@ -1084,6 +1140,7 @@ async function mixed(herald: Herald): Promise<void> {
  */
 async function webhookReport(
   receiver: WebhookReceiver,
+  stages: WebhookStages,
   db: Client,
   posts: Offered[],
   windowStart: number,
@@ -1100,6 +1157,7 @@ async function webhookReport(
     await sleep(1_000);
     if (receiver.events !== seen) [quiet, seen] = [-1, receiver.events];
   }
+  stages.stop();
   const published = rows.map((row) => ({ id: row.id, at: Number(row.at) }));
   const inWindow = published.filter((p) => p.at >= windowStart && p.at < windowEnd);
   const delays = inWindow
@@ -1124,6 +1182,22 @@ async function webhookReport(
       `p99 ${ms(percentile(delays, 99))} max ${ms(Math.max(...delays))} (target p99 ≤ 2 s, ${delays.length} events); ` +
       `busiest second: ${Math.max(...perSecond.values())} events received, ${Math.max(...publishedPerSecond.values())} posts published; ` +
       `last event ${((lastEvent - lastPublished) / 1000).toFixed(1)} s after the last publication`,
+  );
+  const waiting = (s: WebhookStages['samples'][number]) => s.fill + s.hand + s.claim + s.send;
+  const worst = [...stages.samples].sort((a, b) => waiting(b) - waiting(a)).slice(0, 8);
+  const max = (key: 'fill' | 'hand' | 'claim' | 'send') =>
+    Math.max(0, ...stages.samples.map((s) => s[key]));
+  console.log(
+    `  where events waited (read every 0.5 s; most at once): post object to write ${max('fill')}, ` +
+      `send to hand over ${max('hand')}, handed, to claim ${max('claim')}, claimed, answer awaited ${max('send')}; ` +
+      `the ${worst.length} fullest readings (s after the window's start: write/hand/claim/answer): ` +
+      worst
+        .sort((a, b) => a.at - b.at)
+        .map(
+          (s) =>
+            `${((s.at - windowStart) / 1000).toFixed(1)} s ${s.fill}/${s.hand}/${s.claim}/${s.send}`,
+        )
+        .join(', '),
   );
 }
 

@@ -6,6 +6,7 @@ import type {
 import { planThread } from '../../src/domains/platforms/thread-items';
 import { CLOCK, type Clock } from '../../src/domains/publication/clock';
 import { PublicationRepository } from '../../src/domains/publication/publication.repository';
+import { SendGate } from '../../src/domains/publication/send-gate';
 import {
   TargetDelivery,
   type DeliveryRun,
@@ -65,9 +66,18 @@ class ScriptedPacing implements PlatformPacing {
     return Promise.resolve();
   }
 
+  /** The holders whose sends were answered, in order. */
+  readonly settles: string[] = [];
+
+  settle(_accountId: number, _channelId: string, holder: string): Promise<void> {
+    this.settles.push(holder);
+    return Promise.resolve();
+  }
+
   reset(): void {
     this.holds.length = 0;
     this.reserves.length = 0;
+    this.settles.length = 0;
     this.admits = 0;
     this.roomFor = [];
     this.script([]);
@@ -210,6 +220,8 @@ describe('Delivering one target', () => {
       expect(sends.map((s) => s.text)).toEqual(['first', 'second']);
       expect(sends[0].target.key).not.toBe(sends[1].target.key);
       expect(pacing.reserves.map((r) => r.holder)).toHaveLength(2);
+      // Each answered send is handed back to its pacing, which counts long windows from then.
+      expect(pacing.settles).toEqual(pacing.reserves.map((r) => r.holder));
     });
   });
 
@@ -330,6 +342,44 @@ describe('Delivering one target', () => {
       expect(await sendingSince(long)).toBeNull();
     });
 
+    it('with no place in the wait room, nothing is waited for in the job: it comes back for its turn', async () => {
+      const gate = t.app.get(SendGate);
+      let taken = 0;
+      while (gate.room.take()) taken++;
+      try {
+        expect(taken).toBe(gate.room.places);
+        // A busy channel soon free: its slot is held on the target, as for a long wait.
+        pacing.script([{ kind: 'channel_busy', waitMs: 400 }]);
+        const busy = await newPost('No place, busy channel');
+        expect((await drive(await claimed(busy))).at(-1)).toEqual({ at: 'later', inMs: 400 });
+        // A slot a moment ahead is saved for it, and it comes back at the slot itself.
+        pacing.script([{ kind: 'saved', waitMs: 600 }]);
+        const ahead = await newPost('No place, slot ahead');
+        expect((await drive(await claimed(ahead))).at(-1)).toEqual({ at: 'later', inMs: 600 });
+        expect(pacing.reserves.at(-1)).toEqual(expect.objectContaining({ saveAfterMs: 0 }));
+        // A full window at admission: the claim's mark is given back.
+        pacing.roomFor = [accountId];
+        pacing.script([{ kind: 'booked', waitMs: 0 }], [300]);
+        const full = await newPost('No place, full window');
+        expect((await drive(await claimed(full))).at(-1)).toEqual({ at: 'later', inMs: 300 });
+        expect(await sendingSince(full)).toBeNull();
+        expect(clock.waits).toEqual([]);
+        expect(sends).toHaveLength(0);
+      } finally {
+        for (; taken > 0; taken--) gate.room.leave();
+      }
+      // With a place again, the same short wait is waited for in the job.
+      pacing.roomFor = [];
+      pacing.script([{ kind: 'channel_busy', waitMs: 400 }]);
+      expect(at(await drive(await claimed(await newPost('A place again'))))).toEqual([
+        'gate',
+        'send',
+        'record',
+        'done',
+      ]);
+      expect(clock.waits[0]).toBe(400);
+    });
+
     it('a simulated send is marked in flight and never paced', async () => {
       pacing.roomFor = [accountId];
       const postId = await newPost('Simulated');
@@ -337,6 +387,7 @@ describe('Delivering one target', () => {
       expect(at(await drive(run))).toEqual(['gate', 'send', 'record', 'done']);
       expect(pacing.reserves).toHaveLength(0);
       expect(pacing.admits).toBe(0);
+      expect(pacing.settles).toHaveLength(0);
     });
 
     it('another run holding the target: this one stops, sending nothing', async () => {
@@ -360,6 +411,8 @@ describe('Delivering one target', () => {
       expect(pacing.holds[0][1]).toBeGreaterThanOrEqual(before + 7_000);
       expect(at(await drive(await claimed(postId)))).toEqual(['gate', 'send', 'record', 'done']);
       expect(sends.map((s) => s.target.retry)).toEqual([false, false]);
+      // The refused send too: whether the platform counted it is not for Herald to guess.
+      expect(pacing.settles).toEqual([`${run.target.id}:0`, `${run.target.id}:0`]);
     });
 
     it('a transient failure: later with backoff, then failed delivery_failed once the tries are spent', async () => {

@@ -89,6 +89,7 @@ export const ALWAYS_NOW: PlatformPacing = {
   admit: async () => 0,
   holdAccount: async () => undefined,
   observe: async () => undefined,
+  settle: async () => undefined,
   hadRoom: () => false,
   accountsWithRoom: () => [],
 };

@@ -207,6 +207,8 @@ export interface ReserveRequest {
   holder?: string;
   /** The send is marked in flight already: a slot that is now is also admitted. */
   admitIfNow?: boolean;
+  /** A slot further ahead than this is saved for the holder (the pacing's own default if unset). */
+  saveAfterMs?: number;
 }
 
 /** Reserve ahead, admit as the send leaves (docs/performance.md#pacing); no pacing: sends go. */
@@ -216,7 +218,21 @@ export interface PlatformPacing {
   /** The platform answered 429: no worker's send of the account is booked before `untilMs`. */
   holdAccount(accountId: number, untilMs: number): Promise<void>;
   /** 0 when the send is admitted and must go at once; else the ms to wait before asking again. */
-  admit(accountId: number, channelId: string, cost: number, calls?: number): Promise<number>;
+  admit(
+    accountId: number,
+    channelId: string,
+    cost: number,
+    calls?: number,
+    holder?: string,
+  ): Promise<number>;
+  /** The holder's admitted send was answered (or failed): long windows count it from now. */
+  settle(
+    accountId: number,
+    channelId: string,
+    holder: string,
+    cost: number,
+    calls?: number,
+  ): Promise<void>;
   observe(accountId: number, channelId: string, report: RateLimitReport): Promise<void>;
   hadRoom(accountId: number): boolean;
   accountsWithRoom(): number[];

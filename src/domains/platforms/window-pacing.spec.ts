@@ -1,7 +1,7 @@
 import Redis from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../infrastructure/config/config';
-import { PACING_WINDOW_MARGIN_MS, WindowPacing } from './window-pacing';
+import { PACING_WINDOW_MARGIN_MS, SETTLE_WINDOW_MIN_MS, WindowPacing } from './window-pacing';
 
 /** Pacing runs on the real Redis: its Lua scripts are the thing under test. */
 describe('WindowPacing of a window that takes bursts', () => {
@@ -108,5 +108,58 @@ describe('WindowPacing reading back what the platform reports', () => {
     expect(await pacing.admit(7, 'feed', 1, 1)).toBeGreaterThan(0);
     await new Promise((done) => setTimeout(done, 400));
     expect(await pacing.admit(7, 'feed', 1, 1)).toBe(0);
+  });
+});
+
+describe('WindowPacing counting a send of a long window from its answer', () => {
+  const redis = new Redis(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
+  const config = loadConfig({
+    DATABASE_URL: 'postgres://unused@127.0.0.1/unused',
+    APP_SECRET: 'z'.repeat(32),
+    REDIS_KEY_PREFIX: `herald-settle-${randomBytes(4).toString('hex')}`,
+  });
+  const LONG = 20_000;
+  const SHORT = 2_000;
+  const pacing = (windowMs: number) =>
+    new WindowPacing(
+      redis,
+      config,
+      {
+        account: { limit: 1, windowMs, burst: true },
+        channel: { limit: 1, windowMs, burst: true },
+      },
+      'Test',
+    );
+  const answerTakes = () => new Promise((done) => setTimeout(done, 300));
+
+  afterAll(async () => {
+    const keys = await redis.keys(`${config.redisKeyPrefix}:*`);
+    if (keys.length > 0) await redis.del(...keys);
+    await redis.quit();
+  });
+
+  it('holds the next send a whole window after the answer: however late the send arrived, it is counted', async () => {
+    expect(LONG).toBeGreaterThanOrEqual(SETTLE_WINDOW_MIN_MS);
+    const long = pacing(LONG);
+    expect(await long.admit(1, 'feed', 1, 1, '10:0')).toBe(0);
+    await answerTakes();
+    await long.settle(1, 'feed', '10:0', 1, 1);
+    const wait = await long.admit(1, 'feed', 1, 1, '11:0');
+    // Counted from the admission, 300 ms would have come off the window.
+    expect(wait).toBeGreaterThan(LONG + PACING_WINDOW_MARGIN_MS - 100);
+    expect(wait).toBeLessThanOrEqual(LONG + PACING_WINDOW_MARGIN_MS);
+    // The stamp was moved, not added: settling again changes nothing.
+    await long.settle(1, 'feed', '10:0', 1, 1);
+    expect(await redis.llen(`${config.redisKeyPrefix}:pacing:sent:1`)).toBe(1);
+  });
+
+  it('counts a send of a short window from its admission, where the answer’s time would cost a share of it', async () => {
+    const short = pacing(SHORT);
+    expect(await short.admit(2, 'feed', 1, 1, '20:0')).toBe(0);
+    await answerTakes();
+    await short.settle(2, 'feed', '20:0', 1, 1);
+    const wait = await short.admit(2, 'feed', 1, 1, '21:0');
+    expect(wait).toBeLessThanOrEqual(SHORT + PACING_WINDOW_MARGIN_MS - 290);
+    expect(await redis.exists(`${config.redisKeyPrefix}:pacing:admitted:20:0`)).toBe(0);
   });
 });

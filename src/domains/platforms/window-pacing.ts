@@ -9,9 +9,16 @@ import type { RateLimitReport } from './rate-limit-report';
 /** A send arrives after its stamp, so windows are counted longer (docs/performance.md#pacing). */
 export const PACING_WINDOW_MARGIN_MS = 50;
 
-// Admission as the send leaves: per key the stamps of its last `limit` messages on Redis's clock;
-// 0 (stamped) when both windows have room, else the ms to wait; one account's sends `gap` ms apart.
-// Each window counts in its own unit; the budget the platform last reported must have room too.
+/**
+ * A window at least this long counts a send from its answer, not its admission: the platform had
+ * it by then, however late it left, and the time it took is a small share of the window.
+ */
+export const SETTLE_WINDOW_MIN_MS = 10_000;
+
+// Admission as the send leaves: per key the stamps of its last `limit` messages on Redis's clock,
+// newest first; 0 (stamped) when both windows have room, else the ms to wait; one account's sends
+// `gap` ms apart. Each window counts in its own unit; the budget the platform last reported must
+// have room too. With a `settleKey`, the stamp is kept there for SETTLE.
 const ADMIT_LUA = `
 local function reported(key, cost, now)
   local budget = redis.call('HMGET', key, 'remaining', 'reset')
@@ -20,7 +27,7 @@ local function reported(key, cost, now)
   if reset <= now or tonumber(budget[1]) >= cost then return 0 end
   return reset - now
 end
-local function admit(sentBot, sentChat, budgetBot, budgetChat, botCost, chatCost, botLimit, botWindow, chatLimit, chatWindow, gap, margin)
+local function admit(sentBot, sentChat, budgetBot, budgetChat, botCost, chatCost, botLimit, botWindow, chatLimit, chatWindow, gap, margin, settleKey)
   local time = redis.call('TIME')
   local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
   local keys = {sentBot, sentChat}
@@ -47,13 +54,17 @@ local function admit(sentBot, sentChat, budgetBot, budgetChat, botCost, chatCost
       redis.call('HINCRBY', budgets[i], 'remaining', -costs[i])
     end
   end
+  if settleKey ~= '' then
+    redis.call('SET', settleKey, stamp, 'PX', math.ceil(math.max(windows[1], windows[2])))
+  end
   return 0
 end
 `;
 
 // Slots ahead, strict spacing on two keys (account, account in channel; ms since epoch, `%.3f`).
 // A busy channel answers {0, wait} without touching the account; the caller returns with ARGV[5]=1.
-// Else books the account: {1, wait}, or {2, wait} saved under KEYS[3] when beyond ARGV[6] ms.
+// Else books the account: {1, wait}, or {2, wait} saved under KEYS[3] when beyond ARGV[6] ms (a
+// slot saved before stays saved while it is still that far ahead).
 // With ARGV[7]=1 a slot that is now also runs ADMIT: {1, 0, ADMIT's answer}, one round trip.
 const RESERVE = new RedisScript(
   `${ADMIT_LUA}
@@ -64,10 +75,11 @@ local function slot(wait)
   if wait >= 1 then return {1, math.ceil(wait)} end
   if ARGV[7] ~= '1' then return {1, 0} end
   return {1, 0, admit(KEYS[4], KEYS[5], KEYS[6], KEYS[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11],
-    ARGV[12], ARGV[13], ARGV[14], ARGV[15])}
+    ARGV[12], ARGV[13], ARGV[14], ARGV[15], ARGV[16])}
 end
 local saved = redis.call('GET', KEYS[3])
 if saved then
+  if tonumber(saved) - now > tonumber(ARGV[6]) then return {2, math.ceil(tonumber(saved) - now)} end
   redis.call('DEL', KEYS[3])
   return slot(tonumber(saved) - now)
 end
@@ -99,8 +111,27 @@ return slot(at - now)
 const ADMIT = new RedisScript(
   `${ADMIT_LUA}
 return admit(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5],
-  ARGV[6], ARGV[7], ARGV[8])`,
+  ARGV[6], ARGV[7], ARGV[8], ARGV[9])`,
   4,
+);
+
+// The send was answered: its stamps in the windows flagged (ARGV[3], ARGV[4]) move to now, the
+// newest; each list stays newest first, since every stamp it takes is Redis's time as it is taken.
+const SETTLE = new RedisScript(
+  `local stamp = redis.call('GET', KEYS[1])
+if not stamp then return 0 end
+redis.call('DEL', KEYS[1])
+local time = redis.call('TIME')
+local now = string.format('%.3f', tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000)
+for i = 1, 2 do
+  if ARGV[2 + i] == '1' then
+    local moved = redis.call('LREM', KEYS[1 + i], tonumber(ARGV[i]), stamp)
+    for _ = 1, moved do redis.call('LPUSH', KEYS[1 + i], now) end
+    if moved > 0 then redis.call('PEXPIRE', KEYS[1 + i], ARGV[4 + i]) end
+  end
+end
+return 1`,
+  3,
 );
 
 // A report (remaining, ms until reset, tolerance): in the same window the lower count wins (later
@@ -166,6 +197,8 @@ export class WindowPacing implements PlatformPacing {
   private readonly chatIntervalMs: number;
   readonly admitSpacingMs: number;
   private readonly roomy = new Set<number>();
+  /** Whether the account's window, and the channel's, count a send from its answer. */
+  private readonly settles: [boolean, boolean];
 
   constructor(
     private readonly redis: Redis,
@@ -180,10 +213,15 @@ export class WindowPacing implements PlatformPacing {
     this.botIntervalMs = limits.account.burst ? 0 : this.botWindowMs / limits.account.limit;
     this.chatIntervalMs = limits.channel.burst ? 0 : this.chatWindowMs / limits.channel.limit;
     this.admitSpacingMs = this.botIntervalMs / 2;
+    this.settles = [
+      limits.account.windowMs >= SETTLE_WINDOW_MIN_MS,
+      limits.channel.windowMs >= SETTLE_WINDOW_MIN_MS,
+    ];
   }
 
   async reserve(request: ReserveRequest): Promise<PacingSlot> {
     const { accountId, channelId, holdsChannel = false, holder, admitIfNow = false } = request;
+    const saveAfterMs = request.saveAfterMs ?? PACING_SAVE_AFTER_MS;
     const prefix = this.config.redisKeyPrefix;
     const [botCost] = this.costs(request.cost, request.calls);
     try {
@@ -198,9 +236,9 @@ export class WindowPacing implements PlatformPacing {
           this.botIntervalMs,
           this.chatIntervalMs,
           holdsChannel ? 1 : 0,
-          holder === undefined ? Number.MAX_SAFE_INTEGER : PACING_SAVE_AFTER_MS,
+          holder === undefined ? Number.MAX_SAFE_INTEGER : saveAfterMs,
           admitIfNow ? 1 : 0,
-          ...this.admitArgs(request.cost, request.calls),
+          ...this.admitArgs(request.cost, request.calls, holder),
         ]),
       )) as [number, number, number?];
       const waitMs = Math.max(0, Number(wait));
@@ -234,18 +272,50 @@ export class WindowPacing implements PlatformPacing {
     return [...this.roomy];
   }
 
-  async admit(accountId: number, channelId: string, cost: number, calls?: number): Promise<number> {
+  async admit(
+    accountId: number,
+    channelId: string,
+    cost: number,
+    calls?: number,
+    holder?: string,
+  ): Promise<number> {
     try {
       const wait = await this.bounded(
         ADMIT.run(this.redis, [
           ...this.sentKeys(accountId, channelId),
-          ...this.admitArgs(cost, calls),
+          ...this.admitArgs(cost, calls, holder),
         ]),
       );
       return Math.max(0, Number(wait));
     } catch (error) {
       this.logger.warn(`Pacing unavailable: ${(error as Error).message}`);
       return 0;
+    }
+  }
+
+  async settle(
+    accountId: number,
+    channelId: string,
+    holder: string,
+    cost: number,
+    calls?: number,
+  ): Promise<void> {
+    if (!this.settles.some(Boolean)) return;
+    const [sentBot, sentChat] = this.sentKeys(accountId, channelId);
+    try {
+      await this.bounded(
+        SETTLE.run(this.redis, [
+          this.admittedKey(holder),
+          sentBot,
+          sentChat,
+          ...this.costs(cost, calls),
+          ...this.settles.map((settles) => (settles ? 1 : 0)),
+          Math.ceil(this.botWindowMs),
+          Math.ceil(this.chatWindowMs),
+        ]),
+      );
+    } catch (error) {
+      this.logger.warn(`Pacing unavailable: ${(error as Error).message}`);
     }
   }
 
@@ -282,7 +352,11 @@ export class WindowPacing implements PlatformPacing {
     ];
   }
 
-  private admitArgs(cost: number, calls?: number): number[] {
+  private admittedKey(holder: string): string {
+    return `${this.config.redisKeyPrefix}:pacing:admitted:${holder}`;
+  }
+
+  private admitArgs(cost: number, calls?: number, holder?: string): (number | string)[] {
     return [
       ...this.costs(cost, calls),
       this.limits.account.limit,
@@ -291,6 +365,7 @@ export class WindowPacing implements PlatformPacing {
       this.chatWindowMs,
       this.admitSpacingMs,
       PACING_WINDOW_MARGIN_MS,
+      holder !== undefined && this.settles.some(Boolean) ? this.admittedKey(holder) : '',
     ];
   }
 

@@ -6,6 +6,7 @@ import { closeQueue, startWorker } from '../../infrastructure/redis/bull-queue';
 import { InjectConfig } from '../../infrastructure/config/config.module';
 import { PUBLICATION_QUEUE, RetryLater, type PublicationJob } from './publication.queue';
 import { PublicationService } from './publication.service';
+import { waitRoomPlaces } from './send-gate';
 
 /** Only when APP_ROLE is `worker` or `all`; the service does the work. */
 @Injectable()
@@ -24,7 +25,8 @@ export class PublicationProcessor implements OnModuleInit, BeforeApplicationShut
     if (this.config.appRole === 'api') return;
     startWorker(
       this.queue,
-      this.config.publication.concurrency,
+      // Its slots, and as many jobs again waiting for a turn a moment away, never in a slot.
+      this.config.publication.concurrency + waitRoomPlaces(this.config),
       (job) => this.publication.run(job.data.postId, job.data.attempt),
       this.logger,
       'Publication',

@@ -1,4 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { AppConfig } from '../../infrastructure/config/config';
+import { InjectConfig } from '../../infrastructure/config/config.module';
 import type { PacingSlot, PlatformPacing } from '../platforms/platform';
 import { PlatformRegistry } from '../platforms/platform-registry';
 import { CLOCK, type Clock } from './clock';
@@ -13,6 +15,31 @@ const PACING_RETURN_LEAD_MS = 750;
 
 /** Written this long before the slot, so it is done when the slot comes. */
 const MARK_IN_FLIGHT_LEAD_MS = 250;
+
+/**
+ * Where sends wait for a turn a moment away (docs/performance.md#the-wait-room). The worker takes
+ * as many jobs again as it has slots (`waitRoomPlaces`), and only that many may wait at once, so
+ * waiting never takes a slot from a send that can go; a send that finds the room full gives its job
+ * back to the queue instead, its slot saved for it.
+ */
+export class WaitRoom {
+  private waiting = 0;
+
+  constructor(readonly places: number) {}
+
+  take(): boolean {
+    if (this.waiting >= this.places) return false;
+    this.waiting++;
+    return true;
+  }
+
+  leave(): void {
+    this.waiting--;
+  }
+}
+
+/** As many as the worker's slots: jobs in hand are its slots plus these. */
+export const waitRoomPlaces = (config: AppConfig): number => config.publication.concurrency;
 
 export interface GateRequest {
   targetId: number;
@@ -47,11 +74,16 @@ const later = (inMs: number): GateAnswer => ({ pass: 'later', inMs: Math.max(0, 
 /** The one owner of pacing and in-flight marks (docs/architecture.md#delivering-one-target). */
 @Injectable()
 export class SendGate {
+  readonly room: WaitRoom;
+
   constructor(
     private readonly repo: PublicationRepository,
     private readonly platforms: PlatformRegistry,
     @Inject(CLOCK) private readonly clock: Clock,
-  ) {}
+    @InjectConfig() config: AppConfig,
+  ) {
+    this.room = new WaitRoom(waitRoomPlaces(config));
+  }
 
   accountsWithRoom(): number[] {
     return this.platforms.all().flatMap((platform) => platform.pacing.accountsWithRoom());
@@ -63,16 +95,31 @@ export class SendGate {
   }
 
   async pass(request: GateRequest): Promise<GateAnswer> {
-    const { targetId, step } = request;
     if (request.simulated || request.continues)
       return request.markedByClaim || (await this.mark(request)) ? GO : TAKEN;
     const pacing = this.platforms.get(request.platform)?.pacing;
     if (!pacing) throw new Error(`No pacing for ${request.platform}`);
+    // Taken before the pacing is asked, so a slot booked a moment ahead always has a place to wait.
+    const place = this.room.take();
+    try {
+      return await this.paced(request, pacing, place);
+    } finally {
+      if (place) this.room.leave();
+    }
+  }
+
+  /** Without a `place` in the wait room nothing is waited for here: the job comes back for it. */
+  private async paced(
+    request: GateRequest,
+    pacing: PlatformPacing,
+    place: boolean,
+  ): Promise<GateAnswer> {
+    const { targetId } = request;
     let marked = request.markedByClaim;
     let holdsChannel = false;
     if (request.heldChannelSlotAtMs !== null) {
       const early = request.heldChannelSlotAtMs - this.clock.now();
-      if (early > PACING_INLINE_MAX_MS) {
+      if (early > PACING_INLINE_MAX_MS || (early > 0 && !place)) {
         if (marked) await this.release(targetId);
         return later(early);
       }
@@ -90,8 +137,10 @@ export class SendGate {
         cost: request.cost,
         calls: request.calls,
         holdsChannel,
-        holder: `${targetId}:${step}`,
+        holder: holderOf(request),
         admitIfNow: marked,
+        // No place to wait: any slot ahead is saved for the job's return.
+        ...(place ? {} : { saveAfterMs: 0 }),
       });
       if (marked && !(slot.kind === 'booked' && slot.admitWaitMs !== undefined)) {
         await this.release(targetId);
@@ -99,10 +148,11 @@ export class SendGate {
       }
       switch (slot.kind) {
         case 'saved':
-          // Booked too far ahead to hold a worker slot: the jobs behind must not wait for it.
-          return later(slot.waitMs - PACING_RETURN_LEAD_MS);
+          // Booked too far ahead to hold a worker slot: the jobs behind must not wait for it. It
+          // comes back a little early to wait the rest in the room, or, with no place, at the slot.
+          return later(place ? slot.waitMs - PACING_RETURN_LEAD_MS : slot.waitMs);
         case 'channel_busy':
-          if (slot.waitMs > PACING_INLINE_MAX_MS) {
+          if (slot.waitMs > PACING_INLINE_MAX_MS || !place) {
             await this.repo.holdChatSlot(targetId, this.clock.now() + slot.waitMs);
             return later(slot.waitMs);
           }
@@ -110,7 +160,7 @@ export class SendGate {
           holdsChannel = true;
           continue;
         case 'booked':
-          return this.admitAtSlot(request, pacing, slot);
+          return this.admitAtSlot(request, pacing, slot, place);
       }
     }
   }
@@ -120,28 +170,55 @@ export class SendGate {
     request: GateRequest,
     pacing: PlatformPacing,
     slot: Extract<PacingSlot, { kind: 'booked' }>,
+    place: boolean,
   ): Promise<GateAnswer> {
     const { accountId, channelId, cost, calls } = request;
+    const holder = holderOf(request);
     let wait = slot.admitWaitMs;
     if (wait === undefined) {
       const due = this.clock.sleep(slot.waitMs);
       await this.clock.sleep(slot.waitMs - MARK_IN_FLIGHT_LEAD_MS);
       if (!(await this.mark(request))) return TAKEN;
       await due;
-      wait = await pacing.admit(accountId, channelId, cost, calls);
+      wait = await pacing.admit(accountId, channelId, cost, calls, holder);
     }
     while (wait > 0) {
-      if (wait > ADMIT_INLINE_MAX_MS) {
+      if (wait > ADMIT_INLINE_MAX_MS || !place) {
         await this.release(request.targetId);
         return later(wait);
       }
       await this.clock.sleep(wait + Math.random() * pacing.admitSpacingMs);
-      wait = await pacing.admit(accountId, channelId, cost, calls);
+      wait = await pacing.admit(accountId, channelId, cost, calls, holder);
     }
     return GO;
+  }
+
+  /**
+   * The send that `pass` let go was answered, or failed: its pacing counts it from now where that
+   * matters. Never awaited by the caller; the pacing bounds its own call and logs a failure.
+   */
+  answered(
+    request: Pick<
+      GateRequest,
+      'targetId' | 'platform' | 'accountId' | 'channelId' | 'step' | 'cost' | 'calls'
+    >,
+  ): void {
+    const pacing = this.platforms.get(request.platform)?.pacing;
+    void pacing?.settle(
+      request.accountId,
+      request.channelId,
+      holderOf(request),
+      request.cost,
+      request.calls,
+    );
   }
 
   private mark(request: GateRequest): Promise<boolean> {
     return this.repo.startSend(request.targetId, request.step);
   }
+}
+
+/** One send: a target's step. */
+function holderOf({ targetId, step }: Pick<GateRequest, 'targetId' | 'step'>): string {
+  return `${targetId}:${step}`;
 }

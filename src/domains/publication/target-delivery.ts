@@ -238,6 +238,17 @@ export class TargetDelivery {
       );
     } catch (error) {
       return this.afterFailedSend(run, error);
+    } finally {
+      if (!run.simulated)
+        this.gate.answered({
+          targetId: run.target.id,
+          platform: run.target.platform,
+          accountId: run.target.account_id,
+          channelId: run.target.chat_id,
+          step: state.step,
+          cost: step.cost,
+          calls: step.calls,
+        });
     }
     const channel = {
       channelId: run.target.chat_id,

@@ -118,12 +118,18 @@ describe('TelegramPacing: spread sends instead of collecting 429s', () => {
     }
     expect(far?.kind).toBe('saved');
     expect(far!.waitMs).toBeGreaterThan(PACING_SAVE_AFTER_MS);
-    // Coming back, the holder gets its saved slot, and the bot is not booked again for it.
+    // Back too early (a sweep re-enqueued it), the slot stays saved: it is not waited for here.
+    const early = await pacing.reserve({ accountId: 8, channelId: '-8100', cost: 1, holder });
+    expect(early.kind).toBe('saved');
+    expect(early.waitMs).toBeLessThanOrEqual(far!.waitMs);
+    // Coming back near it (as if it were that late), the holder gets its saved slot, and the bot
+    // is not booked again for it.
     const back = await pacing.reserve({
       accountId: 8,
       channelId: '-8100',
       cost: 1,
       holder: holder,
+      saveAfterMs: far!.waitMs + 1,
     });
     expect(back.kind).toBe('booked');
     expect(back.waitMs).toBeLessThanOrEqual(far!.waitMs);
@@ -131,6 +137,40 @@ describe('TelegramPacing: spread sends instead of collecting 429s', () => {
     // The slot right after the saved one (booked again, it would be one more spacing later).
     expect(next.waitMs).toBeGreaterThanOrEqual(far!.waitMs + BOT - (Date.now() - askedAt) - 2);
     expect(next.waitMs).toBeLessThanOrEqual(Math.ceil(far!.waitMs + BOT));
+  });
+
+  it('with nowhere to wait, saves any slot ahead, and keeps it saved until the holder comes at it', async () => {
+    await pacing.reserve({ accountId: 9, channelId: '-900', cost: 1 });
+    const ahead = await pacing.reserve({
+      accountId: 9,
+      channelId: '-901',
+      cost: 1,
+      holder: 'w:0',
+      saveAfterMs: 0,
+    });
+    expect(ahead.kind).toBe('saved');
+    expect(ahead.waitMs).toBeLessThanOrEqual(Math.ceil(BOT));
+    // Back too early, still with nowhere to wait: the same slot, saved still.
+    const again = await pacing.reserve({
+      accountId: 9,
+      channelId: '-901',
+      cost: 1,
+      holder: 'w:0',
+      saveAfterMs: 0,
+    });
+    expect(again.kind).toBe('saved');
+    expect(again.waitMs).toBeLessThanOrEqual(ahead.waitMs);
+    // Back at the slot: it is the holder's, now.
+    await new Promise((resolve) => setTimeout(resolve, again.waitMs + 5));
+    expect(
+      await pacing.reserve({
+        accountId: 9,
+        channelId: '-901',
+        cost: 1,
+        holder: 'w:0',
+        saveAfterMs: 0,
+      }),
+    ).toEqual({ kind: 'booked', waitMs: 0 });
   });
 
   describe('the check at departure: stamps of real departures, not of slots', () => {
