@@ -81,17 +81,37 @@ describe('Webhook delivery throughput', () => {
     expect(receiver.rejected).toEqual([]);
   }, 60_000);
 
-  it('delivers to one endpoint several at once, never more than WEBHOOK_ENDPOINT_CONCURRENCY, over kept-alive connections', async () => {
+  it('delivers to an endpoint that is not fast several at once, never more than WEBHOOK_ENDPOINT_CONCURRENCY, over kept-alive connections', async () => {
     const hook = await endpoint();
+    // Answers in 400 ms: slower than a tenth of the time limit, so its share never grows.
     receiver.script(hook.path, ...Array.from({ length: 20 }, () => ({ delayMs: 400 })));
     await sendTests(hook.id, 20);
 
-    await startWorker({ WEBHOOK_CONCURRENCY: '10', WEBHOOK_ENDPOINT_CONCURRENCY: '4' });
+    await startWorker({
+      WEBHOOK_CONCURRENCY: '10',
+      WEBHOOK_ENDPOINT_CONCURRENCY: '4',
+      WEBHOOK_TIMEOUT_MS: '3000',
+    });
     await waitFor(() => receiver.answered(hook.path) === 20, 30_000);
 
     expect(new Set(receiver.of(hook.path).map((d) => d.id)).size).toBe(20);
     expect(receiver.mostInFlight(hook.path)).toBe(4);
     expect(receiver.connections).toBeLessThanOrEqual(4);
+    expect(receiver.rejected).toEqual([]);
+  }, 60_000);
+
+  it('lets an endpoint that answers fast have more at once, up to ten times its share', async () => {
+    const hook = await endpoint();
+    receiver.script(hook.path, ...Array.from({ length: 120 }, () => ({ delayMs: 50 })));
+    await sendTests(hook.id, 120);
+
+    await startWorker({ WEBHOOK_CONCURRENCY: '10', WEBHOOK_ENDPOINT_CONCURRENCY: '2' });
+    await waitFor(() => receiver.answered(hook.path) === 120, 30_000);
+
+    expect(new Set(receiver.of(hook.path).map((d) => d.id)).size).toBe(120);
+    expect(receiver.mostInFlight(hook.path)).toBeGreaterThan(2);
+    expect(receiver.mostInFlight(hook.path)).toBeLessThanOrEqual(20);
+    expect(receiver.connections).toBeLessThanOrEqual(receiver.mostInFlight(hook.path));
     expect(receiver.rejected).toEqual([]);
   }, 60_000);
 

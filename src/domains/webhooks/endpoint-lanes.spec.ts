@@ -1,29 +1,34 @@
 import { EndpointLanes } from './endpoint-lanes';
-import { EndpointSlots } from './endpoint-slots';
+import { EndpointSlots, type EndpointAnswer } from './endpoint-slots';
 import type { SendJob } from './webhook.queue';
 
 const LANE_WAIT_MS = 1_000;
 
 const send = (id: number, webhookId: number): SendJob => ({ id, attempt: 0, webhookId, dueMs: 0 });
 
-/** Deliveries that end only when the test says so. */
-function world(cap: number) {
+const FAST_MS = 100;
+
+/** Deliveries that end only when the test says so, answered fast unless it says otherwise. */
+function world(cap: number, maxLimit = cap) {
   const started: SendJob[] = [];
-  const finish = new Map<number, () => void>();
+  const finish = new Map<number, (answer: EndpointAnswer | null) => void>();
   const overflowed: SendJob[] = [];
   const woken: string[] = [];
-  const slots = new EndpointSlots(cap, (jobId) => woken.push(jobId));
+  const slots = new EndpointSlots(cap, (jobId) => woken.push(jobId), 0, {
+    maxLimit,
+    fastMs: FAST_MS,
+  });
   const lanes = new EndpointLanes(
     slots,
     LANE_WAIT_MS,
     (job) => {
       started.push(job);
-      return new Promise<void>((done) => finish.set(job.id, done));
+      return new Promise<EndpointAnswer | null>((done) => finish.set(job.id, done));
     },
     (jobs) => overflowed.push(...jobs),
   );
-  const end = async (id: number) => {
-    finish.get(id)!();
+  const end = async (id: number, answer: EndpointAnswer = { ok: true, durationMs: 5 }) => {
+    finish.get(id)!(answer);
     await Promise.resolve();
     await Promise.resolve();
     await Promise.resolve();
@@ -97,5 +102,48 @@ describe('EndpointLanes', () => {
     await end(1);
     expect(lanes.holds(1)).toBe(false);
     expect(started.map((s) => s.id)).toEqual([1]);
+  });
+
+  it('lets an endpoint that answers fast have more in flight, one more per fast answer while full, up to the most', async () => {
+    const { lanes, slots, started, end } = world(2, 4);
+    lanes.offer([1, 2, 3, 4, 5, 6, 7, 8].map((id) => send(id, 7)));
+    expect(started.map((s) => s.id)).toEqual([1, 2]);
+    // A fast answer while the lane held all it may: one more may go, so two start in its place.
+    await end(1);
+    expect(started.map((s) => s.id)).toEqual([1, 2, 3, 4]);
+    expect(slots.limitOf(7)).toBe(3);
+    await end(2);
+    expect(slots.limitOf(7)).toBe(4);
+    expect(started.map((s) => s.id)).toEqual([1, 2, 3, 4, 5, 6]);
+    // At the most, a fast answer frees its own slot only.
+    await end(3);
+    expect(slots.limitOf(7)).toBe(4);
+    expect(started).toHaveLength(7);
+    // Another endpoint starts at the base share.
+    expect(slots.limitOf(8)).toBe(2);
+  });
+
+  it('halves what a slow or failing endpoint may have beyond its share, never below it', async () => {
+    const { lanes, slots, started, end } = world(2, 16);
+    lanes.offer(Array.from({ length: 40 }, (_, i) => send(i + 1, 7)));
+    let next = 1;
+    while (slots.limitOf(7) < 16) await end(next++);
+    expect(started.length - (next - 1)).toBe(16);
+    await end(next++, { ok: true, durationMs: FAST_MS + 1 });
+    expect(slots.limitOf(7)).toBe(8);
+    await end(next++, { ok: false, durationMs: 5 });
+    expect(slots.limitOf(7)).toBe(4);
+    await end(next++, { ok: false, durationMs: 5 });
+    await end(next++, { ok: false, durationMs: 5 });
+    expect(slots.limitOf(7)).toBe(2);
+  });
+
+  it("gives the queue's jobs the base share only, whatever the lane may have", async () => {
+    const { lanes, slots, end } = world(1, 4);
+    lanes.offer([1, 2, 3].map((id) => send(id, 7)));
+    await end(1);
+    expect(slots.limitOf(7)).toBe(2);
+    // Two of the lane's in flight: a queue job finds the endpoint's share taken.
+    expect(slots.take(7)).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import type { EndpointSlots } from './endpoint-slots';
+import type { EndpointAnswer, EndpointSlots } from './endpoint-slots';
 import type { SendJob } from './webhook.queue';
 
 /**
@@ -14,7 +14,8 @@ export class EndpointLanes {
   constructor(
     private readonly slots: EndpointSlots,
     private readonly waitMs: number,
-    private readonly deliver: (send: SendJob) => Promise<void>,
+    /** Null when nothing was sent (another holds the send, or it was cancelled). */
+    private readonly deliver: (send: SendJob) => Promise<EndpointAnswer | null>,
     private readonly overflow: (sends: SendJob[]) => void,
     private readonly now: () => number = Date.now,
   ) {
@@ -62,19 +63,25 @@ export class EndpointLanes {
   /** Starts the lane's next send if the endpoint has a slot free; true when it did. */
   private startNext(webhookId: number): boolean {
     const lane = this.lanes.get(webhookId);
-    if (!lane || lane.waiting.length === 0 || !this.slots.take(webhookId)) {
+    const limit = this.slots.limitOf(webhookId);
+    if (!lane || lane.waiting.length === 0 || !this.slots.take(webhookId, limit)) {
       if (lane && lane.running === 0 && lane.waiting.length === 0) this.lanes.delete(webhookId);
       return false;
     }
     const { send } = lane.waiting.shift()!;
     lane.running++;
     const done: Promise<void> = this.deliver(send)
+      .then((answer) => {
+        if (answer) this.slots.answered(webhookId, answer);
+      })
       .catch(() => undefined)
       .finally(() => {
         this.inFlight.delete(done);
         this.held.delete(send.id);
         lane.running--;
         this.slots.release(webhookId);
+        // A fast answer may have let one more go.
+        this.pump(webhookId);
         if (lane.running === 0 && lane.waiting.length === 0) this.lanes.delete(webhookId);
       });
     this.inFlight.add(done);

@@ -8,13 +8,33 @@ export class EndpointBusy extends Error {
   }
 }
 
+/** What a delivery's answer says of its endpoint's speed. */
+export interface EndpointAnswer {
+  ok: boolean;
+  durationMs: number;
+}
+
+export interface LaneGrowth {
+  /** The most deliveries an endpoint's lane may have in flight while it answers fast. */
+  maxLimit: number;
+  /** A success within this is fast. */
+  fastMs: number;
+}
+
 /**
  * At most `cap` deliveries per endpoint in this worker: a hanging endpoint never takes all. Up to
  * `lineLimit` jobs in all (and `cap` per endpoint) may wait in the worker for a slot of their
  * endpoint, handed over as a delivery ends, rather than go back to the queue.
+ *
+ * An endpoint that answers fast may have more in flight from the dispatcher's lanes (never from
+ * the queue's jobs, whose worker slots are shared): each fast success while it held all it may
+ * lets one more go, up to `growth.maxLimit`; a slow answer or a failure halves the extra, down to
+ * `cap` (docs/performance.md#sends-due-now-delivered-without-a-queue-job).
  */
 export class EndpointSlots {
   private readonly inFlight = new Map<number, number>();
+  /** Endpoints allowed more than `cap`, and how many. */
+  private readonly limits = new Map<number, number>();
   /** Oldest first, by endpoint. */
   private readonly waiting = new Map<number, string[]>();
   private readonly lines = new Map<number, (() => void)[]>();
@@ -26,7 +46,26 @@ export class EndpointSlots {
     private readonly cap: number,
     private readonly wake: (jobId: string) => void,
     private readonly lineLimit = 0,
+    private readonly growth: LaneGrowth = { maxLimit: cap, fastMs: 0 },
   ) {}
+
+  /** What the endpoint's lane may have in flight now. */
+  limitOf(webhookId: number): number {
+    return this.limits.get(webhookId) ?? this.cap;
+  }
+
+  /** Before the delivery's slot is released. */
+  answered(webhookId: number, answer: EndpointAnswer): void {
+    const limit = this.limitOf(webhookId);
+    if (answer.ok && answer.durationMs <= this.growth.fastMs) {
+      const full = (this.inFlight.get(webhookId) ?? 0) >= limit;
+      if (full && limit < this.growth.maxLimit) this.limits.set(webhookId, limit + 1);
+      return;
+    }
+    const lower = Math.max(this.cap, Math.floor(limit / 2));
+    if (lower > this.cap) this.limits.set(webhookId, lower);
+    else this.limits.delete(webhookId);
+  }
 
   /** True once it holds a slot; false when the endpoint holds its share and its line is full. */
   async acquire(webhookId: number): Promise<boolean> {
@@ -39,10 +78,10 @@ export class EndpointSlots {
     return true;
   }
 
-  /** False when the endpoint holds its share. */
-  take(webhookId: number): boolean {
+  /** False when the endpoint holds its share (`limit`: a lane's, else `cap`). */
+  take(webhookId: number, limit = this.cap): boolean {
     const held = this.inFlight.get(webhookId) ?? 0;
-    if (held >= this.cap) return false;
+    if (held >= limit) return false;
     this.inFlight.set(webhookId, held + 1);
     return true;
   }

@@ -4,7 +4,7 @@ import { InjectConfig } from '../../infrastructure/config/config.module';
 import { SecretsService } from '../../infrastructure/config/secrets.service';
 import { formatTimestamp } from '../../infrastructure/database/timestamps';
 import { Metrics } from '../../infrastructure/metrics/metrics.service';
-import { WebhookSender } from './webhook-sender';
+import { WebhookSender, type AttemptOutcome } from './webhook-sender';
 import { WebhookProducer } from './webhook.queue';
 import { WebhooksRepository } from './webhooks.repository';
 
@@ -29,12 +29,13 @@ export class WebhookDeliveryService {
     this.claimMs = config.webhooks.timeoutMs + CLAIM_MARGIN_MS;
   }
 
-  async run(sendId: number, attempt: number): Promise<void> {
+  /** The attempt's outcome; null when nothing was sent. */
+  async run(sendId: number, attempt: number): Promise<AttemptOutcome | null> {
     const send = await this.repo.claim(sendId, attempt, this.claimMs);
-    if (!send) return;
+    if (!send) return null;
     if (!send.enabled || send.data === null) {
       await this.repo.cancel(send.id);
-      return;
+      return null;
     }
     const body = JSON.stringify({
       type: send.type,
@@ -59,12 +60,12 @@ export class WebhookDeliveryService {
     this.metrics.webhookDelivery(
       outcome.ok ? 'delivered' : retryInMs === null ? 'failed' : 'retrying',
     );
-    if (outcome.ok) return;
+    if (outcome.ok) return outcome;
     this.logger.warn(
       `Webhook ${send.webhook_id}, event ${send.event_id}, attempt ${send.attempts + 1}: ${outcome.error}` +
         (retryInMs === null ? '; no retry left' : `; retry in ${retryInMs} ms`),
     );
-    if (retryInMs === null) return;
+    if (retryInMs === null) return outcome;
     const next = send.attempts + 1;
     const job = {
       id: send.id,
@@ -73,5 +74,6 @@ export class WebhookDeliveryService {
       dueMs: Date.now() + retryInMs,
     };
     if (await this.producer.enqueue(job)) await this.repo.markQueued([job]);
+    return outcome;
   }
 }

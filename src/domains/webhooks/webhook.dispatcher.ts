@@ -55,6 +55,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
           this.logger.warn(
             `Webhook send ${send.id} failed: ${(error as Error).message}; the sweep retries it`,
           );
+          return null;
         }),
       // Left as they are, the sweep enqueues them once overdue.
       (sends) => void this.producer.enqueueMany(sends),

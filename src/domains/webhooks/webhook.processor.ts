@@ -8,6 +8,12 @@ import { EndpointBusy, EndpointSlots } from './endpoint-slots';
 import { WebhookDeliveryService } from './webhook-delivery.service';
 import { WEBHOOK_QUEUE, type WebhookJob } from './webhook.queue';
 
+/** An endpoint that answers fast may have this many times its share in flight from the lanes. */
+const LANE_GROWTH = 10;
+
+/** A success within this share of the time limit is fast. */
+const FAST_SHARE_OF_TIMEOUT = 10;
+
 /** Only when APP_ROLE is `worker` or `all`; a job that throws is left to the sweep. */
 @Injectable()
 export class WebhookProcessor implements OnModuleInit, BeforeApplicationShutdown {
@@ -20,10 +26,13 @@ export class WebhookProcessor implements OnModuleInit, BeforeApplicationShutdown
     private readonly delivery: WebhookDeliveryService,
     @InjectConfig() private readonly config: AppConfig,
   ) {
-    const { concurrency, endpointConcurrency: cap } = config.webhooks;
+    const { concurrency, endpointConcurrency: cap, timeoutMs } = config.webhooks;
     // Jobs in line hold worker slots too: one endpoint's share and the line leave `cap` for others.
     const lineLimit = Math.min(cap, Math.max(0, concurrency - 2 * cap));
-    this.slots = new EndpointSlots(cap, (jobId) => void this.promote(jobId), lineLimit);
+    this.slots = new EndpointSlots(cap, (jobId) => void this.promote(jobId), lineLimit, {
+      maxLimit: cap * LANE_GROWTH,
+      fastMs: timeoutMs / FAST_SHARE_OF_TIMEOUT,
+    });
   }
 
   onModuleInit(): void {
@@ -44,11 +53,15 @@ export class WebhookProcessor implements OnModuleInit, BeforeApplicationShutdown
 
   private async deliver({ sendId, attempt, webhookId }: WebhookJob): Promise<void> {
     // A job enqueued before jobs named their endpoint is delivered without a share.
-    if (webhookId === undefined) return this.delivery.run(sendId, attempt);
+    if (webhookId === undefined) {
+      await this.delivery.run(sendId, attempt);
+      return;
+    }
     if (!(await this.slots.acquire(webhookId)))
       throw new EndpointBusy(webhookId, this.config.webhooks.timeoutMs);
     try {
-      await this.delivery.run(sendId, attempt);
+      const answer = await this.delivery.run(sendId, attempt);
+      if (answer) this.slots.answered(webhookId, answer);
     } finally {
       this.slots.release(webhookId);
     }
