@@ -275,12 +275,37 @@ interface Stands {
   threads: MetaStands['threads'];
 }
 
+/** The post and thread item a message's text marks. */
+function marked(text: unknown): { seq: number; item: number } {
+  const match = /^mx-(\d+)(?:-(\d+))?$/.exec(String(text));
+  return { seq: match ? Number(match[1]) : -1, item: match?.[2] ? Number(match[2]) : 0 };
+}
+
+/**
+ * Instagram's and Threads' containers that had to process, by post: from when, until when. A post
+ * whose container is processing at Meta cannot be published, whatever its limits allow.
+ */
+function processingAtMeta(stands: Stands, platform: Platform) {
+  const containers =
+    platform === 'instagram'
+      ? [...stands.graph.containers.values()].map((c) => ({ ...c, text: c.params.caption }))
+      : platform === 'threads'
+        ? [...stands.threads.containers.values()].map((c) => ({ ...c, text: c.params.text }))
+        : [];
+  const bySeq = new Map<number, { since: number; readyAt: number }[]>();
+  for (const c of containers) {
+    if (c.processingSince === undefined) continue;
+    const { seq } = marked(c.text);
+    bySeq.set(seq, [
+      ...(bySeq.get(seq) ?? []),
+      { since: c.processingSince, readyAt: c.readyAt ?? 0 },
+    ]);
+  }
+  return bySeq;
+}
+
 /** Every stand-in's deliveries (one per message made, marked by the post's text), and its sends. */
 function deliveries(stands: Stands, platform: Platform, since = 0) {
-  const marked = (text: unknown) => {
-    const match = /^mx-(\d+)(?:-(\d+))?$/.exec(String(text));
-    return { seq: match ? Number(match[1]) : -1, item: match?.[2] ? Number(match[2]) : 0 };
-  };
   const out: Delivery[] = [];
   let sends = 0;
   let limited = 0;
@@ -1040,15 +1065,26 @@ async function mixed(herald: Herald): Promise<void> {
       backlogS = Math.max(backlogS, waiting / ceilingRate(platform, account.plan));
     }
     // Each second of the window with no message made while a post of an account whose limits
-    // had room (any but a fill account) had waited over a second since its create request.
+    // had room (any but a fill account) had waited over a second since its create request, or
+    // since its last container that had to process at Meta was ready.
     const sentIn = new Set(inWindow.map((d) => Math.floor((d.at - windowStart) / 1000)));
     const waitingPosts = posts.filter((p) => p.account.plan.role !== 'fill');
+    const processing = processingAtMeta(stands, platform);
+    const ableSince = (p: Offered, to: number) =>
+      Math.max(
+        p.at,
+        ...(processing.get(p.seq) ?? []).filter((c) => c.since < to).map((c) => c.readyAt),
+      );
     let idleSeconds = 0;
     for (let second = 0; second < SECONDS; second++) {
       if (sentIn.has(second)) continue;
       const from = windowStart + second * 1000;
       const to = from + 1000;
-      if (waitingPosts.some((p) => p.at <= from - 1000 && (first.get(p.seq) ?? Infinity) >= to))
+      if (
+        waitingPosts.some(
+          (p) => ableSince(p, to) <= from - 1000 && (first.get(p.seq) ?? Infinity) >= to,
+        )
+      )
         idleSeconds++;
     }
     const offeredInRun = posts.length;

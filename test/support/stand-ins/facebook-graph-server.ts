@@ -91,6 +91,8 @@ export interface Container {
   readsLeft: number;
   /** Processing ends at this moment (epoch ms), whatever the reads. */
   readyAt: number;
+  /** When it began to process, if it had to (epoch ms). */
+  processingSince?: number;
 }
 
 export interface InstagramMedia {

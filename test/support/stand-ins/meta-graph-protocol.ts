@@ -51,6 +51,8 @@ export interface Container {
   readsLeft: number;
   /** And not before this moment (epoch ms). */
   readyAt?: number;
+  /** When it began to process, if it had to (epoch ms). */
+  processingSince?: number;
 }
 
 export interface PublishedPost {
@@ -124,9 +126,11 @@ export async function downloadMedia(url: string): Promise<{ status: number; type
 
 /** A container made processing for a random time in `range` (the benchmark's 1 to 5 s). */
 export function processingFor(range: { minMs: number; maxMs: number }) {
+  const now = Date.now();
   return {
     status: 'IN_PROGRESS' as const,
     readsLeft: 0,
-    readyAt: Date.now() + range.minMs + Math.random() * (range.maxMs - range.minMs),
+    readyAt: now + range.minMs + Math.random() * (range.maxMs - range.minMs),
+    processingSince: now,
   };
 }
