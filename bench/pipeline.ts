@@ -104,6 +104,8 @@ function heraldEnv(
     RATE_LIMIT_CREATE_POST: '1000000000',
     RATE_LIMIT_PUBLISH: '1000000000',
     RATE_LIMIT_OTHER: '1000000000',
+    // The seed adds a thousand channels through the application API as one user.
+    APP_RATE_LIMIT_PER_MINUTE: '1000000000',
   };
 }
 

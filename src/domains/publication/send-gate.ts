@@ -38,8 +38,11 @@ export class WaitRoom {
   }
 }
 
-/** As many as the worker's slots: jobs in hand are its slots plus these. */
-export const waitRoomPlaces = (config: AppConfig): number => config.publication.concurrency;
+/**
+ * Twice the worker's slots (jobs in hand are its slots plus these): at Telegram's pace a worker's
+ * sends within the 2 s a job may wait number about 600, and a send with no place pays a queue trip.
+ */
+export const waitRoomPlaces = (config: AppConfig): number => 2 * config.publication.concurrency;
 
 export interface GateRequest {
   targetId: number;
@@ -149,8 +152,10 @@ export class SendGate {
       switch (slot.kind) {
         case 'saved':
           // Booked too far ahead to hold a worker slot: the jobs behind must not wait for it. It
-          // comes back a little early to wait the rest in the room, or, with no place, at the slot.
-          return later(place ? slot.waitMs - PACING_RETURN_LEAD_MS : slot.waitMs);
+          // comes back a little early to wait the rest in the room (with no place, at the slot).
+          return later(
+            slot.waitMs > PACING_RETURN_LEAD_MS ? slot.waitMs - PACING_RETURN_LEAD_MS : slot.waitMs,
+          );
         case 'channel_busy':
           if (slot.waitMs > PACING_INLINE_MAX_MS || !place) {
             await this.repo.holdChatSlot(targetId, this.clock.now() + slot.waitMs);
