@@ -88,9 +88,19 @@ export function refuseSpentQuota(answer: PublishingLimit | undefined, account: s
 }
 
 export const PROCESSING_GIVE_UP_MS = 20 * 60_000;
-/** A container still processing is read again by a later job, after as long as it has processed. */
 const NOT_READY_MIN_MS = 1_000;
 const NOT_READY_MAX_MS = 60_000;
+/** Most images are ready within these: a container this young is read again every second. */
+const NOT_READY_EAGER_MS = 10_000;
+
+/**
+ * When a later job reads a container still processing again: every second while it is young, then
+ * after as long as it has processed (its reads double apart), at most a minute apart.
+ */
+export function notReadyWaitMs(processingForMs: number): number {
+  if (processingForMs < NOT_READY_EAGER_MS) return NOT_READY_MIN_MS;
+  return Math.min(NOT_READY_MAX_MS, processingForMs);
+}
 const CLOCKS_APART_MS = 60_000;
 
 export function readContainerProgress(kept: string | null): ContainerProgress | null {
@@ -239,7 +249,7 @@ export class ContainerFlow {
         throw new DeliveryError(
           'not_ready',
           `${name} is still processing the media; publishing waits until it is finished`,
-          Math.min(NOT_READY_MAX_MS, Math.max(NOT_READY_MIN_MS, Date.now() - since)),
+          notReadyWaitMs(Date.now() - since),
         );
     }
   }
