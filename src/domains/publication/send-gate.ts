@@ -18,9 +18,9 @@ const MARK_IN_FLIGHT_LEAD_MS = 250;
 
 /**
  * Where sends wait for a turn a moment away (docs/performance.md#the-wait-room). The worker takes
- * as many jobs again as it has slots (`waitRoomPlaces`), and only that many may wait at once, so
- * waiting never takes a slot from a send that can go; a send that finds the room full gives its job
- * back to the queue instead, its slot saved for it.
+ * jobs for its slots and for these places (`waitRoomPlaces`), and only that many may wait at once,
+ * so waiting never takes a slot from a send that can go; a send that finds the room full gives its
+ * job back to the queue instead, its slot saved for it.
  */
 export class WaitRoom {
   private waiting = 0;
