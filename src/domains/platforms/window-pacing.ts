@@ -9,16 +9,12 @@ import type { RateLimitReport } from './rate-limit-report';
 /** A send arrives after its stamp, so windows are counted longer (docs/performance.md#pacing). */
 export const PACING_WINDOW_MARGIN_MS = 50;
 
-/**
- * A window at least this long counts a send from its answer, not its admission: the platform had
- * it by then, however late it left, and the time it took is a small share of the window.
- */
+/** Windows this long count a send from its answer, not its admission (docs/performance.md). */
 export const SETTLE_WINDOW_MIN_MS = 10_000;
 
-// Admission as the send leaves: per key the stamps of its last `limit` messages on Redis's clock,
-// newest first; 0 (stamped) when both windows have room, else the ms to wait; one account's sends
-// `gap` ms apart. Each window counts in its own unit; the budget the platform last reported must
-// have room too. With a `settleKey`, the stamp is kept there for SETTLE.
+// Admission as the send leaves: per key the stamps of its last `limit` messages, newest first; 0
+// (stamped, and kept under `settleKey` for SETTLE) when both windows and the reported budgets have
+// room, else the ms to wait; one account's sends `gap` ms apart.
 const ADMIT_LUA = `
 local function reported(key, cost, now)
   local budget = redis.call('HMGET', key, 'remaining', 'reset')
@@ -63,8 +59,7 @@ end
 
 // Slots ahead, strict spacing on two keys (account, account in channel; ms since epoch, `%.3f`).
 // A busy channel answers {0, wait} without touching the account; the caller returns with ARGV[5]=1.
-// Else books the account: {1, wait}, or {2, wait} saved under KEYS[3] when beyond ARGV[6] ms (a
-// slot saved before stays saved while it is still that far ahead).
+// Else books the account: {1, wait}, or {2, wait} saved under KEYS[3] when beyond ARGV[6] ms.
 // With ARGV[7]=1 a slot that is now also runs ADMIT: {1, 0, ADMIT's answer}, one round trip.
 const RESERVE = new RedisScript(
   `${ADMIT_LUA}
@@ -115,8 +110,7 @@ return admit(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[2], ARGV[3], ARGV
   4,
 );
 
-// The send was answered: its stamps in the windows flagged (ARGV[3], ARGV[4]) move to now, the
-// newest; each list stays newest first, since every stamp it takes is Redis's time as it is taken.
+// The send was answered: its stamps in the flagged windows move to now, still newest first.
 const SETTLE = new RedisScript(
   `local stamp = redis.call('GET', KEYS[1])
 if not stamp then return 0 end
@@ -197,7 +191,6 @@ export class WindowPacing implements PlatformPacing {
   private readonly chatIntervalMs: number;
   readonly admitSpacingMs: number;
   private readonly roomy = new Set<number>();
-  /** Whether the account's window, and the channel's, count a send from its answer. */
   private readonly settles: [boolean, boolean];
 
   constructor(

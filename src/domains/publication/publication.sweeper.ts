@@ -11,10 +11,7 @@ import { SweepRepository, type ScheduledKey, type SweepCandidate } from './sweep
 
 const SWEEP_BATCH = 500;
 
-/**
- * Persist, then enqueue: this sweep adds jobs Redis did not take, at start and periodically, and
- * the jobs of scheduled posts as they come within the schedule horizon.
- */
+/** Persist, then enqueue: adds the jobs Redis did not take, and scheduled posts' as they near. */
 @Injectable()
 export class PublicationSweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(PublicationSweeper.name);

@@ -16,12 +16,7 @@ const PACING_RETURN_LEAD_MS = 750;
 /** Written this long before the slot, so it is done when the slot comes. */
 const MARK_IN_FLIGHT_LEAD_MS = 250;
 
-/**
- * Where sends wait for a turn a moment away (docs/performance.md#the-wait-room). The worker takes
- * jobs for its slots and for these places (`waitRoomPlaces`), and only that many may wait at once,
- * so waiting never takes a slot from a send that can go; a send that finds the room full gives its
- * job back to the queue instead, its slot saved for it.
- */
+/** Places beside the worker's slots to wait for a turn a moment away (docs/performance.md). */
 export class WaitRoom {
   private waiting = 0;
 
@@ -38,10 +33,7 @@ export class WaitRoom {
   }
 }
 
-/**
- * Twice the worker's slots (jobs in hand are its slots plus these): at Telegram's pace a worker's
- * sends within the 2 s a job may wait number about 600, and a send with no place pays a queue trip.
- */
+/** The worker takes jobs for its slots and these; a send finding no place goes back to the queue. */
 export const waitRoomPlaces = (config: AppConfig): number => 2 * config.publication.concurrency;
 
 export interface GateRequest {
@@ -54,10 +46,7 @@ export interface GateRequest {
   calls?: number;
   /** A test post's send reaches no platform: it is marked in flight, never paced. */
   simulated: boolean;
-  /**
-   * The step made something on the platform on an earlier try (its progress is kept: a container
-   * still processing, unpublished photos): it was paced then, and is only marked in flight now.
-   */
+  /** Progress kept from an earlier try (a container): paced then, only marked in flight now. */
   continues: boolean;
   markedByClaim: boolean;
   /** Epoch ms, or null. */
@@ -102,7 +91,6 @@ export class SendGate {
       return request.markedByClaim || (await this.mark(request)) ? GO : TAKEN;
     const pacing = this.platforms.get(request.platform)?.pacing;
     if (!pacing) throw new Error(`No pacing for ${request.platform}`);
-    // Taken before the pacing is asked, so a slot booked a moment ahead always has a place to wait.
     const place = this.room.take();
     try {
       return await this.paced(request, pacing, place);
@@ -111,7 +99,7 @@ export class SendGate {
     }
   }
 
-  /** Without a `place` in the wait room nothing is waited for here: the job comes back for it. */
+  /** Without a `place` nothing is waited for here: the job comes back for it. */
   private async paced(
     request: GateRequest,
     pacing: PlatformPacing,
@@ -142,7 +130,6 @@ export class SendGate {
         holdsChannel,
         holder: holderOf(request),
         admitIfNow: marked,
-        // No place to wait: any slot ahead is saved for the job's return.
         ...(place ? {} : { saveAfterMs: 0 }),
       });
       if (marked && !(slot.kind === 'booked' && slot.admitWaitMs !== undefined)) {
@@ -151,8 +138,7 @@ export class SendGate {
       }
       switch (slot.kind) {
         case 'saved':
-          // Booked too far ahead to hold a worker slot: the jobs behind must not wait for it. It
-          // comes back a little early to wait the rest in the room (with no place, at the slot).
+          // Too far ahead to wait here: back a little early, or at the slot when it is near.
           return later(
             slot.waitMs > PACING_RETURN_LEAD_MS ? slot.waitMs - PACING_RETURN_LEAD_MS : slot.waitMs,
           );
@@ -198,10 +184,7 @@ export class SendGate {
     return GO;
   }
 
-  /**
-   * The send that `pass` let go was answered, or failed: its pacing counts it from now where that
-   * matters. Never awaited by the caller; the pacing bounds its own call and logs a failure.
-   */
+  /** The send `pass` let go was answered or failed; not awaited (the pacing bounds and logs it). */
   answered(
     request: Pick<
       GateRequest,
@@ -223,7 +206,6 @@ export class SendGate {
   }
 }
 
-/** One send: a target's step. */
 function holderOf({ targetId, step }: Pick<GateRequest, 'targetId' | 'step'>): string {
   return `${targetId}:${step}`;
 }

@@ -26,10 +26,7 @@ export interface ScheduledCandidate extends SweepCandidate {
 export class SweepRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  /**
-   * Queued and publishing posts whose job may be lost: untouched for `graceMs` (a request may be
-   * enqueuing them), after `afterId`, in id order.
-   */
+  /** Queued and publishing posts whose job may be lost: untouched for `graceMs`, after `afterId`. */
   async sweepCandidates(
     afterId: number,
     graceMs: number,

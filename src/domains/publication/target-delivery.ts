@@ -323,10 +323,7 @@ export class TargetDelivery {
     return { credentials: held.secret, sealedCredentials: held.sealed };
   }
 
-  /**
-   * A refused token that can be renewed is renewed once and the send tried again: only the
-   * platform's refusal of the renewal, or of the renewed token, says the account must reconnect.
-   */
+  /** A refused renewable token is renewed once and the send tried again, before any reconnect. */
   private async renewedAfterRefusal(run: DeliveryRun): Promise<DeliveryState | null> {
     if (!run.target.token_renewable || run.renewedAfterRefusal) return null;
     run.renewedAfterRefusal = true;

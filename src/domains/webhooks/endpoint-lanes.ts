@@ -80,7 +80,6 @@ export class EndpointLanes {
         this.held.delete(send.id);
         lane.running--;
         this.slots.release(webhookId);
-        // A fast answer may have let one more go.
         this.pump(webhookId);
         if (lane.running === 0 && lane.waiting.length === 0) this.lanes.delete(webhookId);
       });

@@ -8,28 +8,21 @@ export class EndpointBusy extends Error {
   }
 }
 
-/** What a delivery's answer says of its endpoint's speed. */
 export interface EndpointAnswer {
   ok: boolean;
   durationMs: number;
 }
 
 export interface LaneGrowth {
-  /** The most deliveries an endpoint's lane may have in flight while it answers fast. */
   maxLimit: number;
-  /** A success within this is fast. */
   fastMs: number;
 }
 
 /**
  * At most `cap` deliveries per endpoint in this worker: a hanging endpoint never takes all. Up to
  * `lineLimit` jobs in all (and `cap` per endpoint) may wait in the worker for a slot of their
- * endpoint, handed over as a delivery ends, rather than go back to the queue.
- *
- * An endpoint that answers fast may have more in flight from the dispatcher's lanes (never from
- * the queue's jobs, whose worker slots are shared): each fast success while it held all it may
- * lets one more go, up to `growth.maxLimit`; a slow answer or a failure halves the extra, down to
- * `cap` (docs/performance.md#sends-due-now-delivered-without-a-queue-job).
+ * endpoint, handed over as a delivery ends, rather than go back to the queue. A lane may grow past
+ * `cap` while its endpoint answers fast (`answered`; docs/performance.md).
  */
 export class EndpointSlots {
   private readonly inFlight = new Map<number, number>();

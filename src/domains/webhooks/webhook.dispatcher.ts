@@ -21,11 +21,7 @@ const PURGE_INTERVAL_MS = 3_600_000;
 const SENDS_CHANNEL = 'webhook_sends';
 const RELISTEN_DELAY_MS = 1_000;
 
-/**
- * Outbox to delivery: woken by LISTEN, and swept periodically for what Redis missed. A send due
- * now is delivered by this process in its endpoint's lane; a later one (a retry), or one its lane
- * cannot start soon, is a queue job.
- */
+/** Outbox to delivery (LISTEN, and a sweep): due sends in their endpoint's lane, others as jobs. */
 @Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(WebhookDispatcher.name);

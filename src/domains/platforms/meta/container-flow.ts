@@ -90,13 +90,9 @@ export function refuseSpentQuota(answer: PublishingLimit | undefined, account: s
 export const PROCESSING_GIVE_UP_MS = 20 * 60_000;
 const NOT_READY_MIN_MS = 1_000;
 const NOT_READY_MAX_MS = 60_000;
-/** Most images are ready within these: a container this young is read again every second. */
 const NOT_READY_EAGER_MS = 10_000;
 
-/**
- * When a later job reads a container still processing again: every second while it is young, then
- * after as long as it has processed (its reads double apart), at most a minute apart.
- */
+/** Every second while young (most images are ready), then as long as it has processed. */
 export function notReadyWaitMs(processingForMs: number): number {
   if (processingForMs < NOT_READY_EAGER_MS) return NOT_READY_MIN_MS;
   return Math.min(NOT_READY_MAX_MS, processingForMs);

@@ -99,12 +99,7 @@ function describe(status: number, error: GraphErrorBody): string {
   return `${message} (code ${error.code}${subcode})`;
 }
 
-/**
- * Meta's usage headers read back into the pacing: a percentage is no count, so nothing is said
- * while there is room; once a usage reaches 100% (or Meta names minutes to regain access), the
- * account's budget is spent until then (a minute at least), and its sends wait instead of meeting
- * the limit.
- */
+/** Meta's usage headers: a budget spent once a usage reaches 100% (docs/performance.md#pacing). */
 export function usageReport(headers: Dispatcher.ResponseData['headers']): RateLimitReport | null {
   const minutes = regainMinutes(header(headers, 'x-business-use-case-usage'));
   const percent = Math.max(
