@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { AppConfig } from '../../infrastructure/config/config';
 import { InjectConfig } from '../../infrastructure/config/config.module';
-import type { PacingSlot, PlatformPacing } from '../platforms/platform';
+import type { DeliveryStep, PacingSlot, PlatformPacing } from '../platforms/platform';
 import { PlatformRegistry } from '../platforms/platform-registry';
 import { CLOCK, type Clock } from './clock';
-import { PublicationRepository } from './publication.repository';
+import { PublicationRepository, type DeliveryTarget } from './publication.repository';
 
 /** A longer channel wait requeues the job with the channel's slot held on the target. */
 export const PACING_INLINE_MAX_MS = 1_000;
@@ -36,7 +36,8 @@ export class WaitRoom {
 /** The worker takes jobs for its slots and these; a send finding no place goes back to the queue. */
 export const waitRoomPlaces = (config: AppConfig): number => 2 * config.publication.concurrency;
 
-export interface GateRequest {
+/** One send (a target's step) as its pacing counts it. */
+export interface PacedSend {
   targetId: number;
   platform: string;
   accountId: number;
@@ -44,6 +45,18 @@ export interface GateRequest {
   step: number;
   cost: number;
   calls?: number;
+}
+
+export function pacedSend(
+  target: Pick<DeliveryTarget, 'id' | 'platform' | 'account_id' | 'chat_id'>,
+  step: number,
+  { cost, calls }: Pick<DeliveryStep, 'cost' | 'calls'>,
+): PacedSend {
+  const { id: targetId, platform, account_id: accountId, chat_id: channelId } = target;
+  return { targetId, platform, accountId, channelId, step, cost, calls };
+}
+
+export interface GateRequest extends PacedSend {
   /** A test post's send reaches no platform: it is marked in flight, never paced. */
   simulated: boolean;
   /** Progress kept from an earlier try (a container): paced then, only marked in flight now. */
@@ -185,12 +198,7 @@ export class SendGate {
   }
 
   /** The send `pass` let go was answered or failed; not awaited (the pacing bounds and logs it). */
-  answered(
-    request: Pick<
-      GateRequest,
-      'targetId' | 'platform' | 'accountId' | 'channelId' | 'step' | 'cost' | 'calls'
-    >,
-  ): void {
+  answered(request: PacedSend): void {
     const pacing = this.platforms.get(request.platform)?.pacing;
     void pacing?.settle(
       request.accountId,
@@ -206,6 +214,6 @@ export class SendGate {
   }
 }
 
-function holderOf({ targetId, step }: Pick<GateRequest, 'targetId' | 'step'>): string {
+function holderOf({ targetId, step }: PacedSend): string {
   return `${targetId}:${step}`;
 }

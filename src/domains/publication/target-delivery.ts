@@ -22,7 +22,7 @@ import {
 } from '../connections/renewal/token-renewals';
 import { DeliveryReceipts } from './delivery-receipts';
 import { PublicationRepository, type DeliveryTarget } from './publication.repository';
-import { SendGate } from './send-gate';
+import { pacedSend, SendGate } from './send-gate';
 import { stepTid } from './step-keys';
 
 /** Past its time-out, how long a send may take to be recorded before its run counts as dead. */
@@ -197,13 +197,7 @@ export class TargetDelivery {
       }
     }
     const answer = await this.gate.pass({
-      targetId: target.id,
-      platform: target.platform,
-      accountId: target.account_id,
-      channelId: target.chat_id,
-      step: state.step,
-      cost: run.steps![state.step].cost,
-      calls: run.steps![state.step].calls,
+      ...pacedSend(run.target, state.step, run.steps![state.step]),
       simulated: run.simulated,
       continues: target.send_progress?.step === state.step,
       markedByClaim,
@@ -239,16 +233,7 @@ export class TargetDelivery {
     } catch (error) {
       return this.afterFailedSend(run, error);
     } finally {
-      if (!run.simulated)
-        this.gate.answered({
-          targetId: run.target.id,
-          platform: run.target.platform,
-          accountId: run.target.account_id,
-          channelId: run.target.chat_id,
-          step: state.step,
-          cost: step.cost,
-          calls: step.calls,
-        });
+      if (!run.simulated) this.gate.answered(pacedSend(run.target, state.step, step));
     }
     const channel = {
       channelId: run.target.chat_id,

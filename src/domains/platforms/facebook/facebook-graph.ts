@@ -1,8 +1,7 @@
 import type { AppConfig } from '../../../infrastructure/config/config';
 import type { Metrics } from '../../../infrastructure/metrics/metrics.service';
 import { facebookApp } from './facebook-app';
-import type { RateLimitObserver } from '../rate-limit-report';
-import { GraphClient } from '../meta/graph-client';
+import { GraphApi, GraphClient } from '../meta/graph-client';
 
 export interface FacebookToken {
   access_token?: string;
@@ -25,19 +24,9 @@ export interface MadeObject {
 const PAGE_FIELDS = 'id,name,access_token,link';
 
 /** graph.facebook.com for Facebook Login and pages; tokens never in an error. */
-export class FacebookGraph {
-  private readonly graph: GraphClient;
-  private observe?: RateLimitObserver;
-
+export class FacebookGraph extends GraphApi {
   constructor(config: AppConfig, platform: string, metrics?: Metrics) {
-    this.graph = new GraphClient(() => facebookApp(config).graphUrl, platform, metrics);
-  }
-
-  /** The same calls, each answer's usage headers read back through `observe` (a send's pacing). */
-  observing(observe: RateLimitObserver): this {
-    const view = Object.create(this) as this;
-    view.observe = observe;
-    return view;
+    super(new GraphClient(() => facebookApp(config).graphUrl, platform, metrics));
   }
 
   exchangeCode(

@@ -90,3 +90,16 @@ function transportError(name: string, error: unknown): GraphTransportError {
     !NOT_SENT_CODES.includes(code ?? ''),
   );
 }
+
+/** A platform's graph calls; `observing` gives the same calls, each answer's usage read back. */
+export abstract class GraphApi {
+  protected observe?: RateLimitObserver;
+
+  protected constructor(protected readonly graph: GraphClient) {}
+
+  observing(observe: RateLimitObserver): this {
+    const view = Object.create(this) as this;
+    view.observe = observe;
+    return view;
+  }
+}

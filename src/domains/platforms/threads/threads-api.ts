@@ -3,8 +3,7 @@ import type { AppConfig } from '../../../infrastructure/config/config';
 import { InjectConfig } from '../../../infrastructure/config/config.module';
 import { Metrics } from '../../../infrastructure/metrics/metrics.service';
 import type { ContainerParams, PublishingLimit } from '../meta/container-flow';
-import { GraphClient } from '../meta/graph-client';
-import type { RateLimitObserver } from '../rate-limit-report';
+import { GraphApi, GraphClient } from '../meta/graph-client';
 import { threadsSettings } from './threads-settings';
 
 const VERSION = '/v1.0';
@@ -35,19 +34,9 @@ export interface ThreadsMedia {
 }
 
 @Injectable()
-export class ThreadsApi {
-  private readonly graph: GraphClient;
-  private observe?: RateLimitObserver;
-
+export class ThreadsApi extends GraphApi {
   constructor(@InjectConfig() config: AppConfig, @Optional() metrics?: Metrics) {
-    this.graph = new GraphClient(() => threadsSettings(config).graphUrl, 'threads', metrics);
-  }
-
-  /** The same calls, each answer's usage headers read back through `observe` (a send's pacing). */
-  observing(observe: RateLimitObserver): this {
-    const view = Object.create(this) as this;
-    view.observe = observe;
-    return view;
+    super(new GraphClient(() => threadsSettings(config).graphUrl, 'threads', metrics));
   }
 
   exchangeCode(
